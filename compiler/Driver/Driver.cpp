@@ -1,0 +1,88 @@
+//===- Driver.cpp - the mpc command-line driver ---------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/Driver.h"
+
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "mpc/runtime.h"
+
+using namespace mpc::driver;
+
+namespace {
+struct Command {
+  const char *name;
+  const char *summary;
+  int (*run)(llvm::ArrayRef<std::string>);
+};
+
+const Command kCommands[] = {
+    {"compile", "parse and verify a training graph and emit it", runCompileCommand},
+};
+} // namespace
+
+void mpc::driver::reportError(const llvm::Twine &message) {
+  llvm::errs() << "mpc: ";
+  llvm::WithColor::error(llvm::errs(), "", /*DisableColors=*/false);
+  llvm::errs() << message << "\n";
+}
+
+DiagnosticPrinter::DiagnosticPrinter(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context)
+    : located(sourceMgr, &context, llvm::errs()),
+      unlocated(&context, [](mlir::Diagnostic &diag) -> mlir::LogicalResult {
+        if (!llvm::isa<mlir::UnknownLoc>(diag.getLocation()))
+          return mlir::failure(); // handled by `located`
+        if (diag.getSeverity() == mlir::DiagnosticSeverity::Error) {
+          reportError(diag.str());
+        } else {
+          llvm::errs() << "mpc: ";
+          llvm::WithColor::warning(llvm::errs(), "", /*DisableColors=*/false);
+          llvm::errs() << diag.str() << "\n";
+        }
+        return mlir::success();
+      }) {}
+
+static void printTopLevelHelp(llvm::raw_ostream &os) {
+  os << "mpc - a mixed-precision training compiler\n\n"
+        "Usage: mpc <command> [options] [arguments]\n\nCommands:\n";
+  for (const Command &c : kCommands)
+    os << "  " << llvm::left_justify(c.name, 10) << " " << c.summary << "\n";
+  os << "\nRun 'mpc <command> --help' for the options of a command.\n\n"
+        "Options:\n"
+        "  -h, --help   show this help\n"
+        "  --version    print the version\n\n"
+        "Exit codes:\n"
+        "  0  success\n"
+        "  1  bad input (graph file, data) or a failure while compiling or running\n"
+        "  2  bad command line\n";
+}
+
+int mpc::driver::runDriver(llvm::ArrayRef<std::string> args) {
+  if (args.empty()) {
+    printTopLevelHelp(llvm::errs());
+    return kExitUsage;
+  }
+  const std::string &first = args.front();
+  if (first == "--help" || first == "-h" || first == "help") {
+    if (first == "help" && args.size() > 1)
+      return runDriver({args[1], "--help"});
+    printTopLevelHelp(llvm::outs());
+    return kExitOk;
+  }
+  if (first == "--version") {
+    llvm::outs() << "mpc " << mpc_runtime_version() << "\n";
+    return kExitOk;
+  }
+  for (const Command &c : kCommands)
+    if (first == c.name)
+      return c.run(args.drop_front());
+  reportError("unknown command '" + first + "'; run 'mpc --help' for the list of commands");
+  return kExitUsage;
+}

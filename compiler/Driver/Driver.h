@@ -1,0 +1,48 @@
+//===- Driver.h - the mpc command-line driver -------------------*- C++ -*-===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_COMPILER_DRIVER_DRIVER_H
+#define MPC_COMPILER_DRIVER_DRIVER_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <string>
+
+namespace mpc::driver {
+
+/// Exit codes of `mpc`, documented in `mpc --help` and the README.
+enum ExitCode : int {
+  kExitOk = 0,    ///< the command did what was asked
+  kExitError = 1, ///< bad input (graph, file) or a failure while running it
+  kExitUsage = 2, ///< the command line itself is wrong
+};
+
+/// Runs `mpc ARGS...` (argv[0] excluded) and returns the exit code.
+int runDriver(llvm::ArrayRef<std::string> args);
+
+/// `mpc compile`: parse, verify and emit a graph.
+int runCompileCommand(llvm::ArrayRef<std::string> args);
+
+/// Prints "mpc: error: MESSAGE" to stderr.
+void reportError(const llvm::Twine &message);
+
+/// Prints the diagnostics of a compilation to stderr: located ones as
+/// FILE:LINE:COL: error: MESSAGE with the source line, unlocated ones as
+/// mpc: error: MESSAGE.
+class DiagnosticPrinter {
+public:
+  DiagnosticPrinter(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context);
+
+private:
+  mlir::SourceMgrDiagnosticHandler located;
+  mlir::ScopedDiagnosticHandler unlocated;
+};
+
+} // namespace mpc::driver
+
+#endif // MPC_COMPILER_DRIVER_DRIVER_H

@@ -1,0 +1,174 @@
+//===- MpgBase.td - mpg dialect, enums, attributes, type constraints -*- tablegen -*-===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_DIALECT_MPG_BASE
+#define MPC_DIALECT_MPG_BASE
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/CommonAttrConstraints.td"
+
+def Mpg_Dialect : Dialect {
+  let name = "mpg";
+  let cppNamespace = "::mlir::mpg";
+  let summary = "Training graphs: the model, its loss and its optimizer, at tensor level.";
+  let description = [{
+    The `mpg` dialect describes one training step of a model as a graph of
+    statically shaped tensor operations: inputs, parameters, the forward ops,
+    a loss, and an `mpg.minimize` that names the loss and the optimizer. mpc's
+    passes derive the backward graph and the update from it, assign precisions
+    (fp16/bf16 storage, fp32 accumulation), insert loss scaling and rewrite the
+    parameters into fp32 master weights.
+
+    A graph is written in f32; precisions are the compiler's decision.
+
+    ```mlir
+    mpg.graph @linear {
+      %x = mpg.input "x" : tensor<8x4xf32>
+      %y = mpg.input "y" : tensor<8xi32>
+      %w = mpg.param "w" init(glorot_uniform) : tensor<4x3xf32>
+      %logits = mpg.matmul %x, %w : tensor<8x4xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
+      %loss = mpg.softmax_cross_entropy %logits, %y
+          : tensor<8x3xf32>, tensor<8xi32> -> tensor<f32>
+      mpg.minimize %loss optimizer(sgd, lr = 1.000000e-01) : tensor<f32>
+    }
+    ```
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Element types and tensor constraints
+//===----------------------------------------------------------------------===//
+
+def Mpg_FloatElement : AnyTypeOf<[F16, BF16, F32, F64], "float (f16, bf16, f32, f64)">;
+
+def Mpg_Tensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64, I1]>;
+def Mpg_NumericTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
+def Mpg_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+def Mpg_IntTensor : StaticShapeTensorOf<[I32, I64]>;
+def Mpg_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Mpg_FloatScalar : 0DTensorOf<[F16, BF16, F32, F64]>;
+def Mpg_IntScalar : 0DTensorOf<[I32, I64]>;
+def Mpg_BoolScalar : 0DTensorOf<[I1]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Mpg_InitKind : I32EnumAttr<"InitKind", "parameter and state initializer", [
+    I32EnumAttrCase<"Zeros", 0, "zeros">,
+    I32EnumAttrCase<"Ones", 1, "ones">,
+    I32EnumAttrCase<"Constant", 2, "constant">,
+    I32EnumAttrCase<"Normal", 3, "normal">,
+    I32EnumAttrCase<"Uniform", 4, "uniform">,
+    I32EnumAttrCase<"GlorotUniform", 5, "glorot_uniform">,
+    I32EnumAttrCase<"HeNormal", 6, "he_normal">
+  ]> {
+  let cppNamespace = "::mlir::mpg";
+  let genSpecializedAttr = 0;
+}
+
+def Mpg_OptimizerKind : I32EnumAttr<"OptimizerKind", "optimizer", [
+    I32EnumAttrCase<"SGD", 0, "sgd">,
+    I32EnumAttrCase<"Adam", 1, "adam">,
+    I32EnumAttrCase<"AdamW", 2, "adamw">
+  ]> {
+  let cppNamespace = "::mlir::mpg";
+  let genSpecializedAttr = 0;
+}
+
+def Mpg_ComparePredicate : I32EnumAttr<"ComparePredicate", "comparison", [
+    I32EnumAttrCase<"EQ", 0, "eq">,
+    I32EnumAttrCase<"NE", 1, "ne">,
+    I32EnumAttrCase<"LT", 2, "lt">,
+    I32EnumAttrCase<"LE", 3, "le">,
+    I32EnumAttrCase<"GT", 4, "gt">,
+    I32EnumAttrCase<"GE", 5, "ge">
+  ]> {
+  let cppNamespace = "::mlir::mpg";
+  let genSpecializedAttr = 0;
+}
+
+def Mpg_ComparePredicateAttr
+    : EnumAttr<Mpg_Dialect, Mpg_ComparePredicate, "compare_predicate">;
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+class Mpg_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Mpg_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Mpg_InitializerAttr : Mpg_Attr<"Initializer", "init"> {
+  let summary = "How a parameter or state tensor is initialised.";
+  let description = [{
+    A kind and its numeric arguments. The kinds and their arguments (defaults
+    in parentheses):
+
+    | kind             | arguments                         |
+    |------------------|-----------------------------------|
+    | `zeros`, `ones`  | none                              |
+    | `constant`       | `value` (required)                |
+    | `normal`         | `mean` (0), `std` (1, > 0)        |
+    | `uniform`        | `low` (0), `high` (1), low < high |
+    | `glorot_uniform` | `gain` (1, > 0); rank >= 2        |
+    | `he_normal`      | `gain` (sqrt 2, > 0); rank >= 2   |
+
+    Fans: a rank-2 tensor is a matmul right-hand side `[in, out]`, so
+    fan_in = dim 0 and fan_out = dim 1; a higher-rank tensor is a convolution
+    filter `[out, in, k...]`, so fan_in = dim 1 * prod(k) and fan_out =
+    dim 0 * prod(k). `glorot_uniform` draws from U(-a, a) with
+    a = gain * sqrt(6 / (fan_in + fan_out)); `he_normal` from N(0, s) with
+    s = gain / sqrt(fan_in).
+
+    In op syntax it is written `init(normal, std = 2.000000e-02)`; on its own,
+    `#mpg.init<normal, {std = 2.000000e-02 : f64}>`.
+  }];
+  let parameters = (ins
+    EnumParameter<Mpg_InitKind>:$kind,
+    "DictionaryAttr":$args
+  );
+  let assemblyFormat = "`<` $kind `,` $args `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The numeric argument `name`, or `fallback` when it is absent.
+    double getArg(llvm::StringRef name, double fallback) const;
+  }];
+}
+
+def Mpg_OptimizerAttr : Mpg_Attr<"Optimizer", "optimizer"> {
+  let summary = "The optimizer of an `mpg.minimize` and its hyper-parameters.";
+  let description = [{
+    A kind and its hyper-parameters (defaults in parentheses):
+
+    | kind    | hyper-parameters |
+    |---------|------------------|
+    | `sgd`   | `lr` (required, > 0), `momentum` (0, in [0, 1)), `nesterov` (false; needs momentum > 0), `weight_decay` (0, >= 0) |
+    | `adam`  | `lr` (required, > 0), `beta1` (0.9), `beta2` (0.999), both in [0, 1), `eps` (1e-8, > 0), `weight_decay` (0, >= 0, added to the gradient) |
+    | `adamw` | as `adam`, with `weight_decay` (0.01) decoupled from the gradient |
+
+    In op syntax it is written `optimizer(sgd, lr = 1.000000e-01, momentum = 9.000000e-01)`.
+  }];
+  let parameters = (ins
+    EnumParameter<Mpg_OptimizerKind>:$kind,
+    "DictionaryAttr":$args
+  );
+  let assemblyFormat = "`<` $kind `,` $args `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The numeric hyper-parameter `name`, or `fallback` when it is absent.
+    double getArg(llvm::StringRef name, double fallback) const;
+    /// The boolean hyper-parameter `name`, or `fallback` when it is absent.
+    bool getFlag(llvm::StringRef name, bool fallback) const;
+  }];
+}
+
+#endif // MPC_DIALECT_MPG_BASE

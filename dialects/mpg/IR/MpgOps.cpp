@@ -1,0 +1,1140 @@
+//===- MpgOps.cpp - mpg operations: verifiers, type inference, folders -----===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/mpg/IR/MpgOps.h"
+#include "dialects/mpg/IR/MpgShapes.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::mpg;
+
+#include "dialects/mpg/IR/MpgEnums.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The type of `value` as a ranked tensor, or null (operands of an op under
+/// construction have not been verified yet).
+static RankedTensorType tensorType(Value value) {
+  return value ? llvm::dyn_cast<RankedTensorType>(value.getType()) : RankedTensorType();
+}
+
+static RankedTensorType tensorOf(llvm::ArrayRef<int64_t> shape, Type elementType) {
+  return RankedTensorType::get(shape, elementType);
+}
+
+/// Result types of ops whose result element type is a precision decision:
+/// the shapes must match, and the element types must match or both be floats.
+static bool isSameShapeAnyFloat(TypeRange inferred, TypeRange actual) {
+  if (inferred.size() != actual.size())
+    return false;
+  for (auto [a, b] : llvm::zip(inferred, actual)) {
+    if (a == b)
+      continue;
+    auto ta = llvm::dyn_cast<RankedTensorType>(a);
+    auto tb = llvm::dyn_cast<RankedTensorType>(b);
+    if (!ta || !tb || ta.getShape() != tb.getShape() ||
+        !llvm::isa<FloatType>(ta.getElementType()) ||
+        !llvm::isa<FloatType>(tb.getElementType()))
+      return false;
+  }
+  return true;
+}
+
+#define MPG_SAME_SHAPE_ANY_FLOAT(OpClass)                                                 \
+  bool OpClass::isCompatibleReturnTypes(TypeRange l, TypeRange r) {                       \
+    return isSameShapeAnyFloat(l, r);                                                     \
+  }
+MPG_SAME_SHAPE_ANY_FLOAT(MatmulOp)
+MPG_SAME_SHAPE_ANY_FLOAT(BatchMatmulOp)
+MPG_SAME_SHAPE_ANY_FLOAT(Conv2DOp)
+MPG_SAME_SHAPE_ANY_FLOAT(ReduceSumOp)
+MPG_SAME_SHAPE_ANY_FLOAT(ReduceMeanOp)
+MPG_SAME_SHAPE_ANY_FLOAT(SoftmaxOp)
+MPG_SAME_SHAPE_ANY_FLOAT(LogSoftmaxOp)
+MPG_SAME_SHAPE_ANY_FLOAT(LayerNormOp)
+MPG_SAME_SHAPE_ANY_FLOAT(BatchNormOp)
+MPG_SAME_SHAPE_ANY_FLOAT(SoftmaxCrossEntropyOp)
+MPG_SAME_SHAPE_ANY_FLOAT(MseLossOp)
+MPG_SAME_SHAPE_ANY_FLOAT(ScaleOp)
+MPG_SAME_SHAPE_ANY_FLOAT(UnscaleOp)
+#undef MPG_SAME_SHAPE_ANY_FLOAT
+
+namespace {
+/// Where the shape checks shared by type inference and verification report
+/// an error: as the op's error when verifying ("'mpg.matmul' op ..."), at a
+/// location when inferring for a parser or builder, or nowhere when
+/// inference is only probing.
+class ErrorSink {
+public:
+  ErrorSink(std::optional<Location> location) : location(location) {}
+  ErrorSink(Operation *op) : op(op) {}
+
+  template <typename... Args>
+  LogicalResult operator()(Args &&...args) const {
+    if (!op && !location)
+      return failure();
+    InFlightDiagnostic diag = op ? op->emitOpError() : mlir::emitError(*location);
+    (diag << ... << std::forward<Args>(args));
+    return diag;
+  }
+
+private:
+  std::optional<Location> location;
+  Operation *op = nullptr;
+};
+} // namespace
+
+/// Reports `args` through `sink` and fails.
+template <typename... Args>
+static LogicalResult inferError(const ErrorSink &sink, Args &&...args) {
+  return sink(std::forward<Args>(args)...);
+}
+
+/// Checks that a value expected to match a shape does; used by verifiers of
+/// ops whose operand/result shapes follow from other operands.
+static LogicalResult expectShape(Operation *op, llvm::StringRef what, RankedTensorType type,
+                                 llvm::ArrayRef<int64_t> expected) {
+  if (type.getShape() == expected)
+    return success();
+  return op->emitOpError() << "expects " << what << " of shape " << formatShape(expected)
+                           << ", got " << formatShape(type.getShape());
+}
+
+static LogicalResult expectSameElementType(Operation *op, llvm::StringRef a, Type ta,
+                                           llvm::StringRef b, Type tb) {
+  Type ea = getElementTypeOrSelf(ta), eb = getElementTypeOrSelf(tb);
+  if (ea == eb)
+    return success();
+  return op->emitOpError() << "expects " << a << " and " << b
+                           << " to have the same element type, got " << ea << " and " << eb;
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directive: `(kind, name = value, ...)` for initializers and optimizers
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseKindAndArgsImpl(OpAsmParser &parser, llvm::StringRef &kind,
+                                        DictionaryAttr &args) {
+  NamedAttrList list;
+  if (parser.parseLParen() || parser.parseKeyword(&kind))
+    return failure();
+  while (succeeded(parser.parseOptionalComma())) {
+    llvm::StringRef name;
+    Attribute value;
+    llvm::SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&name) || parser.parseEqual() || parser.parseAttribute(value))
+      return failure();
+    if (list.get(name))
+      return parser.emitError(loc) << "argument '" << name << "' is given twice";
+    list.append(name, value);
+  }
+  if (parser.parseRParen())
+    return failure();
+  args = list.getDictionary(parser.getContext());
+  return success();
+}
+
+static void printKindAndArgsImpl(OpAsmPrinter &printer, llvm::StringRef kind,
+                                 DictionaryAttr args) {
+  printer << "(" << kind;
+  for (NamedAttribute arg : args) {
+    printer << ", " << arg.getName().strref() << " = ";
+    printer.printAttributeWithoutType(arg.getValue());
+  }
+  printer << ")";
+}
+
+static ParseResult parseKindAndArgs(OpAsmParser &parser, InitializerAttr &attr) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  llvm::StringRef kindName;
+  DictionaryAttr args;
+  if (parseKindAndArgsImpl(parser, kindName, args))
+    return failure();
+  std::optional<InitKind> kind = symbolizeInitKind(kindName);
+  if (!kind)
+    return parser.emitError(loc) << "unknown initializer '" << kindName
+                                 << "'; expected one of: zeros, ones, constant, normal, "
+                                    "uniform, glorot_uniform, he_normal";
+  attr = InitializerAttr::getChecked([&] { return parser.emitError(loc); },
+                                     parser.getContext(), *kind, args);
+  return success(static_cast<bool>(attr));
+}
+
+static void printKindAndArgs(OpAsmPrinter &printer, Operation *, InitializerAttr attr) {
+  printKindAndArgsImpl(printer, stringifyInitKind(attr.getKind()), attr.getArgs());
+}
+
+static ParseResult parseKindAndArgs(OpAsmParser &parser, OptimizerAttr &attr) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  llvm::StringRef kindName;
+  DictionaryAttr args;
+  if (parseKindAndArgsImpl(parser, kindName, args))
+    return failure();
+  std::optional<OptimizerKind> kind = symbolizeOptimizerKind(kindName);
+  if (!kind)
+    return parser.emitError(loc) << "unknown optimizer '" << kindName
+                                 << "'; expected one of: sgd, adam, adamw";
+  attr = OptimizerAttr::getChecked([&] { return parser.emitError(loc); },
+                                   parser.getContext(), *kind, args);
+  return success(static_cast<bool>(attr));
+}
+
+static void printKindAndArgs(OpAsmPrinter &printer, Operation *, OptimizerAttr attr) {
+  printKindAndArgsImpl(printer, stringifyOptimizerKind(attr.getKind()), attr.getArgs());
+}
+
+//===----------------------------------------------------------------------===//
+// Graph structure
+//===----------------------------------------------------------------------===//
+
+void GraphOp::build(OpBuilder &builder, OperationState &state, llvm::StringRef name) {
+  state.getOrAddProperties<Properties>().sym_name = builder.getStringAttr(name);
+  state.addRegion()->push_back(new Block());
+}
+
+MinimizeOp GraphOp::getMinimize() {
+  auto range = getBody().front().getOps<MinimizeOp>();
+  return range.empty() ? MinimizeOp() : *range.begin();
+}
+
+/// Reports the second op that uses a name already taken in its namespace.
+static LogicalResult checkUniqueName(llvm::StringMap<Operation *> &seen, Operation *op,
+                                     llvm::StringRef name, llvm::StringRef what) {
+  auto [it, inserted] = seen.try_emplace(name, op);
+  if (inserted)
+    return success();
+  return op->emitOpError() << "reuses the " << what << " name '" << name << "'"
+                           << "; names must be unique within a graph"
+                           << " (first used at " << it->second->getLoc() << ")";
+}
+
+LogicalResult GraphOp::verify() {
+  llvm::StringMap<Operation *> inputs, outputs, persistent;
+  llvm::DenseMap<Operation *, Operation *> writes;
+  Operation *minimize = nullptr;
+  for (Operation &op : getBody().front()) {
+    LogicalResult result = success();
+    if (auto input = llvm::dyn_cast<InputOp>(op))
+      result = checkUniqueName(inputs, &op, input.getName(), "input");
+    else if (auto output = llvm::dyn_cast<OutputOp>(op))
+      result = checkUniqueName(outputs, &op, output.getName(), "output");
+    else if (auto param = llvm::dyn_cast<ParamOp>(op))
+      result = checkUniqueName(persistent, &op, param.getName(), "parameter/state");
+    else if (auto state = llvm::dyn_cast<StateOp>(op))
+      result = checkUniqueName(persistent, &op, state.getName(), "parameter/state");
+    else if (auto write = llvm::dyn_cast<StateWriteOp>(op)) {
+      StateOp target = write.getStateOp();
+      if (target) {
+        auto [it, inserted] = writes.try_emplace(target, &op);
+        if (!inserted)
+          return op.emitOpError() << "writes state '" << target.getName()
+                                  << "' a second time; each state is written at most once "
+                                     "per step (first write at "
+                                  << it->second->getLoc() << ")";
+      }
+    } else if (llvm::isa<MinimizeOp>(op)) {
+      if (minimize)
+        return op.emitOpError() << "is the second mpg.minimize of graph @" << getSymName()
+                                << "; a graph has at most one (first at "
+                                << minimize->getLoc() << ")";
+      minimize = &op;
+    }
+    if (failed(result))
+      return failure();
+  }
+  return success();
+}
+
+/// Names the SSA result after the input, parameter or state it reads, so
+/// printed graphs read `%fc1.weight` rather than `%2`.
+static void nameAfter(Value result, llvm::StringRef name, OpAsmSetValueNameFn setNameFn) {
+  if (!name.empty())
+    setNameFn(result, name);
+}
+
+void InputOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  nameAfter(getResult(), getName(), setNameFn);
+}
+
+void ParamOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  nameAfter(getResult(), getName(), setNameFn);
+}
+
+void StateOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  nameAfter(getResult(), getName(), setNameFn);
+}
+
+LogicalResult InputOp::verify() {
+  if (getName().empty())
+    return emitOpError("expects a non-empty name");
+  return success();
+}
+
+LogicalResult OutputOp::verify() {
+  if (getName().empty())
+    return emitOpError("expects a non-empty name");
+  return success();
+}
+
+/// Checks an initializer against the tensor it initialises.
+static LogicalResult verifyInitializer(Operation *op, InitializerAttr init,
+                                       RankedTensorType type) {
+  InitKind kind = init.getKind();
+  bool random = kind == InitKind::Normal || kind == InitKind::Uniform ||
+                kind == InitKind::GlorotUniform || kind == InitKind::HeNormal;
+  if (random && !llvm::isa<FloatType>(type.getElementType()))
+    return op->emitOpError() << "initializer '" << stringifyInitKind(kind)
+                             << "' needs a float tensor, got element type "
+                             << type.getElementType();
+  if ((kind == InitKind::GlorotUniform || kind == InitKind::HeNormal) && type.getRank() < 2)
+    return op->emitOpError() << "initializer '" << stringifyInitKind(kind)
+                             << "' needs a tensor of rank >= 2 to define its fans, got rank "
+                             << type.getRank();
+  return success();
+}
+
+LogicalResult ParamOp::verify() {
+  if (getName().empty())
+    return emitOpError("expects a non-empty name");
+  return verifyInitializer(*this, getInit(), getType());
+}
+
+LogicalResult StateOp::verify() {
+  if (getName().empty())
+    return emitOpError("expects a non-empty name");
+  return verifyInitializer(*this, getInit(), getType());
+}
+
+StateOp StateWriteOp::getStateOp() { return getState().getDefiningOp<StateOp>(); }
+
+LogicalResult StateWriteOp::verify() {
+  if (!getStateOp())
+    return emitOpError("expects its first operand to be the result of an mpg.state");
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Dot-product ops
+//===----------------------------------------------------------------------===//
+
+/// Infers `[..., M, N]` from `[..., M, K]` x `[..., K, N]` with transposes.
+static LogicalResult inferMatmul(const ErrorSink &location, Value lhs, Value rhs,
+                                 bool transposeA, bool transposeB, bool batched,
+                                 SmallVectorImpl<Type> &inferred) {
+  RankedTensorType a = tensorType(lhs), b = tensorType(rhs);
+  if (!a || !b)
+    return inferError(location, "expects ranked tensor operands");
+  if (!batched && (a.getRank() != 2 || b.getRank() != 2))
+    return inferError(location, "expects rank-2 operands, got " + formatShape(a.getShape()) +
+                                    " and " + formatShape(b.getShape()));
+  if (batched) {
+    if (a.getRank() < 3 || a.getRank() != b.getRank())
+      return inferError(location, "expects operands of the same rank >= 3, got " +
+                                      formatShape(a.getShape()) + " and " +
+                                      formatShape(b.getShape()));
+    if (a.getShape().drop_back(2) != b.getShape().drop_back(2))
+      return inferError(location, "expects identical batch dimensions, got " +
+                                      formatShape(a.getShape()) + " and " +
+                                      formatShape(b.getShape()));
+  }
+  if (a.getElementType() != b.getElementType())
+    return inferError(location, "expects operands of the same element type");
+  int64_t r = a.getRank();
+  int64_t m = a.getDimSize(transposeA ? r - 1 : r - 2);
+  int64_t ka = a.getDimSize(transposeA ? r - 2 : r - 1);
+  int64_t kb = b.getDimSize(transposeB ? r - 1 : r - 2);
+  int64_t n = b.getDimSize(transposeB ? r - 2 : r - 1);
+  if (ka != kb)
+    return inferError(location, "contraction dimensions differ: " + std::to_string(ka) +
+                                    " (lhs) vs " + std::to_string(kb) + " (rhs) for shapes " +
+                                    formatShape(a.getShape()) + " and " +
+                                    formatShape(b.getShape()));
+  llvm::SmallVector<int64_t> shape(a.getShape().drop_back(2));
+  shape.append({m, n});
+  inferred.push_back(tensorOf(shape, a.getElementType()));
+  return success();
+}
+
+static LogicalResult inferMatmulOp(const ErrorSink &location, MLIRContext *context,
+    MatmulOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  return inferMatmul(location, adaptor.getLhs(), adaptor.getRhs(), adaptor.getTransposeA(),
+                     adaptor.getTransposeB(), /*batched=*/false, inferred);
+}
+
+static LogicalResult inferBatchMatmulOp(const ErrorSink &location, MLIRContext *context,
+    BatchMatmulOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  return inferMatmul(location, adaptor.getLhs(), adaptor.getRhs(), adaptor.getTransposeA(),
+                     adaptor.getTransposeB(), /*batched=*/true, inferred);
+}
+
+static llvm::SmallVector<int64_t, 2> pairOr(std::optional<llvm::ArrayRef<int64_t>> v,
+                                            int64_t fallback0, int64_t fallback1) {
+  if (v)
+    return llvm::SmallVector<int64_t, 2>(v->begin(), v->end());
+  return {fallback0, fallback1};
+}
+
+static llvm::SmallVector<int64_t, 4> paddingOr(std::optional<llvm::ArrayRef<int64_t>> v) {
+  if (v)
+    return llvm::SmallVector<int64_t, 4>(v->begin(), v->end());
+  return {0, 0, 0, 0};
+}
+
+#define MPG_CONV_ACCESSORS(OpClass)                                                       \
+  llvm::SmallVector<int64_t, 2> OpClass::getStrideValues() {                              \
+    return pairOr(getStride(), 1, 1);                                                     \
+  }                                                                                       \
+  llvm::SmallVector<int64_t, 4> OpClass::getPaddingValues() {                             \
+    return paddingOr(getPadding());                                                       \
+  }                                                                                       \
+  llvm::SmallVector<int64_t, 2> OpClass::getDilationValues() {                            \
+    return pairOr(getDilation(), 1, 1);                                                   \
+  }                                                                                       \
+  int64_t OpClass::getGroupCount() {                                                      \
+    return getGroups() ? static_cast<int64_t>(*getGroups()) : 1;                          \
+  }
+MPG_CONV_ACCESSORS(Conv2DOp)
+MPG_CONV_ACCESSORS(Conv2DGradInputOp)
+MPG_CONV_ACCESSORS(Conv2DGradFilterOp)
+#undef MPG_CONV_ACCESSORS
+
+static LogicalResult inferConv2DOp(const ErrorSink &location, MLIRContext *context,
+    Conv2DOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  RankedTensorType filter = tensorType(adaptor.getFilter());
+  if (!input || !filter)
+    return inferError(location, "expects ranked tensor operands");
+  if (input.getElementType() != filter.getElementType())
+    return inferError(location, "expects input and filter of the same element type");
+  int64_t groups = adaptor.getGroups() ? static_cast<int64_t>(*adaptor.getGroups()) : 1;
+  llvm::SmallVector<int64_t> shape;
+  std::string error;
+  if (failed(conv2dOutputShape(input.getShape(), filter.getShape(), adaptor.getStride(),
+                               adaptor.getPadding(), adaptor.getDilation(), groups, shape,
+                               error)))
+    return inferError(location, error);
+  inferred.push_back(tensorOf(shape, input.getElementType()));
+  return success();
+}
+
+/// Verifies a convolution gradient by running the forward shape rule on the
+/// shapes it connects: conv(input, filter) must give `output`.
+template <typename ConvGradOp>
+static LogicalResult verifyConvGrad(ConvGradOp op, RankedTensorType input,
+                                    RankedTensorType filter, RankedTensorType output) {
+  if (input.getElementType() != filter.getElementType() ||
+      input.getElementType() != output.getElementType())
+    return op.emitOpError("expects operands and result of the same element type");
+  llvm::SmallVector<int64_t> shape;
+  std::string error;
+  if (failed(conv2dOutputShape(input.getShape(), filter.getShape(), op.getStride(),
+                               op.getPadding(), op.getDilation(), op.getGroupCount(), shape,
+                               error)))
+    return op.emitOpError() << error;
+  return expectShape(op, "the output gradient", output, shape);
+}
+
+LogicalResult Conv2DGradInputOp::verify() {
+  return verifyConvGrad(*this, getType(), getFilter().getType(), getGradOutput().getType());
+}
+
+LogicalResult Conv2DGradFilterOp::verify() {
+  return verifyConvGrad(*this, getInput().getType(), getType(), getGradOutput().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Pointwise ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult LeakyReluOp::verify() {
+  double alpha = getAlpha().convertToDouble();
+  if (!std::isfinite(alpha) || alpha < 0)
+    return emitOpError() << "expects alpha finite and >= 0, got " << alpha;
+  return success();
+}
+
+/// Broadcast shape of several operands with one element type.
+static LogicalResult inferBroadcast(const ErrorSink &location, ValueRange operands,
+                                    Type elementType, SmallVectorImpl<Type> &inferred) {
+  llvm::SmallVector<int64_t> shape;
+  for (Value operand : operands) {
+    RankedTensorType type = tensorType(operand);
+    if (!type)
+      return inferError(location, "expects ranked tensor operands");
+    llvm::SmallVector<int64_t> next;
+    std::string error;
+    if (failed(broadcastShapes(shape, type.getShape(), next, error)))
+      return inferError(location, error);
+    shape = std::move(next);
+  }
+  inferred.push_back(tensorOf(shape, elementType));
+  return success();
+}
+
+static LogicalResult inferBinary(const ErrorSink &location, Value lhs, Value rhs,
+                                 SmallVectorImpl<Type> &inferred) {
+  RankedTensorType a = tensorType(lhs), b = tensorType(rhs);
+  if (!a || !b)
+    return inferError(location, "expects ranked tensor operands");
+  if (a.getElementType() != b.getElementType())
+    return inferError(location, "expects operands of the same element type, got ",
+                             a.getElementType(), " and ", b.getElementType());
+  return inferBroadcast(location, ValueRange{lhs, rhs}, a.getElementType(), inferred);
+}
+
+#define MPG_BINARY_INFER(OpClass)                                                         \
+  static LogicalResult infer##OpClass(const ErrorSink &location, MLIRContext *,            \
+                                      OpClass::Adaptor adaptor,                           \
+                                      SmallVectorImpl<Type> &inferred) {                  \
+    return inferBinary(location, adaptor.getLhs(), adaptor.getRhs(), inferred);           \
+  }
+MPG_BINARY_INFER(AddOp)
+MPG_BINARY_INFER(SubOp)
+MPG_BINARY_INFER(MulOp)
+MPG_BINARY_INFER(DivOp)
+MPG_BINARY_INFER(PowOp)
+MPG_BINARY_INFER(MaximumOp)
+MPG_BINARY_INFER(MinimumOp)
+#undef MPG_BINARY_INFER
+
+static LogicalResult inferCompareOp(const ErrorSink &location, MLIRContext *context,
+    CompareOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  llvm::SmallVector<Type> same;
+  if (failed(inferBinary(location, adaptor.getLhs(), adaptor.getRhs(), same)))
+    return failure();
+  inferred.push_back(
+      tensorOf(llvm::cast<RankedTensorType>(same[0]).getShape(), IntegerType::get(context, 1)));
+  return success();
+}
+
+static LogicalResult inferSelectOp(const ErrorSink &location, MLIRContext *context,
+    SelectOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType a = tensorType(adaptor.getOnTrue()), b = tensorType(adaptor.getOnFalse());
+  if (!a || !b)
+    return inferError(location, "expects ranked tensor operands");
+  if (a.getElementType() != b.getElementType())
+    return inferError(location,
+                             "expects on_true and on_false of the same element type, got ",
+                             a.getElementType(), " and ", b.getElementType());
+  return inferBroadcast(location,
+                        ValueRange{adaptor.getCond(), adaptor.getOnTrue(), adaptor.getOnFalse()},
+                        a.getElementType(), inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, normalisation and pooling
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferReduce(const ErrorSink &location, Value operand,
+                                 llvm::ArrayRef<int64_t> axes, bool keepDims,
+                                 SmallVectorImpl<Type> &inferred) {
+  RankedTensorType type = tensorType(operand);
+  if (!type)
+    return inferError(location, "expects a ranked tensor operand");
+  llvm::SmallVector<int64_t> normalized;
+  std::string error;
+  if (failed(normalizeAxes(axes, type.getRank(), normalized, error)))
+    return inferError(location, error);
+  inferred.push_back(
+      tensorOf(reducedShape(type.getShape(), normalized, keepDims), type.getElementType()));
+  return success();
+}
+
+#define MPG_REDUCE_INFER(OpClass)                                                         \
+  static LogicalResult infer##OpClass(const ErrorSink &location, MLIRContext *,            \
+                                      OpClass::Adaptor adaptor,                           \
+                                      SmallVectorImpl<Type> &inferred) {                  \
+    return inferReduce(location, adaptor.getOperand(), adaptor.getAxes(),                 \
+                       adaptor.getKeepdim(), inferred);                                   \
+  }
+MPG_REDUCE_INFER(ReduceSumOp)
+MPG_REDUCE_INFER(ReduceMeanOp)
+MPG_REDUCE_INFER(ReduceMaxOp)
+#undef MPG_REDUCE_INFER
+
+static LogicalResult inferSameAsOperandWithAxis(const ErrorSink &location,
+                                                Value operand, int64_t axis,
+                                                SmallVectorImpl<Type> &inferred) {
+  RankedTensorType type = tensorType(operand);
+  if (!type)
+    return inferError(location, "expects a ranked tensor operand");
+  if (type.getRank() == 0)
+    return inferError(location, "expects an operand of rank >= 1");
+  int64_t normalized;
+  std::string error;
+  if (failed(normalizeAxis(axis, type.getRank(), normalized, error)))
+    return inferError(location, error);
+  inferred.push_back(type);
+  return success();
+}
+
+static LogicalResult inferSoftmaxOp(const ErrorSink &location, MLIRContext *context,
+    SoftmaxOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  return inferSameAsOperandWithAxis(location, adaptor.getOperand(),
+                                    static_cast<int64_t>(adaptor.getAxis()), inferred);
+}
+
+static LogicalResult inferLogSoftmaxOp(const ErrorSink &location, MLIRContext *context,
+    LogSoftmaxOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  return inferSameAsOperandWithAxis(location, adaptor.getOperand(),
+                                    static_cast<int64_t>(adaptor.getAxis()), inferred);
+}
+
+/// Checks gamma/beta of a layer norm over dims `axis...` of `input`.
+static LogicalResult checkLayerNormParams(const ErrorSink &location,
+                                          RankedTensorType input, int64_t axis,
+                                          double eps, llvm::ArrayRef<Value> params) {
+  int64_t normalized;
+  std::string error;
+  if (input.getRank() == 0)
+    return inferError(location, "expects an operand of rank >= 1");
+  if (failed(normalizeAxis(axis, input.getRank(), normalized, error)))
+    return inferError(location, error);
+  if (!(eps > 0))
+    return inferError(location, "expects eps > 0");
+  llvm::ArrayRef<int64_t> expected = input.getShape().drop_front(normalized);
+  for (Value param : params) {
+    RankedTensorType type = tensorType(param);
+    if (!type)
+      return inferError(location, "expects ranked tensor operands");
+    if (type.getShape() != expected)
+      return inferError(location, "expects gamma and beta of the normalised shape " +
+                                      formatShape(expected) + ", got " +
+                                      formatShape(type.getShape()));
+  }
+  return success();
+}
+
+static LogicalResult inferLayerNormOp(const ErrorSink &location, MLIRContext *context,
+    LayerNormOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = tensorType(adaptor.getOperand());
+  if (!input)
+    return inferError(location, "expects a ranked tensor operand");
+  if (failed(checkLayerNormParams(location, input, static_cast<int64_t>(adaptor.getAxis()),
+                                  adaptor.getEps().convertToDouble(),
+                                  {adaptor.getGamma(), adaptor.getBeta()})))
+    return failure();
+  inferred.push_back(input);
+  return success();
+}
+
+/// Checks per-channel operands of a batch norm over `input` [N, C, ...].
+static LogicalResult checkChannelParams(const ErrorSink &location,
+                                        RankedTensorType input, llvm::ArrayRef<Value> params) {
+  if (input.getRank() < 2)
+    return inferError(location, "expects an input of rank >= 2 [N, C, ...], got " +
+                                    formatShape(input.getShape()));
+  int64_t channels = input.getDimSize(1);
+  for (Value param : params) {
+    RankedTensorType type = tensorType(param);
+    if (!type)
+      return inferError(location, "expects ranked tensor operands");
+    if (type.getShape() != llvm::ArrayRef<int64_t>{channels})
+      return inferError(location, "expects per-channel operands of shape " +
+                                      std::to_string(channels) + ", got " +
+                                      formatShape(type.getShape()));
+  }
+  return success();
+}
+
+static LogicalResult inferBatchNormOp(const ErrorSink &location, MLIRContext *context,
+    BatchNormOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType input = tensorType(adaptor.getOperand());
+  if (!input)
+    return inferError(location, "expects a ranked tensor operand");
+  if (failed(checkChannelParams(location, input,
+                                {adaptor.getGamma(), adaptor.getBeta(),
+                                 adaptor.getRunningMean(), adaptor.getRunningVar()})))
+    return failure();
+  double momentum = adaptor.getMomentum().convertToDouble();
+  if (!(momentum >= 0 && momentum <= 1))
+    return inferError(location, "expects momentum in [0, 1]");
+  if (!(adaptor.getEps().convertToDouble() > 0))
+    return inferError(location, "expects eps > 0");
+  inferred.push_back(input);
+  inferred.push_back(tensorType(adaptor.getRunningMean()));
+  inferred.push_back(tensorType(adaptor.getRunningVar()));
+  return success();
+}
+
+#define MPG_POOL_ACCESSORS(OpClass)                                                       \
+  llvm::SmallVector<int64_t, 2> OpClass::getStrideValues() {                              \
+    return pairOr(getStride(), getKernel()[0], getKernel()[1]);                           \
+  }                                                                                       \
+  llvm::SmallVector<int64_t, 4> OpClass::getPaddingValues() {                             \
+    return paddingOr(getPadding());                                                       \
+  }
+MPG_POOL_ACCESSORS(MaxPool2DOp)
+MPG_POOL_ACCESSORS(AvgPool2DOp)
+MPG_POOL_ACCESSORS(MaxPool2DGradOp)
+MPG_POOL_ACCESSORS(AvgPool2DGradOp)
+#undef MPG_POOL_ACCESSORS
+
+static LogicalResult inferPool(const ErrorSink &location, Value operand,
+                               llvm::ArrayRef<int64_t> kernel,
+                               std::optional<llvm::ArrayRef<int64_t>> stride,
+                               std::optional<llvm::ArrayRef<int64_t>> padding,
+                               SmallVectorImpl<Type> &inferred) {
+  RankedTensorType type = tensorType(operand);
+  if (!type)
+    return inferError(location, "expects a ranked tensor operand");
+  llvm::SmallVector<int64_t> shape;
+  std::string error;
+  if (failed(pool2dOutputShape(type.getShape(), kernel, stride, padding, shape, error)))
+    return inferError(location, error);
+  inferred.push_back(tensorOf(shape, type.getElementType()));
+  return success();
+}
+
+static LogicalResult inferMaxPool2DOp(const ErrorSink &location, MLIRContext *context,
+    MaxPool2DOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  return inferPool(location, adaptor.getOperand(), adaptor.getKernel(), adaptor.getStride(),
+                   adaptor.getPadding(), inferred);
+}
+
+static LogicalResult inferAvgPool2DOp(const ErrorSink &location, MLIRContext *context,
+    AvgPool2DOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  return inferPool(location, adaptor.getOperand(), adaptor.getKernel(), adaptor.getStride(),
+                   adaptor.getPadding(), inferred);
+}
+
+static LogicalResult inferGlobalAvgPoolOp(const ErrorSink &location, MLIRContext *context,
+    GlobalAvgPoolOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType type = tensorType(adaptor.getOperand());
+  if (!type)
+    return inferError(location, "expects a ranked tensor operand");
+  if (type.getRank() != 4)
+    return inferError(location, "expects a rank-4 input [N, C, H, W], got " +
+                                    formatShape(type.getShape()));
+  inferred.push_back(tensorOf({type.getDimSize(0), type.getDimSize(1)}, type.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+/// Checks `[N, C]` logits against `[N]` labels.
+static LogicalResult checkLogitsAndLabels(const ErrorSink &location, Value logits,
+                                          Value labels) {
+  RankedTensorType l = tensorType(logits), y = tensorType(labels);
+  if (!l || !y)
+    return inferError(location, "expects ranked tensor operands");
+  if (l.getRank() != 2)
+    return inferError(location,
+                      "expects logits of rank 2 [N, C], got " + formatShape(l.getShape()));
+  if (y.getRank() != 1 || y.getDimSize(0) != l.getDimSize(0))
+    return inferError(location, "expects labels of shape " + std::to_string(l.getDimSize(0)) +
+                                    " (one per row of the logits), got " +
+                                    formatShape(y.getShape()));
+  return success();
+}
+
+static LogicalResult inferSoftmaxCrossEntropyOp(const ErrorSink &location, MLIRContext *context,
+    SoftmaxCrossEntropyOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  if (failed(checkLogitsAndLabels(location, adaptor.getLogits(), adaptor.getLabels())))
+    return failure();
+  inferred.push_back(tensorOf({}, tensorType(adaptor.getLogits()).getElementType()));
+  return success();
+}
+
+static LogicalResult inferMseLossOp(const ErrorSink &location, MLIRContext *context,
+    MseLossOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType p = tensorType(adaptor.getPrediction());
+  RankedTensorType t = tensorType(adaptor.getTarget());
+  if (!p || !t)
+    return inferError(location, "expects ranked tensor operands");
+  if (p != t)
+    return inferError(location, "expects prediction and target of the same type, got ",
+                             p, " and ", t);
+  inferred.push_back(tensorOf({}, p.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType in = getOperand().getType(), out = getType();
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError() << "cannot reshape " << formatShape(in.getShape()) << " ("
+                         << in.getNumElements() << " elements) to "
+                         << formatShape(out.getShape()) << " (" << out.getNumElements()
+                         << " elements)";
+  return expectSameElementType(*this, "operand", in, "result", out);
+}
+
+static LogicalResult inferTransposeOp(const ErrorSink &location, MLIRContext *context,
+    TransposeOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType type = tensorType(adaptor.getOperand());
+  if (!type)
+    return inferError(location, "expects a ranked tensor operand");
+  llvm::ArrayRef<int64_t> perm = adaptor.getPerm();
+  int64_t rank = type.getRank();
+  llvm::SmallVector<bool> seen(rank, false);
+  bool valid = static_cast<int64_t>(perm.size()) == rank;
+  for (int64_t p : perm) {
+    if (!valid || p < 0 || p >= rank || seen[p]) {
+      valid = false;
+      break;
+    }
+    seen[p] = true;
+  }
+  if (!valid)
+    return inferError(location, "perm must be a permutation of [0, " + std::to_string(rank) +
+                                    ") for an operand of rank " + std::to_string(rank));
+  llvm::SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  inferred.push_back(tensorOf(shape, type.getElementType()));
+  return success();
+}
+
+LogicalResult BroadcastToOp::verify() {
+  RankedTensorType in = getOperand().getType(), out = getType();
+  if (!isBroadcastableTo(in.getShape(), out.getShape()))
+    return emitOpError() << "cannot broadcast " << formatShape(in.getShape()) << " to "
+                         << formatShape(out.getShape());
+  return expectSameElementType(*this, "operand", in, "result", out);
+}
+
+#define MPG_SLICE_ACCESSORS(OpClass)                                                      \
+  llvm::SmallVector<int64_t, 4> OpClass::getStepValues() {                                \
+    if (std::optional<llvm::ArrayRef<int64_t>> step = getStep())                          \
+      return llvm::SmallVector<int64_t, 4>(step->begin(), step->end());                   \
+    return llvm::SmallVector<int64_t, 4>(getStart().size(), 1);                           \
+  }
+MPG_SLICE_ACCESSORS(SliceOp)
+MPG_SLICE_ACCESSORS(SliceGradOp)
+#undef MPG_SLICE_ACCESSORS
+
+static LogicalResult inferSliceOp(const ErrorSink &location, MLIRContext *context,
+    SliceOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType type = tensorType(adaptor.getOperand());
+  if (!type)
+    return inferError(location, "expects a ranked tensor operand");
+  llvm::SmallVector<int64_t> shape;
+  std::string error;
+  if (failed(sliceShape(type.getShape(), adaptor.getStart(), adaptor.getLimit(),
+                        adaptor.getStep(), shape, error)))
+    return inferError(location, error);
+  inferred.push_back(tensorOf(shape, type.getElementType()));
+  return success();
+}
+
+static LogicalResult inferConcatOp(const ErrorSink &location, MLIRContext *context,
+    ConcatOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return inferError(location, "expects at least one input");
+  RankedTensorType first = tensorType(inputs.front());
+  if (!first)
+    return inferError(location, "expects ranked tensor operands");
+  int64_t axis;
+  std::string error;
+  if (first.getRank() == 0)
+    return inferError(location, "expects inputs of rank >= 1");
+  if (failed(normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), first.getRank(), axis,
+                           error)))
+    return inferError(location, error);
+  llvm::SmallVector<int64_t> shape(first.getShape());
+  for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
+    RankedTensorType type = tensorType(input);
+    if (!type)
+      return inferError(location, "expects ranked tensor operands");
+    if (type.getElementType() != first.getElementType())
+      return inferError(location, "expects inputs of one element type; input " +
+                                      std::to_string(i + 1) + " differs from input 0");
+    bool sameOtherDims = type.getRank() == first.getRank();
+    for (int64_t d = 0; sameOtherDims && d < first.getRank(); ++d)
+      sameOtherDims = d == axis || type.getDimSize(d) == first.getDimSize(d);
+    if (!sameOtherDims)
+      return inferError(location, "input " + std::to_string(i + 1) + " of shape " +
+                                      formatShape(type.getShape()) +
+                                      " does not match input 0 of shape " +
+                                      formatShape(first.getShape()) + " outside axis " +
+                                      std::to_string(axis));
+    shape[axis] += type.getDimSize(axis);
+  }
+  inferred.push_back(tensorOf(shape, first.getElementType()));
+  return success();
+}
+
+static LogicalResult inferEmbeddingOp(const ErrorSink &location, MLIRContext *context,
+    EmbeddingOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType table = tensorType(adaptor.getTable());
+  RankedTensorType indices = tensorType(adaptor.getIndices());
+  if (!table || !indices)
+    return inferError(location, "expects ranked tensor operands");
+  if (table.getRank() != 2)
+    return inferError(location,
+                      "expects a rank-2 table [V, D], got " + formatShape(table.getShape()));
+  llvm::SmallVector<int64_t> shape(indices.getShape());
+  shape.push_back(table.getDimSize(1));
+  inferred.push_back(tensorOf(shape, table.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Training: optimizers and loss scaling
+//===----------------------------------------------------------------------===//
+
+/// Checks that every tensor in `states` has the parameter's type and the
+/// gradient has the parameter's shape.
+static LogicalResult checkUpdateOperands(Operation *op, Value param, Value grad,
+                                         llvm::ArrayRef<std::pair<llvm::StringRef, Value>> states) {
+  auto paramType = llvm::cast<RankedTensorType>(param.getType());
+  auto gradType = llvm::cast<RankedTensorType>(grad.getType());
+  if (gradType.getShape() != paramType.getShape())
+    return op->emitOpError() << "expects the gradient to have the parameter's shape "
+                             << formatShape(paramType.getShape()) << ", got "
+                             << formatShape(gradType.getShape());
+  for (auto [name, value] : states)
+    if (value.getType() != paramType)
+      return op->emitOpError() << "expects " << name << " to have the parameter's type "
+                               << paramType << ", got " << value.getType();
+  for (Value result : op->getResults())
+    if (result.getType() != paramType)
+      return op->emitOpError() << "expects every result to have the parameter's type "
+                               << paramType << ", got " << result.getType();
+  return success();
+}
+
+LogicalResult SgdOp::verify() {
+  double momentum = getMomentum().convertToDouble();
+  if (!(momentum >= 0 && momentum < 1))
+    return emitOpError() << "expects momentum in [0, 1), got " << momentum;
+  if (!(getWeightDecay().convertToDouble() >= 0))
+    return emitOpError("expects weight_decay >= 0");
+  if (getNesterov() && momentum == 0)
+    return emitOpError("with nesterov requires momentum > 0");
+  bool hasVelocity = static_cast<bool>(getVelocity());
+  if (hasVelocity != (momentum > 0))
+    return emitOpError() << (hasVelocity ? "has a velocity operand but momentum is 0"
+                                         : "with momentum > 0 requires a velocity operand");
+  if (static_cast<bool>(getNewVelocity()) != hasVelocity)
+    return emitOpError("expects a new_velocity result exactly when there is a velocity operand");
+  llvm::SmallVector<std::pair<llvm::StringRef, Value>> states;
+  if (hasVelocity)
+    states.push_back({"velocity", getVelocity()});
+  return checkUpdateOperands(*this, getParam(), getGrad(), states);
+}
+
+template <typename AdamLike>
+static LogicalResult verifyAdamLike(AdamLike op) {
+  auto inUnit = [](double v) { return v >= 0 && v < 1; };
+  if (!inUnit(op.getBeta1().convertToDouble()) || !inUnit(op.getBeta2().convertToDouble()))
+    return op.emitOpError("expects beta1 and beta2 in [0, 1)");
+  if (!(op.getEps().convertToDouble() > 0))
+    return op.emitOpError("expects eps > 0");
+  if (!(op.getWeightDecay().convertToDouble() >= 0))
+    return op.emitOpError("expects weight_decay >= 0");
+  return checkUpdateOperands(op, op.getParam(), op.getGrad(),
+                             {{"m", op.getM()}, {"v", op.getV()}});
+}
+
+LogicalResult AdamOp::verify() { return verifyAdamLike(*this); }
+LogicalResult AdamWOp::verify() { return verifyAdamLike(*this); }
+
+static LogicalResult inferScaleOp(const ErrorSink &location, MLIRContext *context,
+    ScaleOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType type = tensorType(adaptor.getOperand());
+  if (!type)
+    return inferError(location, "expects a ranked tensor operand");
+  inferred.push_back(type);
+  return success();
+}
+
+static LogicalResult inferUnscaleOp(const ErrorSink &location, MLIRContext *context,
+    UnscaleOp::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
+  RankedTensorType type = tensorType(adaptor.getOperand());
+  if (!type)
+    return inferError(location, "expects a ranked tensor operand");
+  inferred.push_back(type);
+  return success();
+}
+
+LogicalResult AllFiniteOp::verify() {
+  if (getOperands().empty())
+    return emitOpError("expects at least one operand");
+  return success();
+}
+
+LogicalResult UpdateLossScaleOp::verify() {
+  if (!(getGrowthFactor().convertToDouble() > 1))
+    return emitOpError("expects growth_factor > 1");
+  double backoff = getBackoffFactor().convertToDouble();
+  if (!(backoff > 0 && backoff < 1))
+    return emitOpError("expects backoff_factor in (0, 1)");
+  if (static_cast<int64_t>(getGrowthInterval()) < 1)
+    return emitOpError("expects growth_interval >= 1");
+  double minScale = getMinScale().convertToDouble(), maxScale = getMaxScale().convertToDouble();
+  if (!(minScale > 0 && minScale <= maxScale && std::isfinite(maxScale)))
+    return emitOpError("expects 0 < min_scale <= max_scale < inf");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Gradient ops
+//===----------------------------------------------------------------------===//
+
+/// Verifies a pooling gradient: pooling `input` must give `gradOutput`.
+template <typename PoolGradOp>
+static LogicalResult verifyPoolGrad(PoolGradOp op, RankedTensorType input,
+                                    RankedTensorType gradOutput) {
+  if (input.getElementType() != gradOutput.getElementType())
+    return op.emitOpError("expects operands and result of the same element type");
+  llvm::SmallVector<int64_t> shape;
+  std::string error;
+  if (failed(pool2dOutputShape(input.getShape(), op.getKernel(), op.getStride(),
+                               op.getPadding(), shape, error)))
+    return op.emitOpError() << error;
+  return expectShape(op, "the output gradient", gradOutput, shape);
+}
+
+LogicalResult MaxPool2DGradOp::verify() {
+  if (getInput().getType() != getType())
+    return emitOpError("expects the result to have the forward input's type");
+  return verifyPoolGrad(*this, getInput().getType(), getGradOutput().getType());
+}
+
+LogicalResult AvgPool2DGradOp::verify() {
+  return verifyPoolGrad(*this, getType(), getGradOutput().getType());
+}
+
+/// Verifies the results of a normalisation gradient: grad_input has the
+/// input's type, grad_gamma and grad_beta have gamma's.
+template <typename NormGradOp>
+static LogicalResult verifyNormGradResults(NormGradOp op) {
+  if (op.getGradOutput().getType() != op.getInput().getType())
+    return op.emitOpError("expects the output gradient to have the input's type");
+  if (op.getGradInput().getType() != op.getInput().getType())
+    return op.emitOpError("expects grad_input to have the input's type");
+  if (op.getGradGamma().getType() != op.getGamma().getType() ||
+      op.getGradBeta().getType() != op.getGamma().getType())
+    return op.emitOpError("expects grad_gamma and grad_beta to have gamma's type");
+  return success();
+}
+
+LogicalResult BatchNormGradOp::verify() {
+  if (failed(checkChannelParams(getOperation(), getInput().getType(), {getGamma()})))
+    return failure();
+  if (!(getEps().convertToDouble() > 0))
+    return emitOpError("expects eps > 0");
+  return verifyNormGradResults(*this);
+}
+
+LogicalResult LayerNormGradOp::verify() {
+  if (failed(checkLayerNormParams(getOperation(), getInput().getType(),
+                                  static_cast<int64_t>(getAxis()),
+                                  getEps().convertToDouble(), {getGamma()})))
+    return failure();
+  return verifyNormGradResults(*this);
+}
+
+LogicalResult SoftmaxCrossEntropyGradOp::verify() {
+  if (failed(checkLogitsAndLabels(getOperation(), getLogits(), getLabels())))
+    return failure();
+  if (getType() != getLogits().getType())
+    return emitOpError("expects the result to have the logits' type");
+  return success();
+}
+
+LogicalResult EmbeddingGradOp::verify() {
+  RankedTensorType table = getType();
+  if (table.getRank() != 2)
+    return emitOpError() << "expects a rank-2 result [V, D], got "
+                         << formatShape(table.getShape());
+  llvm::SmallVector<int64_t> expected(getIndices().getType().getShape());
+  expected.push_back(table.getDimSize(1));
+  if (failed(expectShape(*this, "the output gradient", getGradOutput().getType(), expected)))
+    return failure();
+  return expectSameElementType(*this, "the output gradient", getGradOutput().getType(),
+                               "result", table);
+}
+
+LogicalResult SliceGradOp::verify() {
+  llvm::SmallVector<int64_t> shape;
+  std::string error;
+  if (failed(sliceShape(getType().getShape(), getStart(), getLimit(), getStep(), shape, error)))
+    return emitOpError() << error;
+  if (failed(expectShape(*this, "the output gradient", getGradOutput().getType(), shape)))
+    return failure();
+  return expectSameElementType(*this, "the output gradient", getGradOutput().getType(),
+                               "result", getType());
+}
+
+
+//===----------------------------------------------------------------------===//
+// Type inference and verification share one check per op
+//===----------------------------------------------------------------------===//
+
+// inferReturnTypes reports at the location it is given (parsers, builders);
+// verify() runs the same check and reports as the op, before the
+// InferTypeOpInterface trait compares inferred and declared result types.
+#define MPG_INFER_AND_VERIFY(OpClass)                                                     \
+  LogicalResult OpClass::inferReturnTypes(MLIRContext *context,                           \
+                                          std::optional<Location> location,               \
+                                          Adaptor adaptor,                                \
+                                          SmallVectorImpl<Type> &inferred) {              \
+    return infer##OpClass(location, context, adaptor, inferred);                          \
+  }                                                                                       \
+  LogicalResult OpClass::verify() {                                                       \
+    SmallVector<Type> inferred;                                                           \
+    return infer##OpClass(getOperation(), getContext(), Adaptor(*this), inferred);        \
+  }
+MPG_INFER_AND_VERIFY(MatmulOp)
+MPG_INFER_AND_VERIFY(BatchMatmulOp)
+MPG_INFER_AND_VERIFY(Conv2DOp)
+MPG_INFER_AND_VERIFY(CompareOp)
+MPG_INFER_AND_VERIFY(SelectOp)
+MPG_INFER_AND_VERIFY(SoftmaxOp)
+MPG_INFER_AND_VERIFY(LogSoftmaxOp)
+MPG_INFER_AND_VERIFY(LayerNormOp)
+MPG_INFER_AND_VERIFY(BatchNormOp)
+MPG_INFER_AND_VERIFY(MaxPool2DOp)
+MPG_INFER_AND_VERIFY(AvgPool2DOp)
+MPG_INFER_AND_VERIFY(GlobalAvgPoolOp)
+MPG_INFER_AND_VERIFY(SoftmaxCrossEntropyOp)
+MPG_INFER_AND_VERIFY(MseLossOp)
+MPG_INFER_AND_VERIFY(TransposeOp)
+MPG_INFER_AND_VERIFY(SliceOp)
+MPG_INFER_AND_VERIFY(ConcatOp)
+MPG_INFER_AND_VERIFY(EmbeddingOp)
+MPG_INFER_AND_VERIFY(ScaleOp)
+MPG_INFER_AND_VERIFY(UnscaleOp)
+MPG_INFER_AND_VERIFY(AddOp)
+MPG_INFER_AND_VERIFY(SubOp)
+MPG_INFER_AND_VERIFY(MulOp)
+MPG_INFER_AND_VERIFY(DivOp)
+MPG_INFER_AND_VERIFY(PowOp)
+MPG_INFER_AND_VERIFY(MaximumOp)
+MPG_INFER_AND_VERIFY(MinimumOp)
+MPG_INFER_AND_VERIFY(ReduceSumOp)
+MPG_INFER_AND_VERIFY(ReduceMeanOp)
+MPG_INFER_AND_VERIFY(ReduceMaxOp)
+#undef MPG_INFER_AND_VERIFY
+
+#define GET_OP_CLASSES
+#include "dialects/mpg/IR/MpgOps.cpp.inc"

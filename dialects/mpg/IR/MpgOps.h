@@ -1,0 +1,35 @@
+//===- MpgOps.h - mpg dialect attributes and operations ---------*- C++ -*-===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_DIALECT_MPG_MPGOPS_H
+#define MPC_DIALECT_MPG_MPGOPS_H
+
+#include "dialects/mpg/IR/MpgDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/mpg/IR/MpgEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/mpg/IR/MpgAttrs.h.inc"
+
+namespace mlir::mpg {
+class MinimizeOp;
+class StateOp;
+} // namespace mlir::mpg
+
+#define GET_OP_CLASSES
+#include "dialects/mpg/IR/MpgOps.h.inc"
+
+#endif // MPC_DIALECT_MPG_MPGOPS_H

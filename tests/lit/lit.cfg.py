@@ -1,0 +1,24 @@
+# -*- Python -*-
+# lit configuration of mpc's FileCheck tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "mpc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = config.mpc_test_root
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.mpc_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+config.substitutions.append(("%mpc_src", config.mpc_src_root))
+config.substitutions.append(("%examples", os.path.join(config.mpc_src_root, "examples")))
+
+llvm_config.add_tool_substitutions(["mpc-opt", "mpc"], [config.mpc_tools_dir])

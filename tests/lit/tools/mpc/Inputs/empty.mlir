@@ -1,0 +1,1 @@
+// A file with no graph in it.

@@ -1,0 +1,6 @@
+mpg.graph @ok {
+  %x = mpg.input "x" : tensor<4xf32>
+}
+func.func @f() {
+  return
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every Debian package that mpc's build, tests and examples need.
+# Idempotent: when everything is present it only checks dpkg and returns.
+set -euo pipefail
+
+packages=(
+  # build
+  cmake ninja-build ccache g++ pkg-config
+  # MLIR 19 (mlir-19-tools holds mlir-tblgen, needed by find_package(MLIR))
+  libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
+  # tests
+  libgtest-dev libgmock-dev
+  # CPU GEMM, compression for data files
+  libopenblas-dev zlib1g-dev
+  # reference implementations and real data (shared/DATA.md)
+  python3-numpy python3-torch python3-sklearn dataset-fashion-mnist bible-kjv
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
