@@ -12,6 +12,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <cmath>
 
@@ -600,6 +601,19 @@ static LogicalResult inferLogSoftmaxOp(const ErrorSink &location, MLIRContext *c
                                     static_cast<int64_t>(adaptor.getAxis()), inferred);
 }
 
+/// Checks that `values` (the parameters of a normalisation) share one
+/// element type; it may differ from the normalised input's.
+static LogicalResult checkSameElementTypes(const ErrorSink &location, llvm::StringRef what,
+                                           llvm::ArrayRef<Value> values) {
+  for (Value value : values.drop_front())
+    if (tensorType(value) && tensorType(values.front()) &&
+        tensorType(value).getElementType() != tensorType(values.front()).getElementType())
+      return inferError(location, "expects ", what, " to have one element type, got ",
+                        tensorType(values.front()).getElementType(), " and ",
+                        tensorType(value).getElementType());
+  return success();
+}
+
 /// Checks gamma/beta of a layer norm over dims `axis...` of `input`.
 static LogicalResult checkLayerNormParams(const ErrorSink &location,
                                           RankedTensorType input, int64_t axis,
@@ -613,6 +627,8 @@ static LogicalResult checkLayerNormParams(const ErrorSink &location,
   if (!(eps > 0))
     return inferError(location, "expects eps > 0");
   llvm::ArrayRef<int64_t> expected = input.getShape().drop_front(normalized);
+  if (failed(checkSameElementTypes(location, "gamma and beta", params)))
+    return failure();
   for (Value param : params) {
     RankedTensorType type = tensorType(param);
     if (!type)
@@ -664,7 +680,11 @@ static LogicalResult inferBatchNormOp(const ErrorSink &location, MLIRContext *co
     return inferError(location, "expects a ranked tensor operand");
   if (failed(checkChannelParams(location, input,
                                 {adaptor.getGamma(), adaptor.getBeta(),
-                                 adaptor.getRunningMean(), adaptor.getRunningVar()})))
+                                 adaptor.getRunningMean(), adaptor.getRunningVar()})) ||
+      failed(checkSameElementTypes(location, "gamma and beta",
+                                   {adaptor.getGamma(), adaptor.getBeta()})) ||
+      failed(checkSameElementTypes(location, "running_mean and running_var",
+                                   {adaptor.getRunningMean(), adaptor.getRunningVar()})))
     return failure();
   double momentum = adaptor.getMomentum().convertToDouble();
   if (!(momentum >= 0 && momentum <= 1))
@@ -775,13 +795,26 @@ static LogicalResult inferMseLossOp(const ErrorSink &location, MLIRContext *cont
 // Shape ops
 //===----------------------------------------------------------------------===//
 
+/// The element count of a static shape, or none when it overflows int64.
+static std::optional<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape) {
+  std::optional<int64_t> count = 1;
+  for (int64_t dim : shape)
+    if (count)
+      count = llvm::checkedMul(*count, dim);
+  return count;
+}
+
 LogicalResult ReshapeOp::verify() {
   RankedTensorType in = getOperand().getType(), out = getType();
-  if (in.getNumElements() != out.getNumElements())
+  std::optional<int64_t> inCount = checkedNumElements(in.getShape());
+  std::optional<int64_t> outCount = checkedNumElements(out.getShape());
+  if (!inCount || !outCount)
+    return emitOpError() << "element count of " << formatShape((inCount ? out : in).getShape())
+                         << " overflows 64-bit integers";
+  if (*inCount != *outCount)
     return emitOpError() << "cannot reshape " << formatShape(in.getShape()) << " ("
-                         << in.getNumElements() << " elements) to "
-                         << formatShape(out.getShape()) << " (" << out.getNumElements()
-                         << " elements)";
+                         << *inCount << " elements) to " << formatShape(out.getShape()) << " ("
+                         << *outCount << " elements)";
   return expectSameElementType(*this, "operand", in, "result", out);
 }
 

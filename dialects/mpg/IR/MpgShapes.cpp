@@ -7,6 +7,7 @@
 #include "dialects/mpg/IR/MpgShapes.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -155,15 +156,23 @@ LogicalResult mlir::mpg::windowOutputSize(int64_t height, int64_t width,
                                           std::string &error) {
   int64_t in[2] = {height, width};
   for (int d = 0; d < 2; ++d) {
-    int64_t padded = in[d] + window.padding[d] + window.padding[d + 2];
-    int64_t extent = window.dilation[d] * (window.kernel[d] - 1) + 1;
-    if (extent > padded) {
-      error = std::string("window of extent ") + std::to_string(extent) + " does not fit in " +
-              (d == 0 ? "height " : "width ") + std::to_string(in[d]) + " padded to " +
-              std::to_string(padded);
+    std::optional<int64_t> padded = llvm::checkedAdd(in[d], window.padding[d]);
+    if (padded)
+      padded = llvm::checkedAdd(*padded, window.padding[d + 2]);
+    std::optional<int64_t> extent = llvm::checkedMul(window.dilation[d], window.kernel[d] - 1);
+    if (extent)
+      extent = llvm::checkedAdd(*extent, int64_t(1));
+    if (!padded || !extent) {
+      error = "window size or padding overflows 64-bit integers";
       return failure();
     }
-    out[d] = (padded - extent) / window.stride[d] + 1;
+    if (*extent > *padded) {
+      error = std::string("window of extent ") + std::to_string(*extent) + " does not fit in " +
+              (d == 0 ? "height " : "width ") + std::to_string(in[d]) + " padded to " +
+              std::to_string(*padded);
+      return failure();
+    }
+    out[d] = (*padded - *extent) / window.stride[d] + 1;
   }
   return success();
 }
@@ -271,7 +280,7 @@ LogicalResult mlir::mpg::sliceShape(ArrayRef<int64_t> input, ArrayRef<int64_t> s
               ") <= size (" + std::to_string(input[d]) + ")";
       return failure();
     }
-    result.push_back((limit[d] - start[d] + s - 1) / s);
+    result.push_back(limit[d] == start[d] ? 0 : (limit[d] - start[d] - 1) / s + 1);
   }
   return success();
 }
