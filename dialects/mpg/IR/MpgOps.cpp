@@ -72,6 +72,18 @@ MPG_SAME_SHAPE_ANY_FLOAT(ScaleOp)
 MPG_SAME_SHAPE_ANY_FLOAT(UnscaleOp)
 #undef MPG_SAME_SHAPE_ANY_FLOAT
 
+/// True when `value` is finite and > `bound` (NaN and inf fail).
+static bool isFiniteAbove(const llvm::APFloat &value, double bound) {
+  double v = value.convertToDouble();
+  return std::isfinite(v) && v > bound;
+}
+
+/// True when `value` is finite and >= `bound`.
+static bool isFiniteAtLeast(const llvm::APFloat &value, double bound) {
+  double v = value.convertToDouble();
+  return std::isfinite(v) && v >= bound;
+}
+
 namespace {
 /// Where the shape checks shared by type inference and verification report
 /// an error: as the op's error when verifying ("'mpg.matmul' op ..."), at a
@@ -617,24 +629,25 @@ static LogicalResult checkSameElementTypes(const ErrorSink &location, llvm::Stri
 /// Checks gamma/beta of a layer norm over dims `axis...` of `input`.
 static LogicalResult checkLayerNormParams(const ErrorSink &location,
                                           RankedTensorType input, int64_t axis,
-                                          double eps, llvm::ArrayRef<Value> params) {
+                                          double eps, llvm::ArrayRef<Value> params,
+                                          llvm::StringRef what) {
   int64_t normalized;
   std::string error;
   if (input.getRank() == 0)
     return inferError(location, "expects an operand of rank >= 1");
   if (failed(normalizeAxis(axis, input.getRank(), normalized, error)))
     return inferError(location, error);
-  if (!(eps > 0))
-    return inferError(location, "expects eps > 0");
+  if (!(eps > 0) || !std::isfinite(eps))
+    return inferError(location, "expects a finite eps > 0");
   llvm::ArrayRef<int64_t> expected = input.getShape().drop_front(normalized);
-  if (failed(checkSameElementTypes(location, "gamma and beta", params)))
+  if (failed(checkSameElementTypes(location, what, params)))
     return failure();
   for (Value param : params) {
     RankedTensorType type = tensorType(param);
     if (!type)
       return inferError(location, "expects ranked tensor operands");
     if (type.getShape() != expected)
-      return inferError(location, "expects gamma and beta of the normalised shape " +
+      return inferError(location, "expects " + what.str() + " of the normalised shape " +
                                       formatShape(expected) + ", got " +
                                       formatShape(type.getShape()));
   }
@@ -648,7 +661,7 @@ static LogicalResult inferLayerNormOp(const ErrorSink &location, MLIRContext *co
     return inferError(location, "expects a ranked tensor operand");
   if (failed(checkLayerNormParams(location, input, static_cast<int64_t>(adaptor.getAxis()),
                                   adaptor.getEps().convertToDouble(),
-                                  {adaptor.getGamma(), adaptor.getBeta()})))
+                                  {adaptor.getGamma(), adaptor.getBeta()}, "gamma and beta")))
     return failure();
   inferred.push_back(input);
   return success();
@@ -689,8 +702,8 @@ static LogicalResult inferBatchNormOp(const ErrorSink &location, MLIRContext *co
   double momentum = adaptor.getMomentum().convertToDouble();
   if (!(momentum >= 0 && momentum <= 1))
     return inferError(location, "expects momentum in [0, 1]");
-  if (!(adaptor.getEps().convertToDouble() > 0))
-    return inferError(location, "expects eps > 0");
+  if (!isFiniteAbove(adaptor.getEps(), 0))
+    return inferError(location, "expects a finite eps > 0");
   inferred.push_back(input);
   inferred.push_back(tensorType(adaptor.getRunningMean()));
   inferred.push_back(tensorType(adaptor.getRunningVar()));
@@ -958,8 +971,8 @@ LogicalResult SgdOp::verify() {
   double momentum = getMomentum().convertToDouble();
   if (!(momentum >= 0 && momentum < 1))
     return emitOpError() << "expects momentum in [0, 1), got " << momentum;
-  if (!(getWeightDecay().convertToDouble() >= 0))
-    return emitOpError("expects weight_decay >= 0");
+  if (!isFiniteAtLeast(getWeightDecay(), 0))
+    return emitOpError("expects a finite weight_decay >= 0");
   if (getNesterov() && momentum == 0)
     return emitOpError("with nesterov requires momentum > 0");
   bool hasVelocity = static_cast<bool>(getVelocity());
@@ -979,10 +992,10 @@ static LogicalResult verifyAdamLike(AdamLike op) {
   auto inUnit = [](double v) { return v >= 0 && v < 1; };
   if (!inUnit(op.getBeta1().convertToDouble()) || !inUnit(op.getBeta2().convertToDouble()))
     return op.emitOpError("expects beta1 and beta2 in [0, 1)");
-  if (!(op.getEps().convertToDouble() > 0))
-    return op.emitOpError("expects eps > 0");
-  if (!(op.getWeightDecay().convertToDouble() >= 0))
-    return op.emitOpError("expects weight_decay >= 0");
+  if (!isFiniteAbove(op.getEps(), 0))
+    return op.emitOpError("expects a finite eps > 0");
+  if (!isFiniteAtLeast(op.getWeightDecay(), 0))
+    return op.emitOpError("expects a finite weight_decay >= 0");
   return checkUpdateOperands(op, op.getParam(), op.getGrad(),
                              {{"m", op.getM()}, {"v", op.getV()}});
 }
@@ -1015,8 +1028,8 @@ LogicalResult AllFiniteOp::verify() {
 }
 
 LogicalResult UpdateLossScaleOp::verify() {
-  if (!(getGrowthFactor().convertToDouble() > 1))
-    return emitOpError("expects growth_factor > 1");
+  if (!isFiniteAbove(getGrowthFactor(), 1))
+    return emitOpError("expects a finite growth_factor > 1");
   double backoff = getBackoffFactor().convertToDouble();
   if (!(backoff > 0 && backoff < 1))
     return emitOpError("expects backoff_factor in (0, 1)");
@@ -1073,15 +1086,15 @@ static LogicalResult verifyNormGradResults(NormGradOp op) {
 LogicalResult BatchNormGradOp::verify() {
   if (failed(checkChannelParams(getOperation(), getInput().getType(), {getGamma()})))
     return failure();
-  if (!(getEps().convertToDouble() > 0))
-    return emitOpError("expects eps > 0");
+  if (!isFiniteAbove(getEps(), 0))
+    return emitOpError("expects a finite eps > 0");
   return verifyNormGradResults(*this);
 }
 
 LogicalResult LayerNormGradOp::verify() {
   if (failed(checkLayerNormParams(getOperation(), getInput().getType(),
                                   static_cast<int64_t>(getAxis()),
-                                  getEps().convertToDouble(), {getGamma()})))
+                                  getEps().convertToDouble(), {getGamma()}, "gamma")))
     return failure();
   return verifyNormGradResults(*this);
 }

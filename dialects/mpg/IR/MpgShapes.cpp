@@ -219,6 +219,10 @@ LogicalResult mlir::mpg::conv2dOutputShape(ArrayRef<int64_t> input, ArrayRef<int
             std::to_string(input[1]);
     return failure();
   }
+  if (filter[2] < 1 || filter[3] < 1) {
+    error = "filter spatial size must be >= 1, got " + formatShape(filter.drop_front(2));
+    return failure();
+  }
   Window2D window;
   fillWindow(window, filter.drop_front(2), stride, padding, dilation,
              /*strideIsKernel=*/false);

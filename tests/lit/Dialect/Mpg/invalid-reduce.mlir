@@ -223,7 +223,7 @@ mpg.graph @layer_norm_axis_out_of_range {
 mpg.graph @layer_norm_eps_zero {
   %x = mpg.input "x" : tensor<2x8xf32>
   %g = mpg.input "g" : tensor<8xf32>
-  // expected-error @+1 {{'mpg.layer_norm' op expects eps > 0}}
+  // expected-error @+1 {{'mpg.layer_norm' op expects a finite eps > 0}}
   %y = mpg.layer_norm %x, %g, %g eps 0.000000e+00
       : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32>
 }
@@ -233,7 +233,7 @@ mpg.graph @layer_norm_eps_zero {
 mpg.graph @layer_norm_eps_negative {
   %x = mpg.input "x" : tensor<2x8xf32>
   %g = mpg.input "g" : tensor<8xf32>
-  // expected-error @+1 {{'mpg.layer_norm' op expects eps > 0}}
+  // expected-error @+1 {{'mpg.layer_norm' op expects a finite eps > 0}}
   %y = mpg.layer_norm %x, %g, %g eps -1.000000e-05
       : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32>
 }
@@ -244,7 +244,7 @@ mpg.graph @layer_norm_eps_negative {
 mpg.graph @layer_norm_eps_nan {
   %x = mpg.input "x" : tensor<2x8xf32>
   %g = mpg.input "g" : tensor<8xf32>
-  // expected-error @+1 {{'mpg.layer_norm' op expects eps > 0}}
+  // expected-error @+1 {{'mpg.layer_norm' op expects a finite eps > 0}}
   %y = mpg.layer_norm %x, %g, %g eps 0x7FF8000000000000
       : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32>
 }
@@ -365,7 +365,7 @@ mpg.graph @batch_norm_momentum_nan {
 mpg.graph @batch_norm_eps_zero {
   %x = mpg.input "x" : tensor<2x4xf32>
   %c = mpg.input "c" : tensor<4xf32>
-  // expected-error @+1 {{'mpg.batch_norm' op expects eps > 0}}
+  // expected-error @+1 {{'mpg.batch_norm' op expects a finite eps > 0}}
   %y:3 = mpg.batch_norm %x, %c, %c, %c, %c eps 0.000000e+00
       : tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
       -> tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>
