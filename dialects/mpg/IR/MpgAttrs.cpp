@@ -23,14 +23,14 @@ struct ArgSpec {
 };
 } // namespace
 
-/// Reads a numeric argument: a float or a (non-boolean) integer attribute.
+/// Reads a numeric argument. Only the forms the custom syntax prints back
+/// unchanged are numbers: a float literal (f64) or an integer literal (i64).
 static std::optional<double> numericValue(Attribute attr) {
   if (auto f = llvm::dyn_cast<FloatAttr>(attr))
-    return f.getValueAsDouble();
-  if (llvm::isa<BoolAttr>(attr))
-    return std::nullopt;
+    return f.getType().isF64() ? std::optional<double>(f.getValueAsDouble()) : std::nullopt;
   if (auto i = llvm::dyn_cast<IntegerAttr>(attr))
-    return static_cast<double>(i.getValue().getSExtValue());
+    if (i.getType().isSignlessInteger(64))
+      return static_cast<double>(i.getValue().getSExtValue());
   return std::nullopt;
 }
 
@@ -57,7 +57,9 @@ static LogicalResult checkArgs(llvm::function_ref<InFlightDiagnostic()> emitErro
     if (spec->isFlag ? !llvm::isa<BoolAttr>(arg.getValue())
                      : !numericValue(arg.getValue()).has_value())
       return emitError() << "argument '" << spec->name << "' of " << what << " '" << kind
-                         << "' must be " << (spec->isFlag ? "true or false" : "a number");
+                         << "' must be "
+                         << (spec->isFlag ? "true or false"
+                                          : "a number (a literal without a type suffix)");
     if (!spec->isFlag && !std::isfinite(*numericValue(arg.getValue())))
       return emitError() << "argument '" << spec->name << "' of " << what << " '" << kind
                          << "' must be finite";

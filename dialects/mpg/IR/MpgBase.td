@@ -92,11 +92,20 @@ def Mpg_ComparePredicate : I32EnumAttr<"ComparePredicate", "comparison", [
     I32EnumAttrCase<"GE", 5, "ge">
   ]> {
   let cppNamespace = "::mlir::mpg";
-  let genSpecializedAttr = 0;
 }
 
-def Mpg_ComparePredicateAttr
-    : EnumAttr<Mpg_Dialect, Mpg_ComparePredicate, "compare_predicate">;
+def Mpg_FusionKind : I32EnumAttr<"FusionKind", "kind of fusion group", [
+    I32EnumAttrCase<"Pointwise", 0, "pointwise">,
+    I32EnumAttrCase<"Reduction", 1, "reduction">,
+    I32EnumAttrCase<"Row", 2, "row">,
+    I32EnumAttrCase<"Gemm", 3, "gemm">,
+    I32EnumAttrCase<"Conv", 4, "conv">,
+    I32EnumAttrCase<"Single", 5, "single">
+  ]> {
+  let cppNamespace = "::mlir::mpg";
+}
+
+
 
 //===----------------------------------------------------------------------===//
 // Attributes

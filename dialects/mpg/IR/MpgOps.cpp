@@ -311,6 +311,20 @@ static LogicalResult verifyInitializer(Operation *op, InitializerAttr init,
     return op->emitOpError() << "initializer '" << stringifyInitKind(kind)
                              << "' needs a float tensor, got element type "
                              << type.getElementType();
+  if (kind == InitKind::Constant) {
+    double value = init.getArg("value", 0.0);
+    Type element = type.getElementType();
+    if (element.isInteger(1) && value != 0 && value != 1)
+      return op->emitOpError() << "initializer 'constant' value " << value
+                               << " is not a boolean (0 or 1)";
+    if (auto integer = llvm::dyn_cast<IntegerType>(element);
+        integer && !integer.isInteger(1)) {
+      double limit = std::ldexp(1.0, static_cast<int>(integer.getWidth()) - 1);
+      if (value != std::trunc(value) || value < -limit || value >= limit)
+        return op->emitOpError() << "initializer 'constant' value " << value
+                                 << " is not representable in " << element;
+    }
+  }
   if ((kind == InitKind::GlorotUniform || kind == InitKind::HeNormal) && type.getRank() < 2)
     return op->emitOpError() << "initializer '" << stringifyInitKind(kind)
                              << "' needs a tensor of rank >= 2 to define its fans, got rank "
@@ -335,6 +349,87 @@ StateOp StateWriteOp::getStateOp() { return getState().getDefiningOp<StateOp>();
 LogicalResult StateWriteOp::verify() {
   if (!getStateOp())
     return emitOpError("expects its first operand to be the result of an mpg.state");
+  return success();
+}
+
+void FusionOp::build(OpBuilder &builder, OperationState &state, FusionKind kind,
+                     ValueRange inputs, TypeRange resultTypes) {
+  state.getOrAddProperties<Properties>().kind = FusionKindAttr::get(builder.getContext(), kind);
+  state.addOperands(inputs);
+  state.addTypes(resultTypes);
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Value input : inputs)
+    block->addArgument(input.getType(), input.getLoc());
+}
+
+/// Whether `op` computes each result element from the same-index elements of
+/// its operands (after broadcasting), so that it fits in a pointwise kernel.
+bool mlir::mpg::isPointwiseOp(Operation *op) {
+  return llvm::isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, ReluOp,
+                   LeakyReluOp, GeluOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
+                   MinimumOp, CompareOp, SelectOp, CastOp, BroadcastToOp, ScaleOp, UnscaleOp,
+                   GeluGradOp, ConstantOp>(op);
+}
+
+LogicalResult FusionOp::verify() {
+  if (getResults().empty())
+    return emitOpError("expects at least one result");
+  return success();
+}
+
+LogicalResult FusionOp::verifyRegions() {
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError() << "expects one block argument per input (" << getInputs().size()
+                         << "), got " << block.getNumArguments();
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(block.getArgumentTypes(), getInputs())))
+    if (std::get<0>(pair) != std::get<1>(pair).getType())
+      return emitOpError() << "block argument " << i << " has type " << std::get<0>(pair)
+                           << " but input " << i << " has type "
+                           << std::get<1>(pair).getType();
+  auto yield = llvm::cast<YieldOp>(block.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("expects the yielded types to equal the result types");
+
+  // What each kind may hold besides pointwise ops: exactly one anchor op.
+  unsigned anchors = 0;
+  for (Operation &op : block.without_terminator()) {
+    bool anchor = false;
+    switch (getKind()) {
+    case FusionKind::Pointwise:
+      break;
+    case FusionKind::Reduction:
+      anchor = llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op);
+      break;
+    case FusionKind::Row:
+      anchor = llvm::isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, SoftmaxCrossEntropyOp>(op);
+      break;
+    case FusionKind::Gemm:
+      anchor = llvm::isa<MatmulOp, BatchMatmulOp>(op);
+      break;
+    case FusionKind::Conv:
+      anchor = llvm::isa<Conv2DOp>(op);
+      break;
+    case FusionKind::Single:
+      anchor = !isPointwiseOp(&op);
+      break;
+    }
+    if (anchor) {
+      ++anchors;
+      continue;
+    }
+    if (!isPointwiseOp(&op))
+      return op.emitOpError() << "cannot be part of a '" << stringifyFusionKind(getKind())
+                              << "' fusion group";
+  }
+  bool needsAnchor = getKind() != FusionKind::Pointwise && getKind() != FusionKind::Single;
+  if ((needsAnchor && anchors != 1) || anchors > 1)
+    return emitOpError() << "a '" << stringifyFusionKind(getKind())
+                         << "' fusion group holds exactly one "
+                         << (getKind() == FusionKind::Gemm ? "matmul" : "anchor op")
+                         << ", found " << anchors;
   return success();
 }
 
@@ -371,7 +466,8 @@ static LogicalResult inferMatmul(const ErrorSink &location, Value lhs, Value rhs
                                       formatShape(b.getShape()));
   }
   if (a.getElementType() != b.getElementType())
-    return inferError(location, "expects operands of the same element type");
+    return inferError(location, "expects operands of the same element type, got ",
+                      a.getElementType(), " and ", b.getElementType());
   int64_t r = a.getRank();
   int64_t m = a.getDimSize(transposeA ? r - 1 : r - 2);
   int64_t ka = a.getDimSize(transposeA ? r - 2 : r - 1);

@@ -16,6 +16,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -31,5 +32,11 @@ class StateOp;
 
 #define GET_OP_CLASSES
 #include "dialects/mpg/IR/MpgOps.h.inc"
+
+namespace mlir::mpg {
+/// Whether `op` computes each result element from the same-index elements of
+/// its (broadcast) operands, so that it fits in a pointwise kernel.
+bool isPointwiseOp(Operation *op);
+} // namespace mlir::mpg
 
 #endif // MPC_DIALECT_MPG_MPGOPS_H

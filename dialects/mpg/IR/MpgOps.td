@@ -15,6 +15,7 @@
 include "dialects/mpg/IR/MpgBase.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
@@ -144,6 +145,59 @@ def Mpg_MinimizeOp : Mpg_Op<"minimize", [HasParent<"GraphOp">]> {
   let assemblyFormat = [{
     $loss `optimizer` `` custom<KindAndArgs>($optimizer) attr-dict `:` type($loss)
   }];
+}
+
+def Mpg_FusionOp : Mpg_Op<"fusion", [IsolatedFromAbove, SingleBlockImplicitTerminator<"YieldOp">,
+                                     RecursiveMemoryEffects]> {
+  let summary = "A fusion group: ops that become one kernel launch or library call.";
+  let description = [{
+    Made by `mpg-fuse`. The region computes the group's results from its
+    block arguments, which stand for the operands; `mpg.yield` returns the
+    values used outside the group. The kind says how the group lowers:
+
+    | kind        | contents                                                      |
+    |-------------|---------------------------------------------------------------|
+    | `pointwise` | pointwise ops whose results all have the group's shape        |
+    | `reduction` | one reduction, its pointwise prologue and epilogue            |
+    | `row`       | one softmax, log_softmax, layer_norm or softmax_cross_entropy |
+    | `gemm`      | one matmul/batch_matmul and a cuBLASLt epilogue (bias, relu, gelu) |
+    | `conv`      | one conv2d                                                    |
+    | `single`    | one op with a kernel of its own (pooling, transpose, ...)     |
+
+    ```mlir
+    %h = mpg.fusion gemm(%x, %w, %b : tensor<64x64xf32>, tensor<64x128xf32>, tensor<128xf32>)
+        -> tensor<64x128xf32> {
+    ^bb0(%a: tensor<64x64xf32>, %c: tensor<64x128xf32>, %d: tensor<128xf32>):
+      %0 = mpg.matmul %a, %c : tensor<64x64xf32>, tensor<64x128xf32> -> tensor<64x128xf32>
+      %1 = mpg.add %0, %d : tensor<64x128xf32>, tensor<128xf32> -> tensor<64x128xf32>
+      %2 = mpg.relu %1 : tensor<64x128xf32>
+      mpg.yield %2 : tensor<64x128xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Mpg_FusionKind:$kind, Variadic<Mpg_Tensor>:$inputs);
+  let results = (outs Variadic<Mpg_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind `(` ($inputs^ `:` type($inputs))? `)` `->` type($results) attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "FusionKind":$kind, "mlir::ValueRange":$inputs,
+                                "mlir::TypeRange":$resultTypes)>];
+}
+
+def Mpg_YieldOp : Mpg_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"FusionOp">]> {
+  let summary = "Returns the results of a fusion group.";
+  let description = [{
+    ```mlir
+    mpg.yield %0, %1 : tensor<64x128xf32>, tensor<64x128xf16>
+    ```
+  }];
+  let arguments = (ins Variadic<Mpg_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* empty yield */ }]>];
 }
 
 //===----------------------------------------------------------------------===//
@@ -351,7 +405,7 @@ def Mpg_CompareOp : Mpg_Op<"compare", [Pure, InferTypeOpAdaptor]> {
     %m = mpg.compare gt, %x, %zero : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xi1>
     ```
   }];
-  let arguments = (ins Mpg_ComparePredicateAttr:$predicate,
+  let arguments = (ins Mpg_ComparePredicate:$predicate,
                        Mpg_NumericTensor:$lhs, Mpg_NumericTensor:$rhs);
   let results = (outs Mpg_BoolTensor:$result);
   let assemblyFormat = [{

@@ -213,8 +213,10 @@ LogicalResult mlir::mpg::conv2dOutputShape(ArrayRef<int64_t> input, ArrayRef<int
             std::to_string(filter[0]) + ")";
     return failure();
   }
-  if (filter[1] * groups != input[1]) {
-    error = "filter expects " + std::to_string(filter[1] * groups) +
+  std::optional<int64_t> filterChannels = llvm::checkedMul(filter[1], groups);
+  if (!filterChannels || *filterChannels != input[1]) {
+    error = "filter expects " +
+            (filterChannels ? std::to_string(*filterChannels) : std::string("too many")) +
             " input channels (dim 1 times groups) but the input has " +
             std::to_string(input[1]);
     return failure();
