@@ -1,0 +1,85 @@
+//===- math.cuh - fp32 math for generated kernels -------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Kernels compute in fp32 registers and call these functions rather than the
+// platform's directly, so one source means the same on both targets: the GPU
+// uses CUDA's accurate single-precision functions (expf, not __expf), the host
+// the float overloads of <cmath>. Results may differ between the targets by
+// the libraries' few ulp; NaN and infinity handling does not differ.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_DEVICE_MATH_CUH
+#define MPC_DEVICE_MATH_CUH
+
+#include "mpc/device/platform.cuh"
+
+#ifndef __CUDACC__
+#include <cmath>
+#include <limits>
+#endif
+
+namespace mpc {
+
+#ifdef __CUDACC__
+
+MPC_HD float exp_f(float x) { return expf(x); }
+MPC_HD float log_f(float x) { return logf(x); }
+MPC_HD float sqrt_f(float x) { return sqrtf(x); }
+MPC_HD float rsqrt_f(float x) { return rsqrtf(x); }
+MPC_HD float tanh_f(float x) { return tanhf(x); }
+MPC_HD float erf_f(float x) { return erff(x); }
+MPC_HD float pow_f(float x, float y) { return powf(x, y); }
+MPC_HD float abs_f(float x) { return fabsf(x); }
+MPC_HD bool is_nan_f(float x) { return isnan(x); }
+MPC_HD bool is_finite_f(float x) { return isfinite(x); }
+MPC_HD float inf_f() {
+#ifdef __CUDA_ARCH__
+  return __int_as_float(0x7f800000);
+#else
+  return __builtin_huge_valf(); // nvcc's host pass
+#endif
+}
+
+#else
+
+MPC_HD float exp_f(float x) { return std::exp(x); }
+MPC_HD float log_f(float x) { return std::log(x); }
+MPC_HD float sqrt_f(float x) { return std::sqrt(x); }
+MPC_HD float rsqrt_f(float x) { return 1.0f / std::sqrt(x); }
+MPC_HD float tanh_f(float x) { return std::tanh(x); }
+MPC_HD float erf_f(float x) { return std::erf(x); }
+MPC_HD float pow_f(float x, float y) { return std::pow(x, y); }
+MPC_HD float abs_f(float x) { return std::fabs(x); }
+MPC_HD bool is_nan_f(float x) { return std::isnan(x); }
+MPC_HD bool is_finite_f(float x) { return std::isfinite(x); }
+MPC_HD float inf_f() { return std::numeric_limits<float>::infinity(); }
+
+#endif
+
+/// The larger of `a` and `b`; NaN if either is NaN. fmaxf would return the
+/// other operand instead, and a NaN reaching a max (ReLU, softmax's row max)
+/// would vanish from the result. Equal operands, +0 and -0 included, give
+/// `a`, on both targets alike.
+MPC_HD float max_f(float a, float b) {
+  if (is_nan_f(a) || is_nan_f(b))
+    return a + b;
+  return a < b ? b : a;
+}
+
+/// The smaller of `a` and `b`; NaN if either is NaN, `a` if they are equal
+/// (see max_f).
+MPC_HD float min_f(float a, float b) {
+  if (is_nan_f(a) || is_nan_f(b))
+    return a + b;
+  return b < a ? b : a;
+}
+
+/// 1 / (1 + e^-x); 0 for very negative x (e^-x overflows to inf), 1 for very
+/// positive x.
+MPC_HD float sigmoid_f(float x) { return 1.0f / (1.0f + exp_f(-x)); }
+
+} // namespace mpc
+
+#endif // MPC_DEVICE_MATH_CUH

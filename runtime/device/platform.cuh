@@ -1,0 +1,50 @@
+//===- platform.cuh - target macros and integer types for kernels ---------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// What differs between the two targets of a generated kernel source, at the
+// level of declarations:
+//   - on the GPU (NVRTC or nvcc, __CUDACC__ defined) helpers are
+//     `__device__` functions and a kernel is an `extern "C" __global__`;
+//   - on the host (a plain C++17 compiler building the CPU backend's shared
+//     object) helpers are ordinary inline functions and a kernel is an
+//     exported `extern "C"` function the backend finds with dlsym.
+// NVRTC has no standard headers, so the fixed-width integer types are
+// declared here when compiling under it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_DEVICE_PLATFORM_CUH
+#define MPC_DEVICE_PLATFORM_CUH
+
+#ifdef __CUDACC__
+/// A helper callable from kernels and from host code.
+#define MPC_HD __host__ __device__ __forceinline__
+/// A helper that only runs inside a kernel (it may use the launch geometry).
+#define MPC_DEVICE_INLINE __device__ __forceinline__
+/// Defines kernel `name` in the kernel ABI: its only parameter is the table
+/// of buffer pointers, in the order the bundle's manifest lists the operands.
+#define MPC_KERNEL(name)                                                       \
+  extern "C" __global__ void name(void *const *__restrict__ mpc_buffers)
+#else
+#define MPC_HD inline
+#define MPC_DEVICE_INLINE inline
+#define MPC_KERNEL(name)                                                       \
+  extern "C" __attribute__((visibility("default"))) void name(                 \
+      void *const *__restrict__ mpc_buffers)
+#endif
+
+#ifdef __CUDACC_RTC__
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+#else
+#include <cstdint>
+#endif
+
+#endif // MPC_DEVICE_PLATFORM_CUH
