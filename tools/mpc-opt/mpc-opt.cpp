@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/mpg/IR/MpgDialect.h"
+#include "dialects/mpk/IR/MpkDialect.h"
+#include "passes/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -17,9 +19,11 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
+  mpc::registerMpcPasses();
 
   mlir::DialectRegistry registry;
-  registry.insert<mlir::mpg::MpgDialect>();
+  registry.insert<mlir::mpg::MpgDialect, mlir::mpk::MpkDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "mpc optimizer driver: mpc's dialects and passes\n", registry));
 }

@@ -1,0 +1,25 @@
+//===- MpkOps.h - mpk dialect operations ------------------------*- C++ -*-===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_DIALECT_MPK_MPKOPS_H
+#define MPC_DIALECT_MPK_MPKOPS_H
+
+#include "dialects/mpk/IR/MpkDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/mpk/IR/MpkEnums.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/mpk/IR/MpkOps.h.inc"
+
+#endif // MPC_DIALECT_MPK_MPKOPS_H

@@ -1,0 +1,402 @@
+//===- MpkOps.td - mpk dialect: kernels over planned buffers -*- tablegen -*-===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// One op per kernel launch or library call, in execution order, on buffers
+// that are slices of the planned arena or of persistent memory. The CUDA
+// emitter and the bundle writer read this level.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_DIALECT_MPK_OPS
+#define MPC_DIALECT_MPK_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Mpk_Dialect : Dialect {
+  let name = "mpk";
+  let cppNamespace = "::mlir::mpk";
+  let summary = "Kernels and library calls of a compiled step, on planned buffers.";
+  let description = [{
+    An `mpk.program` lists, in execution order, the launches and library
+    calls of one step. Operands are `memref` views of the arena or of
+    persistent memory made by `mpk.buffer`. Kernel bodies are regions of
+    `arith`/`math` ops on scalars: values are loaded and widened to their
+    compute type (f32 for f16/bf16/f32 storage, f64 for f64), and rounded
+    once when stored.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+}
+
+class Mpk_Op<string mnemonic, list<Trait> traits = []> : Op<Mpk_Dialect, mnemonic, traits>;
+
+def Mpk_Space : I32EnumAttr<"Space", "memory a buffer lives in", [
+    I32EnumAttrCase<"Arena", 0, "arena">,
+    I32EnumAttrCase<"Persistent", 1, "persistent">
+  ]> {
+  let cppNamespace = "::mlir::mpk";
+}
+
+def Mpk_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Max", 1, "max">
+  ]> {
+  let cppNamespace = "::mlir::mpk";
+}
+
+def Mpk_GemmEpilogue : I32EnumAttr<"GemmEpilogue", "cuBLASLt epilogue", [
+    I32EnumAttrCase<"None", 0, "none">,
+    I32EnumAttrCase<"Bias", 1, "bias">,
+    I32EnumAttrCase<"Relu", 2, "relu">,
+    I32EnumAttrCase<"BiasRelu", 3, "bias_relu">,
+    I32EnumAttrCase<"Gelu", 4, "gelu">,
+    I32EnumAttrCase<"BiasGelu", 5, "bias_gelu">
+  ]> {
+  let cppNamespace = "::mlir::mpk";
+}
+
+def Mpk_PoolKind : I32EnumAttr<"PoolKind", "pooling", [
+    I32EnumAttrCase<"Max", 0, "max">,
+    I32EnumAttrCase<"Avg", 1, "avg">
+  ]> {
+  let cppNamespace = "::mlir::mpk";
+}
+
+def Mpk_Buffer : MemRefRankOf<[F16, BF16, F32, F64, I32, I64, I1], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
+
+//===----------------------------------------------------------------------===//
+// Program structure
+//===----------------------------------------------------------------------===//
+
+def Mpk_ProgramOp : Mpk_Op<"program", [IsolatedFromAbove, Symbol, SingleBlock, NoTerminator]> {
+  let summary = "The launches and library calls of one step, in order.";
+  let description = [{
+    ```mlir
+    mpk.program @mlp arena 49408 persistent 38656 {
+      %x = mpk.buffer arena 0 : memref<64x64xf32>
+      mpk.input "pixels" %x : memref<64x64xf32>
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, I64Attr:$arena_bytes, I64Attr:$persistent_bytes);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name `arena` $arena_bytes `persistent` $persistent_bytes attr-dict-with-keyword $body
+  }];
+}
+
+def Mpk_BufferOp : Mpk_Op<"buffer", [Pure]> {
+  let summary = "A view of the arena or of persistent memory at a byte offset.";
+  let description = [{
+    Row-major, contiguous. Two buffers at the same offset alias (a reshape).
+
+    ```mlir
+    %h = mpk.buffer arena 16384 : memref<64x128xf16>
+    %w = mpk.buffer persistent 0 : memref<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Mpk_Space:$space, I64Attr:$offset);
+  let results = (outs Mpk_Buffer:$result);
+  let assemblyFormat = "$space $offset attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Mpk_InputOp : Mpk_Op<"input"> {
+  let summary = "Binds a named input of the step to the buffer it is copied into.";
+  let description = [{
+    ```mlir
+    mpk.input "pixels" %x : memref<64x64xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, Mpk_Buffer:$buffer);
+  let assemblyFormat = "$name $buffer attr-dict `:` type($buffer)";
+}
+
+def Mpk_OutputOp : Mpk_Op<"output"> {
+  let summary = "Names a buffer that holds an output when the step ends.";
+  let description = [{
+    ```mlir
+    mpk.output "logits" %y : memref<64x10xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, Mpk_Buffer:$buffer);
+  let assemblyFormat = "$name $buffer attr-dict `:` type($buffer)";
+}
+
+def Mpk_ParamOp : Mpk_Op<"param"> {
+  let summary = "Declares persistent storage of a parameter or state tensor and its initializer.";
+  let description = [{
+    ```mlir
+    mpk.param "fc1.weight" %w init(#mpg.init<glorot_uniform, {}>) : memref<64x128xf32>
+    mpk.param "bn1.running_mean" %m state init(#mpg.init<zeros, {}>) : memref<16xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, Mpk_Buffer:$buffer, AnyAttr:$init, UnitAttr:$state,
+                       UnitAttr:$frozen);
+  let assemblyFormat = [{
+    $name $buffer (`state` $state^)? (`frozen` $frozen^)? `init` `(` $init `)` attr-dict `:` type($buffer)
+  }];
+}
+
+def Mpk_ConstantOp : Mpk_Op<"constant"> {
+  let summary = "Persistent storage filled with constant data when the program is loaded.";
+  let description = [{
+    ```mlir
+    mpk.constant %c dense<[1.0, 2.0]> : memref<2xf32>
+    ```
+  }];
+  let arguments = (ins Mpk_Buffer:$buffer, ElementsAttr:$value);
+  let assemblyFormat = "$buffer $value attr-dict `:` type($buffer)";
+}
+
+def Mpk_CopyOp : Mpk_Op<"copy", [AllTypesMatch<["source", "target"]>]> {
+  let summary = "Copies one buffer into another of the same type (state writes).";
+  let description = [{
+    ```mlir
+    mpk.copy %new_mean, %running_mean : memref<16xf32>
+    ```
+  }];
+  let arguments = (ins Mpk_Buffer:$source, Mpk_Buffer:$target);
+  let assemblyFormat = "$source `,` $target attr-dict `:` type($source)";
+}
+
+//===----------------------------------------------------------------------===//
+// Generated kernels
+//===----------------------------------------------------------------------===//
+
+def Mpk_YieldOp : Mpk_Op<"yield", [Pure, Terminator, ReturnLike]> {
+  let summary = "Returns the scalar results of a kernel body.";
+  let description = [{
+    ```mlir
+    mpk.yield %v : f32
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* no values */ }]>];
+}
+
+def Mpk_PointwiseOp : Mpk_Op<"pointwise", [AttrSizedOperandSegments,
+                                           SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "A generated kernel computing each element of its iteration space.";
+  let description = [{
+    For every index `d` of `iteration` (row-major), input `i` is loaded at
+    `indexing[i](d)` and widened to its compute type, the body runs, and
+    output `j` is stored at `indexing[num_inputs + j](d)`, rounded once to
+    its element type. Broadcasting, transposes, slices and concatenation are
+    indexing maps.
+
+    ```mlir
+    mpk.pointwise @k0 ins(%x, %b : memref<64x128xf16>, memref<128xf32>)
+        outs(%y : memref<64x128xf16>) iteration [64, 128]
+        indexing [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                  affine_map<(d0, d1) -> (d0, d1)>] {
+    ^bb0(%a: f32, %c: f32):
+      %s = arith.addf %a, %c : f32
+      mpk.yield %s : f32
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Variadic<Mpk_Buffer>:$inputs,
+                       Variadic<Mpk_Buffer>:$outputs, DenseI64ArrayAttr:$iteration,
+                       AffineMapArrayAttr:$indexing);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name (`ins` `(` $inputs^ `:` type($inputs) `)`)? `outs` `(` $outputs `:` type($outputs) `)`
+    `iteration` $iteration `indexing` $indexing attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Mpk_ReduceOp : Mpk_Op<"reduce", [AttrSizedOperandSegments]> {
+  let summary = "A generated reduction kernel with a fused prologue and epilogue.";
+  let description = [{
+    The iteration space is `iteration`; `reduction_dims` are combined
+    (`sum` or `max`, in fp32 or wider), the others form the output space.
+    The prologue maps the loaded `inputs` (indexed over the iteration space)
+    to the value accumulated; the epilogue gets the accumulator and the
+    `epilogue_inputs` (indexed over the output space) and yields one value
+    per output (stored over the output space).
+
+    ```mlir
+    mpk.reduce @k1 sum ins(%x : memref<64x10xf32>) epilogue_ins()
+        outs(%s : memref<64xf32>) iteration [64, 10] reduction_dims [1]
+        indexing [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0) -> (d0)>] {
+    ^bb0(%v: f32):
+      mpk.yield %v : f32
+    } epilogue {
+    ^bb0(%acc: f32):
+      mpk.yield %acc : f32
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_ReduceKind:$kind,
+                       Variadic<Mpk_Buffer>:$inputs, Variadic<Mpk_Buffer>:$epilogue_inputs,
+                       Variadic<Mpk_Buffer>:$outputs, DenseI64ArrayAttr:$iteration,
+                       DenseI64ArrayAttr:$reduction_dims, AffineMapArrayAttr:$indexing);
+  let regions = (region SizedRegion<1>:$prologue, SizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    $sym_name $kind `ins` `(` ($inputs^ `:` type($inputs))? `)`
+    `epilogue_ins` `(` ($epilogue_inputs^ `:` type($epilogue_inputs))? `)`
+    `outs` `(` $outputs `:` type($outputs) `)`
+    `iteration` $iteration `reduction_dims` $reduction_dims `indexing` $indexing
+    attr-dict-with-keyword $prologue `epilogue` $epilogue
+  }];
+  let hasVerifier = 1;
+}
+
+def Mpk_SoftmaxOp : Mpk_Op<"softmax"> {
+  let summary = "A generated row kernel: softmax or log-softmax of each row.";
+  let description = [{
+    The operand is viewed as `[outer, cols, inner]`; each of the
+    `outer * inner` rows holds `cols` elements `inner` apart.
+
+    ```mlir
+    mpk.softmax @k2 %x -> %y outer 64 cols 10 inner 1 : memref<64x10xf32>, memref<64x10xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_Buffer:$input, Mpk_Buffer:$output,
+                       I64Attr:$outer, I64Attr:$cols, I64Attr:$inner, UnitAttr:$log);
+  let assemblyFormat = [{
+    $sym_name $input `->` $output `outer` $outer `cols` $cols `inner` $inner (`log` $log^)?
+    attr-dict `:` type($input) `,` type($output)
+  }];
+}
+
+def Mpk_LayerNormOp : Mpk_Op<"layer_norm"> {
+  let summary = "A generated row kernel: layer normalisation of each contiguous row.";
+  let description = [{
+    ```mlir
+    mpk.layer_norm @k3 %x, %g, %b -> %y rows 128 cols 64 eps 1.0e-05
+        : memref<8x16x64xf32>, memref<64xf32>, memref<64xf32>, memref<8x16x64xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_Buffer:$input, Mpk_Buffer:$gamma,
+                       Mpk_Buffer:$beta, Mpk_Buffer:$output, I64Attr:$rows, I64Attr:$cols,
+                       F64Attr:$eps);
+  let assemblyFormat = [{
+    $sym_name $input `,` $gamma `,` $beta `->` $output `rows` $rows `cols` $cols `eps` $eps
+    attr-dict `:` type($input) `,` type($gamma) `,` type($beta) `,` type($output)
+  }];
+}
+
+def Mpk_CrossEntropyOp : Mpk_Op<"cross_entropy"> {
+  let summary = "A generated row kernel: per-row softmax cross-entropy against a label.";
+  let description = [{
+    `losses[r] = logsumexp(logits[r, :]) - logits[r, labels[r]]`; a label
+    outside [0, cols) gives NaN.
+
+    ```mlir
+    mpk.cross_entropy @k4 %logits, %labels -> %losses rows 64 cols 10
+        : memref<64x10xf32>, memref<64xi32>, memref<64xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_Buffer:$logits, Mpk_Buffer:$labels,
+                       Mpk_Buffer:$losses, I64Attr:$rows, I64Attr:$cols);
+  let assemblyFormat = [{
+    $sym_name $logits `,` $labels `->` $losses `rows` $rows `cols` $cols
+    attr-dict `:` type($logits) `,` type($labels) `,` type($losses)
+  }];
+}
+
+def Mpk_Pool2DOp : Mpk_Op<"pool2d"> {
+  let summary = "A generated kernel: 2-D max or average pooling in NCHW.";
+  let description = [{
+    ```mlir
+    mpk.pool2d @k5 max %x -> %y kernel [2, 2] stride [2, 2] padding [0, 0, 0, 0]
+        : memref<8x16x28x28xf32>, memref<8x16x14x14xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_PoolKind:$kind, Mpk_Buffer:$input,
+                       Mpk_Buffer:$output, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       UnitAttr:$count_include_pad);
+  let assemblyFormat = [{
+    $sym_name $kind $input `->` $output `kernel` $kernel `stride` $stride `padding` $padding
+    (`count_include_pad` $count_include_pad^)? attr-dict `:` type($input) `,` type($output)
+  }];
+}
+
+def Mpk_Im2ColOp : Mpk_Op<"im2col"> {
+  let summary = "A generated kernel: unfolds convolution windows into GEMM columns.";
+  let description = [{
+    From `input` [N, C, H, W] writes `columns` [N, C * kH * kW, Ho * Wo]
+    (zero where a window reads padding), so that the convolution is a GEMM
+    of the filter [O, C * kH * kW] by each image's columns.
+
+    ```mlir
+    mpk.im2col @k6 %x -> %cols kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1]
+        dilation [1, 1] : memref<8x3x28x28xf32>, memref<8x27x784xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_Buffer:$input, Mpk_Buffer:$columns,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$padding, DenseI64ArrayAttr:$dilation);
+  let assemblyFormat = [{
+    $sym_name $input `->` $columns `kernel` $kernel `stride` $stride `padding` $padding
+    `dilation` $dilation attr-dict `:` type($input) `,` type($columns)
+  }];
+}
+
+def Mpk_GatherOp : Mpk_Op<"gather"> {
+  let summary = "A generated kernel: gathers rows of a [V, D] table by index (embedding).";
+  let description = [{
+    An index outside [0, V) gives NaN rows.
+
+    ```mlir
+    mpk.gather @k7 %table, %ids -> %out : memref<96x32xf32>, memref<8x16xi32>, memref<8x16x32xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_Buffer:$table, Mpk_Buffer:$indices,
+                       Mpk_Buffer:$output);
+  let assemblyFormat = [{
+    $sym_name $table `,` $indices `->` $output attr-dict
+    `:` type($table) `,` type($indices) `,` type($output)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Library calls
+//===----------------------------------------------------------------------===//
+
+def Mpk_GemmOp : Mpk_Op<"gemm"> {
+  let summary = "A (strided-batched) GEMM library call with an optional epilogue.";
+  let description = [{
+    For each `b < batch`: `C_b = epilogue(op(A_b) x op(B_b) [+ bias])` where
+    `A_b` is the `m x k` matrix (`k x m` stored when `transpose_a`) at
+    element offset `offset_a + b * stride_a` of `a`, likewise `B_b` (`k x n`)
+    and `C_b` (`m x n`, row-major). A stride of 0 shares the operand across
+    the batch. cuBLASLt on the GPU (fp32 accumulation); OpenBLAS on the CPU
+    with operands widened to fp32.
+
+    ```mlir
+    mpk.gemm %x, %w -> %y bias %b m 64 n 128 k 64 epilogue bias_relu
+        : memref<64x64xf32>, memref<64x128xf32>, memref<64x128xf32>, memref<128xf32>
+    ```
+  }];
+  let arguments = (ins Mpk_Buffer:$a, Mpk_Buffer:$b, Mpk_Buffer:$c,
+                       Optional<Mpk_Buffer>:$bias,
+                       I64Attr:$m, I64Attr:$n, I64Attr:$k,
+                       DefaultValuedAttr<I64Attr, "1">:$batch,
+                       DefaultValuedAttr<I64Attr, "0">:$offset_a,
+                       DefaultValuedAttr<I64Attr, "0">:$offset_b,
+                       DefaultValuedAttr<I64Attr, "0">:$offset_c,
+                       DefaultValuedAttr<I64Attr, "0">:$stride_a,
+                       DefaultValuedAttr<I64Attr, "0">:$stride_b,
+                       DefaultValuedAttr<I64Attr, "0">:$stride_c,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       DefaultValuedAttr<Mpk_GemmEpilogue, "GemmEpilogue::None">:$epilogue);
+  let assemblyFormat = [{
+    $a `,` $b `->` $c (`bias` $bias^)? `m` $m `n` $n `k` $k (`epilogue` $epilogue^)? attr-dict
+    `:` type($a) `,` type($b) `,` type($c) (`,` type($bias)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // MPC_DIALECT_MPK_OPS

@@ -1,0 +1,644 @@
+//===- ConvertMpgToMpk.cpp - planned mpg graphs to mpk programs -----------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// The table in Passes.td says what each fusion group becomes. Indexing maps
+// go from a kernel's iteration space to a buffer's dimensions; NumPy
+// broadcasting maps a size-1 (or missing) dimension to index 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/ScalarLowering.h"
+#include "passes/MemoryPlanning/MemoryPlanAttrs.h"
+#include "passes/Passes.h"
+
+#include "dialects/mpg/IR/MpgShapes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mpc {
+#define GEN_PASS_DEF_CONVERTMPGTOMPK
+#include "passes/Passes.h.inc"
+} // namespace mpc
+
+using namespace mlir;
+using namespace mlir::mpg;
+namespace mpk = mlir::mpk;
+
+namespace {
+
+RankedTensorType tensorTypeOf(Value v) { return llvm::cast<RankedTensorType>(v.getType()); }
+
+MemRefType memrefFor(Type tensor) {
+  auto t = llvm::cast<RankedTensorType>(tensor);
+  return MemRefType::get(t.getShape(), t.getElementType());
+}
+
+int64_t product(llvm::ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= d;
+  return p;
+}
+
+/// Map from `numDims` iteration dims to a buffer of `shape` broadcast
+/// against `target`, whose dimension j is `targetExprs[j]`.
+AffineMap broadcastMap(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> target,
+                       llvm::ArrayRef<AffineExpr> targetExprs, unsigned numDims,
+                       MLIRContext *ctx) {
+  llvm::SmallVector<AffineExpr> exprs;
+  size_t offset = target.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    size_t j = i + offset;
+    exprs.push_back(shape[i] == 1 && target[j] != 1 ? getAffineConstantExpr(0, ctx)
+                                                     : targetExprs[j]);
+  }
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+llvm::SmallVector<AffineExpr> dimExprs(unsigned n, MLIRContext *ctx) {
+  llvm::SmallVector<AffineExpr> exprs;
+  for (unsigned i = 0; i < n; ++i)
+    exprs.push_back(getAffineDimExpr(i, ctx));
+  return exprs;
+}
+
+class ProgramLowering {
+public:
+  ProgramLowering(GraphOp graph, OpBuilder &builder)
+      : graph(graph), b(builder), ctx(graph.getContext()) {}
+
+  LogicalResult run() {
+    auto arena = graph->getAttrOfType<IntegerAttr>(mpc::kArenaBytesAttr);
+    auto persistent = graph->getAttrOfType<IntegerAttr>(mpc::kPersistentBytesAttr);
+    if (!arena || !persistent)
+      return graph.emitError("convert-mpg-to-mpk expects a planned graph (run mpg-fuse and "
+                             "mpg-plan-memory first)");
+    program = b.create<mpk::ProgramOp>(graph.getLoc(), graph.getSymName(), arena.getInt(),
+                                       persistent.getInt());
+    Block *block = new Block();
+    program.getBody().push_back(block);
+    b.setInsertionPointToEnd(block);
+
+    llvm::SmallVector<StateWriteOp> stateWrites;
+    for (Operation &op : graph.getBody().front()) {
+      LogicalResult result = success();
+      if (auto write = llvm::dyn_cast<StateWriteOp>(op))
+        stateWrites.push_back(write);
+      else
+        result = lower(&op);
+      if (failed(result))
+        return failure();
+    }
+    for (StateWriteOp write : stateWrites)
+      b.create<mpk::CopyOp>(write.getLoc(), buffers.lookup(write.getValue()),
+                            buffers.lookup(write.getState()));
+    return success();
+  }
+
+private:
+  Value buffer(Location loc, mpk::Space space, int64_t offset, Type tensorType) {
+    return b.create<mpk::BufferOp>(loc, memrefFor(tensorType), space, offset);
+  }
+
+  Value scratch(Operation *group, Type elementType, llvm::ArrayRef<int64_t> shape) {
+    auto offset = group->getAttrOfType<IntegerAttr>(mpc::kScratchOffsetAttr);
+    return b.create<mpk::BufferOp>(group->getLoc(), MemRefType::get(shape, elementType),
+                                   mpk::Space::Arena, offset.getInt());
+  }
+
+  StringAttr nextKernelName() { return b.getStringAttr("k" + std::to_string(kernelCount++)); }
+
+  int64_t persistentOffset(Operation *op) {
+    return op->getAttrOfType<IntegerAttr>(mpc::kPersistentOffsetAttr).getInt();
+  }
+
+  LogicalResult lower(Operation *op) {
+    Location loc = op->getLoc();
+    if (auto input = llvm::dyn_cast<InputOp>(op)) {
+      auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(mpc::kArenaOffsetsAttr);
+      Value buf = buffer(loc, mpk::Space::Arena, offsets[0], input.getType());
+      b.create<mpk::InputOp>(loc, input.getName(), buf);
+      buffers.map(input.getResult(), buf);
+      return success();
+    }
+    if (auto param = llvm::dyn_cast<ParamOp>(op)) {
+      Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset(op), param.getType());
+      b.create<mpk::ParamOp>(loc, param.getName(), buf, param.getInit(), /*state=*/false,
+                             param.getFrozen());
+      buffers.map(param.getResult(), buf);
+      return success();
+    }
+    if (auto state = llvm::dyn_cast<StateOp>(op)) {
+      Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset(op), state.getType());
+      b.create<mpk::ParamOp>(loc, state.getName(), buf, state.getInit(), /*state=*/true,
+                             /*frozen=*/true);
+      buffers.map(state.getResult(), buf);
+      return success();
+    }
+    if (auto constant = llvm::dyn_cast<ConstantOp>(op)) {
+      if (constant.use_empty())
+        return success();
+      Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset(op), constant.getType());
+      b.create<mpk::ConstantOp>(loc, buf, constant.getValue());
+      buffers.map(constant.getResult(), buf);
+      return success();
+    }
+    if (auto reshape = llvm::dyn_cast<ReshapeOp>(op)) {
+      auto source = buffers.lookup(reshape.getOperand()).getDefiningOp<mpk::BufferOp>();
+      buffers.map(reshape.getResult(),
+                  buffer(loc, source.getSpace(), source.getOffset(), reshape.getType()));
+      return success();
+    }
+    if (auto output = llvm::dyn_cast<OutputOp>(op)) {
+      b.create<mpk::OutputOp>(loc, output.getName(), buffers.lookup(output.getValue()));
+      return success();
+    }
+    if (auto minimize = llvm::dyn_cast<MinimizeOp>(op)) {
+      b.create<mpk::OutputOp>(loc, "loss", buffers.lookup(minimize.getLoss()));
+      return success();
+    }
+    if (auto fusion = llvm::dyn_cast<FusionOp>(op))
+      return lowerFusion(fusion);
+    return op->emitError() << "convert-mpg-to-mpk expects a fused graph; '" << op->getName()
+                           << "' is outside any fusion group";
+  }
+
+  LogicalResult lowerFusion(FusionOp fusion) {
+    auto offsets = fusion->getAttrOfType<DenseI64ArrayAttr>(mpc::kArenaOffsetsAttr);
+    for (auto [result, offset] : llvm::zip(fusion.getResults(), offsets.asArrayRef()))
+      buffers.map(result, buffer(fusion.getLoc(), mpk::Space::Arena, offset, result.getType()));
+    // Inside the group, block arguments stand for the group's inputs.
+    Block &body = fusion.getBody().front();
+    for (auto [arg, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
+      buffers.map(arg, buffers.lookup(input));
+    auto yield = llvm::cast<YieldOp>(body.getTerminator());
+    for (auto [yielded, result] : llvm::zip(yield.getValues(), fusion.getResults()))
+      groupOutputs[yielded] = buffers.lookup(result);
+
+    switch (fusion.getKind()) {
+    case FusionKind::Pointwise:
+      return lowerPointwise(fusion);
+    case FusionKind::Reduction:
+      return lowerReduction(fusion);
+    case FusionKind::Gemm:
+      return lowerGemm(fusion);
+    case FusionKind::Conv:
+      return lowerConv(fusion);
+    case FusionKind::Row:
+    case FusionKind::Single:
+      return lowerSingle(fusion, &*body.begin());
+    }
+    return failure();
+  }
+
+  /// The buffer of a group-level value: a group input or a group output.
+  Value bufferOf(Value v) {
+    auto it = groupOutputs.find(v);
+    return it != groupOutputs.end() ? it->second : buffers.lookup(v);
+  }
+
+  /// Emits the scalar body for `ops`; block arguments are `inputs`' scalars.
+  LogicalResult emitScalarBody(Block *block, llvm::ArrayRef<Value> inputs,
+                               llvm::ArrayRef<Operation *> ops, IRMapping &scalars) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    for (Value input : inputs)
+      scalars.map(input, block->addArgument(
+                             mpc::computeType(tensorTypeOf(input).getElementType()),
+                             input.getLoc()));
+    for (Operation *op : ops)
+      if (failed(mpc::lowerToScalar(b, op, scalars)))
+        return failure();
+    return success();
+  }
+
+  /// The operands of `ops` defined outside them, in first-use order.
+  static llvm::SmallVector<Value> externalOperands(llvm::ArrayRef<Operation *> ops) {
+    llvm::SmallPtrSet<Operation *, 16> set(ops.begin(), ops.end());
+    llvm::SetVector<Value> result;
+    for (Operation *op : ops)
+      for (Value operand : op->getOperands())
+        if (!operand.getDefiningOp() || !set.contains(operand.getDefiningOp()))
+          if (!llvm::isa_and_nonnull<ConstantOp>(operand.getDefiningOp()))
+            result.insert(operand);
+    return result.takeVector();
+  }
+
+  void yieldStored(Location loc, llvm::ArrayRef<Value> outputs, IRMapping &scalars) {
+    llvm::SmallVector<Value> values;
+    for (Value out : outputs)
+      values.push_back(scalars.lookup(out));
+    b.create<mpk::YieldOp>(loc, values);
+  }
+
+  LogicalResult lowerPointwise(FusionOp fusion) {
+    Block &body = fusion.getBody().front();
+    llvm::SmallVector<Operation *> ops;
+    for (Operation &op : body.without_terminator())
+      ops.push_back(&op);
+    auto yield = llvm::cast<YieldOp>(body.getTerminator());
+    llvm::SmallVector<Value> outputs(yield.getValues());
+    llvm::ArrayRef<int64_t> iteration = tensorTypeOf(outputs.front()).getShape();
+    for (Value out : outputs)
+      if (tensorTypeOf(out).getShape() != iteration)
+        return fusion.emitError("a pointwise group's results must share one shape");
+    llvm::SmallVector<Value> inputs = externalOperands(ops);
+    auto identity = dimExprs(iteration.size(), ctx);
+    llvm::SmallVector<Attribute> maps;
+    llvm::SmallVector<Value> inBuffers, outBuffers;
+    for (Value in : inputs) {
+      inBuffers.push_back(bufferOf(in));
+      maps.push_back(AffineMapAttr::get(broadcastMap(tensorTypeOf(in).getShape(), iteration,
+                                                     identity, iteration.size(), ctx)));
+    }
+    for (Value out : outputs) {
+      outBuffers.push_back(bufferOf(out));
+      maps.push_back(AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(iteration.size(), ctx)));
+    }
+    auto kernel = b.create<mpk::PointwiseOp>(fusion.getLoc(), nextKernelName(), inBuffers,
+                                             outBuffers, b.getDenseI64ArrayAttr(iteration),
+                                             b.getArrayAttr(maps));
+    Block *block = new Block();
+    kernel.getBody().push_back(block);
+    IRMapping scalars;
+    if (failed(emitScalarBody(block, inputs, ops, scalars)))
+      return failure();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    yieldStored(fusion.getLoc(), outputs, scalars);
+    return success();
+  }
+
+  /// One copy kernel: output[outMap(d)] = input[inMap(d)] over `iteration`.
+  void copyKernel(Location loc, Value input, Value output, llvm::ArrayRef<int64_t> iteration,
+                  AffineMap inMap, AffineMap outMap) {
+    auto kernel = b.create<mpk::PointwiseOp>(
+        loc, nextKernelName(), ValueRange{input}, ValueRange{output},
+        b.getDenseI64ArrayAttr(iteration),
+        b.getArrayAttr({AffineMapAttr::get(inMap), AffineMapAttr::get(outMap)}));
+    Block *block = new Block();
+    kernel.getBody().push_back(block);
+    Type elem = llvm::cast<MemRefType>(input.getType()).getElementType();
+    BlockArgument arg = block->addArgument(mpc::computeType(elem), loc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    b.create<mpk::YieldOp>(loc, ValueRange{arg});
+  }
+
+  LogicalResult lowerReduction(FusionOp fusion) {
+    Block &body = fusion.getBody().front();
+    Operation *anchor = nullptr;
+    for (Operation &op : body.without_terminator())
+      if (llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op))
+        anchor = &op;
+    // Prologue: the ops the reduction's operand depends on inside the group.
+    llvm::SetVector<Operation *> prologue;
+    llvm::SmallVector<Value> worklist{anchor->getOperand(0)};
+    while (!worklist.empty()) {
+      Operation *def = worklist.pop_back_val().getDefiningOp();
+      if (!def || def->getBlock() != &body || !prologue.insert(def))
+        continue;
+      worklist.append(def->operand_begin(), def->operand_end());
+    }
+    llvm::SmallVector<Operation *> prologueOps, epilogueOps;
+    for (Operation &op : body.without_terminator()) {
+      if (&op == anchor)
+        continue;
+      (prologue.contains(&op) ? prologueOps : epilogueOps).push_back(&op);
+    }
+
+    Value operand = anchor->getOperand(0);
+    llvm::ArrayRef<int64_t> iteration = tensorTypeOf(operand).getShape();
+    llvm::ArrayRef<int64_t> axesAttr =
+        llvm::cast<DenseI64ArrayAttr>(anchor->getAttr("axes")).asArrayRef();
+    llvm::SmallVector<int64_t> axes;
+    std::string error;
+    if (failed(normalizeAxes(axesAttr, iteration.size(), axes, error)))
+      return anchor->emitError(error);
+    bool keepDims = anchor->hasAttr("keepdim");
+    unsigned outRank = iteration.size() - axes.size();
+
+    // Dimension j of the reduction's result, as an expression of the output
+    // space (the non-reduced iteration dimensions).
+    llvm::ArrayRef<int64_t> resultShape = tensorTypeOf(anchor->getResult(0)).getShape();
+    llvm::SmallVector<AffineExpr> resultExprs;
+    unsigned outDim = 0;
+    for (size_t d = 0; d < iteration.size(); ++d) {
+      bool reduced = llvm::is_contained(axes, static_cast<int64_t>(d));
+      if (reduced) {
+        if (keepDims)
+          resultExprs.push_back(getAffineConstantExpr(0, ctx));
+        continue;
+      }
+      resultExprs.push_back(getAffineDimExpr(outDim++, ctx));
+    }
+
+    llvm::SmallVector<Value> prologueInputs = externalOperands(prologueOps);
+    if (prologueOps.empty())
+      prologueInputs = {operand};
+    else if (!operand.getDefiningOp() || !prologue.contains(operand.getDefiningOp()))
+      prologueInputs.push_back(operand);
+    llvm::SmallVector<Value> epilogueInputs;
+    {
+      llvm::SmallVector<Operation *> withAnchor{anchor};
+      withAnchor.append(epilogueOps);
+      for (Value v : externalOperands(epilogueOps))
+        if (v != anchor->getResult(0))
+          epilogueInputs.push_back(v);
+    }
+    auto yield = llvm::cast<YieldOp>(body.getTerminator());
+    llvm::SmallVector<Value> outputs(yield.getValues());
+
+    auto identity = dimExprs(iteration.size(), ctx);
+    llvm::SmallVector<Attribute> maps;
+    llvm::SmallVector<Value> inBuffers, epiBuffers, outBuffers;
+    for (Value in : prologueInputs) {
+      inBuffers.push_back(bufferOf(in));
+      maps.push_back(AffineMapAttr::get(broadcastMap(tensorTypeOf(in).getShape(), iteration,
+                                                     identity, iteration.size(), ctx)));
+    }
+    for (Value in : epilogueInputs) {
+      epiBuffers.push_back(bufferOf(in));
+      maps.push_back(AffineMapAttr::get(
+          broadcastMap(tensorTypeOf(in).getShape(), resultShape, resultExprs, outRank, ctx)));
+    }
+    for (Value out : outputs) {
+      outBuffers.push_back(bufferOf(out));
+      maps.push_back(AffineMapAttr::get(
+          broadcastMap(tensorTypeOf(out).getShape(), resultShape, resultExprs, outRank, ctx)));
+    }
+    mpk::ReduceKind kind =
+        llvm::isa<ReduceMaxOp>(anchor) ? mpk::ReduceKind::Max : mpk::ReduceKind::Sum;
+    auto kernel = b.create<mpk::ReduceOp>(
+        fusion.getLoc(), nextKernelName(), kind, inBuffers, epiBuffers, outBuffers,
+        b.getDenseI64ArrayAttr(iteration), b.getDenseI64ArrayAttr(axes), b.getArrayAttr(maps));
+
+    IRMapping scalars;
+    Block *pro = new Block();
+    kernel.getPrologue().push_back(pro);
+    if (failed(emitScalarBody(pro, prologueInputs, prologueOps, scalars)))
+      return failure();
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(pro);
+      b.create<mpk::YieldOp>(fusion.getLoc(), ValueRange{scalars.lookup(operand)});
+    }
+    Block *epi = new Block();
+    kernel.getEpilogue().push_back(epi);
+    Type accType = mpc::computeType(tensorTypeOf(operand).getElementType());
+    Value acc = epi->addArgument(accType, fusion.getLoc());
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(epi);
+      Value reduced = acc;
+      if (llvm::isa<ReduceMeanOp>(anchor)) {
+        int64_t count = 1;
+        for (int64_t axis : axes)
+          count *= iteration[axis];
+        Value scale = b.create<arith::ConstantOp>(fusion.getLoc(), accType,
+                                                  b.getFloatAttr(accType, 1.0 / count));
+        reduced = b.create<arith::MulFOp>(fusion.getLoc(), acc, scale);
+      }
+      reduced = mpc::convertScalar(b, fusion.getLoc(), reduced,
+                                   tensorTypeOf(anchor->getResult(0)).getElementType(), false);
+      scalars.map(anchor->getResult(0), reduced);
+    }
+    IRMapping epilogueScalars = scalars;
+    llvm::SmallVector<Value> epilogueArgs;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(epi);
+      for (Value in : epilogueInputs)
+        epilogueScalars.map(in, epi->addArgument(
+                                    mpc::computeType(tensorTypeOf(in).getElementType()),
+                                    in.getLoc()));
+      for (Operation *op : epilogueOps)
+        if (failed(mpc::lowerToScalar(b, op, epilogueScalars)))
+          return failure();
+      yieldStored(fusion.getLoc(), outputs, epilogueScalars);
+    }
+    return success();
+  }
+
+  LogicalResult lowerGemm(FusionOp fusion) {
+    Block &body = fusion.getBody().front();
+    Operation *matmul = &*body.begin();
+    bool transposeA = matmul->hasAttr("transpose_a"), transposeB = matmul->hasAttr("transpose_b");
+    Value bias;
+    mpk::GemmEpilogue epilogue = mpk::GemmEpilogue::None;
+    for (Operation &op : body.without_terminator()) {
+      if (auto add = llvm::dyn_cast<AddOp>(op)) {
+        Value tail = add.getLhs().getDefiningOp() == matmul ? add.getLhs() : add.getRhs();
+        bias = tail == add.getLhs() ? add.getRhs() : add.getLhs();
+        epilogue = mpk::GemmEpilogue::Bias;
+      } else if (llvm::isa<ReluOp>(op)) {
+        epilogue = bias ? mpk::GemmEpilogue::BiasRelu : mpk::GemmEpilogue::Relu;
+      } else if (llvm::isa<GeluOp>(op)) {
+        epilogue = bias ? mpk::GemmEpilogue::BiasGelu : mpk::GemmEpilogue::Gelu;
+      }
+    }
+    auto lhs = tensorTypeOf(matmul->getOperand(0)), rhs = tensorTypeOf(matmul->getOperand(1));
+    int64_t r = lhs.getRank();
+    int64_t m = lhs.getDimSize(transposeA ? r - 1 : r - 2);
+    int64_t k = lhs.getDimSize(transposeA ? r - 2 : r - 1);
+    int64_t n = rhs.getDimSize(transposeB ? r - 2 : r - 1);
+    int64_t batch = product(lhs.getShape().drop_back(2));
+    auto yield = llvm::cast<YieldOp>(body.getTerminator());
+    auto gemm = b.create<mpk::GemmOp>(
+        fusion.getLoc(), bufferOf(matmul->getOperand(0)), bufferOf(matmul->getOperand(1)),
+        bufferOf(yield.getValues()[0]), bias ? bufferOf(bias) : Value(), m, n, k);
+    gemm.setBatch(batch);
+    if (batch > 1) {
+      gemm.setStrideA(m * k);
+      gemm.setStrideB(k * n);
+      gemm.setStrideC(m * n);
+    }
+    gemm.setTransposeA(transposeA);
+    gemm.setTransposeB(transposeB);
+    gemm.setEpilogue(epilogue);
+    return success();
+  }
+
+  LogicalResult lowerConv(FusionOp fusion) {
+    auto conv = llvm::cast<Conv2DOp>(*fusion.getBody().front().begin());
+    auto in = conv.getInput().getType(), filter = conv.getFilter().getType();
+    auto out = conv.getType();
+    int64_t n = in.getDimSize(0), c = in.getDimSize(1), groups = conv.getGroupCount();
+    int64_t o = filter.getDimSize(0), kernelArea = filter.getDimSize(2) * filter.getDimSize(3);
+    int64_t spatial = out.getDimSize(2) * out.getDimSize(3);
+    int64_t ckk = c * kernelArea;
+    Value columns = scratch(fusion, in.getElementType(), {n, ckk, spatial});
+    b.create<mpk::Im2ColOp>(
+        fusion.getLoc(), nextKernelName(), bufferOf(conv.getInput()), columns,
+        b.getDenseI64ArrayAttr(filter.getShape().drop_front(2)),
+        b.getDenseI64ArrayAttr(conv.getStrideValues()),
+        b.getDenseI64ArrayAttr(conv.getPaddingValues()),
+        b.getDenseI64ArrayAttr(conv.getDilationValues()));
+    // Per group g: out[n, g] (O/G x HoWo) = filter[g] (O/G x CKK/G) x columns[n, g].
+    int64_t og = o / groups, kg = ckk / groups;
+    for (int64_t g = 0; g < groups; ++g) {
+      auto gemm = b.create<mpk::GemmOp>(fusion.getLoc(), bufferOf(conv.getFilter()), columns,
+                                        bufferOf(conv.getResult()), Value(), og, spatial, kg);
+      gemm.setBatch(n);
+      gemm.setOffsetA(g * og * kg);
+      gemm.setOffsetB(g * kg * spatial);
+      gemm.setOffsetC(g * og * spatial);
+      gemm.setStrideA(0);
+      gemm.setStrideB(ckk * spatial);
+      gemm.setStrideC(o * spatial);
+    }
+    return success();
+  }
+
+  LogicalResult lowerSingle(FusionOp fusion, Operation *op) {
+    Location loc = op->getLoc();
+    auto bufferOfResult = [&](unsigned i) { return bufferOf(op->getResult(i)); };
+    if (llvm::isa<SoftmaxOp, LogSoftmaxOp>(op)) {
+      auto type = tensorTypeOf(op->getOperand(0));
+      int64_t axis;
+      std::string error;
+      (void)normalizeAxis(
+          static_cast<int64_t>(llvm::cast<IntegerAttr>(op->getAttr("axis")).getInt()),
+          type.getRank(), axis, error);
+      b.create<mpk::SoftmaxOp>(loc, nextKernelName(), bufferOf(op->getOperand(0)),
+                               bufferOfResult(0), product(type.getShape().take_front(axis)),
+                               type.getDimSize(axis), product(type.getShape().drop_front(axis + 1)),
+                               llvm::isa<LogSoftmaxOp>(op));
+      return success();
+    }
+    if (auto norm = llvm::dyn_cast<LayerNormOp>(op)) {
+      auto type = tensorTypeOf(norm.getOperand());
+      int64_t axis;
+      std::string error;
+      (void)normalizeAxis(static_cast<int64_t>(norm.getAxis()), type.getRank(), axis, error);
+      b.create<mpk::LayerNormOp>(loc, nextKernelName(), bufferOf(norm.getOperand()),
+                                 bufferOf(norm.getGamma()), bufferOf(norm.getBeta()),
+                                 bufferOfResult(0), product(type.getShape().take_front(axis)),
+                                 product(type.getShape().drop_front(axis)), norm.getEps());
+      return success();
+    }
+    if (auto xent = llvm::dyn_cast<SoftmaxCrossEntropyOp>(op)) {
+      auto logits = xent.getLogits().getType();
+      int64_t rows = logits.getDimSize(0), cols = logits.getDimSize(1);
+      Type lossType = mpc::computeType(logits.getElementType());
+      Value losses = scratch(fusion, lossType, {rows});
+      b.create<mpk::CrossEntropyOp>(loc, nextKernelName(), bufferOf(xent.getLogits()),
+                                    bufferOf(xent.getLabels()), losses, rows, cols);
+      // The mean over rows.
+      auto reduce = b.create<mpk::ReduceOp>(
+          loc, nextKernelName(), mpk::ReduceKind::Sum, ValueRange{losses}, ValueRange{},
+          ValueRange{bufferOfResult(0)}, b.getDenseI64ArrayAttr({rows}),
+          b.getDenseI64ArrayAttr({0}),
+          b.getArrayAttr({AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(1, ctx)),
+                          AffineMapAttr::get(AffineMap::get(0, 0, ctx))}));
+      Block *pro = new Block();
+      reduce.getPrologue().push_back(pro);
+      Value v = pro->addArgument(lossType, loc);
+      Block *epi = new Block();
+      reduce.getEpilogue().push_back(epi);
+      Value acc = epi->addArgument(lossType, loc);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(pro);
+      b.create<mpk::YieldOp>(loc, ValueRange{v});
+      b.setInsertionPointToEnd(epi);
+      Value mean = b.create<arith::MulFOp>(
+          loc, acc, b.create<arith::ConstantOp>(loc, lossType, b.getFloatAttr(lossType, 1.0 / rows)));
+      b.create<mpk::YieldOp>(loc, ValueRange{mean});
+      return success();
+    }
+    if (auto pool = llvm::dyn_cast<MaxPool2DOp>(op)) {
+      b.create<mpk::Pool2DOp>(loc, nextKernelName(), mpk::PoolKind::Max,
+                              bufferOf(pool.getOperand()), bufferOfResult(0), pool.getKernel(),
+                              b.getDenseI64ArrayAttr(pool.getStrideValues()),
+                              b.getDenseI64ArrayAttr(pool.getPaddingValues()), false);
+      return success();
+    }
+    if (auto pool = llvm::dyn_cast<AvgPool2DOp>(op)) {
+      b.create<mpk::Pool2DOp>(loc, nextKernelName(), mpk::PoolKind::Avg,
+                              bufferOf(pool.getOperand()), bufferOfResult(0), pool.getKernel(),
+                              b.getDenseI64ArrayAttr(pool.getStrideValues()),
+                              b.getDenseI64ArrayAttr(pool.getPaddingValues()),
+                              pool.getCountIncludePad());
+      return success();
+    }
+    if (auto transpose = llvm::dyn_cast<TransposeOp>(op)) {
+      // result[d] = input[p] with p[perm[i]] = d[i].
+      llvm::ArrayRef<int64_t> perm = transpose.getPerm();
+      llvm::SmallVector<AffineExpr> exprs(perm.size());
+      for (auto [i, p] : llvm::enumerate(perm))
+        exprs[p] = getAffineDimExpr(i, ctx);
+      unsigned rank = perm.size();
+      copyKernel(loc, bufferOf(transpose.getOperand()), bufferOfResult(0),
+                 transpose.getType().getShape(), AffineMap::get(rank, 0, exprs, ctx),
+                 AffineMap::getMultiDimIdentityMap(rank, ctx));
+      return success();
+    }
+    if (auto slice = llvm::dyn_cast<SliceOp>(op)) {
+      llvm::SmallVector<AffineExpr> exprs;
+      llvm::SmallVector<int64_t, 4> step = slice.getStepValues();
+      for (auto [d, start] : llvm::enumerate(slice.getStart()))
+        exprs.push_back(getAffineDimExpr(d, ctx) * step[d] + start);
+      unsigned rank = exprs.size();
+      copyKernel(loc, bufferOf(slice.getOperand()), bufferOfResult(0),
+                 slice.getType().getShape(), AffineMap::get(rank, 0, exprs, ctx),
+                 AffineMap::getMultiDimIdentityMap(rank, ctx));
+      return success();
+    }
+    if (auto concat = llvm::dyn_cast<ConcatOp>(op)) {
+      int64_t axis;
+      std::string error;
+      unsigned rank = concat.getType().getRank();
+      (void)normalizeAxis(static_cast<int64_t>(concat.getAxis()), rank, axis, error);
+      int64_t offset = 0;
+      for (Value input : concat.getInputs()) {
+        auto shape = tensorTypeOf(input).getShape();
+        auto exprs = dimExprs(rank, ctx);
+        exprs[axis] = exprs[axis] + offset;
+        copyKernel(loc, bufferOf(input), bufferOfResult(0), shape,
+                   AffineMap::getMultiDimIdentityMap(rank, ctx),
+                   AffineMap::get(rank, 0, exprs, ctx));
+        offset += shape[axis];
+      }
+      return success();
+    }
+    if (auto embedding = llvm::dyn_cast<EmbeddingOp>(op)) {
+      b.create<mpk::GatherOp>(loc, nextKernelName(), bufferOf(embedding.getTable()),
+                              bufferOf(embedding.getIndices()), bufferOfResult(0));
+      return success();
+    }
+    if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp>(op))
+      return op->emitError() << "'" << op->getName()
+                             << "' must be decomposed before code generation (run mpg-decompose)";
+    return op->emitError() << "'" << op->getName()
+                           << "' has no kernel in the forward code generator; training ops "
+                              "are lowered once mpg-autodiff exists";
+  }
+
+  GraphOp graph;
+  OpBuilder &b;
+  MLIRContext *ctx;
+  mpk::ProgramOp program;
+  IRMapping buffers;
+  llvm::DenseMap<Value, Value> groupOutputs;
+  unsigned kernelCount = 0;
+};
+
+struct ConvertMpgToMpkPass : mpc::impl::ConvertMpgToMpkBase<ConvertMpgToMpkPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::SmallVector<GraphOp> graphs(module.getOps<GraphOp>());
+    for (GraphOp graph : graphs) {
+      OpBuilder builder(graph);
+      ProgramLowering lowering(graph, builder);
+      if (failed(lowering.run()))
+        return signalPassFailure();
+      graph.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,351 @@
+//===- Fuse.cpp - group mpg ops into fusion groups ------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// The legality rules are stated in Passes.td. The pass first assigns ops to
+// groups in one walk over the graph, then materialises each group as an
+// mpg.fusion op and restores a topological order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mpc {
+#define GEN_PASS_DEF_MPGFUSE
+#include "passes/Passes.h.inc"
+} // namespace mpc
+
+using namespace mlir;
+using namespace mlir::mpg;
+
+namespace {
+
+/// How far a GEMM epilogue has progressed; each stage may only be followed
+/// by a later one, mirroring cuBLASLt's bias -> activation -> output type.
+enum class EpilogueStage { None, Bias, Activation, Cast };
+
+struct Group {
+  FusionKind kind;
+  llvm::SmallVector<Operation *> ops;
+  /// The shape every pointwise op joining the group must produce: the
+  /// iteration space of a pointwise group, the reduced shape of a reduction
+  /// (its epilogue), the output of a GEMM.
+  llvm::SmallVector<int64_t> shape;
+  /// For GEMMs: the value the next epilogue op must consume, and the stage.
+  Value gemmTail;
+  EpilogueStage stage = EpilogueStage::None;
+  /// For reductions: the reduction and its epilogue, the only ops whose
+  /// values the epilogue may read (prologue values exist per input element).
+  llvm::SmallPtrSet<Operation *, 8> epilogue;
+  /// Closed groups take no more ops.
+  bool closed = false;
+};
+
+/// Ops that never become part of a kernel.
+bool isStructural(Operation *op) {
+  return llvm::isa<InputOp, ParamOp, StateOp, ConstantOp, OutputOp, MinimizeOp, StateWriteOp,
+                   ReshapeOp>(op);
+}
+
+llvm::ArrayRef<int64_t> shapeOf(Value value) {
+  return llvm::cast<RankedTensorType>(value.getType()).getShape();
+}
+
+bool isSplatConstant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return false;
+  auto dense = llvm::dyn_cast<DenseElementsAttr>(constant.getValue());
+  return dense && dense.isSplat();
+}
+
+class FusionPlanner {
+public:
+  FusionPlanner(bool gemmEpilogues, bool pointwiseFusion)
+      : gemmEpilogues(gemmEpilogues), pointwiseFusion(pointwiseFusion) {}
+
+  void plan(Block &body) {
+    for (Operation &op : body)
+      if (!isStructural(&op))
+        place(&op);
+  }
+
+  std::vector<Group> &getGroups() { return groups; }
+
+private:
+  /// Group of the op defining `value`, or -1.
+  int groupOf(Value value) const {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return -1;
+    auto it = groupOfOp.find(def);
+    return it == groupOfOp.end() ? -1 : it->second;
+  }
+
+  /// The groups `value` depends on: its own group and, transitively, every
+  /// group that group reads from. Structural ops (reshapes) pass their
+  /// operands' dependencies through.
+  llvm::BitVector depsOf(Value value) const {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return llvm::BitVector(groups.size());
+    auto it = groupOfOp.find(def);
+    if (it != groupOfOp.end())
+      return groupDeps[it->second];
+    llvm::BitVector result(groups.size());
+    for (Value operand : def->getOperands())
+      result |= depsOf(operand);
+    return result;
+  }
+
+  /// Whether adding `op` to group `g` keeps the kernel graph acyclic: no
+  /// operand from outside the group may depend on the group.
+  bool noCycle(Operation *op, int g) const {
+    for (Value operand : op->getOperands())
+      if (groupOf(operand) != g) {
+        llvm::BitVector d = depsOf(operand);
+        if (g < static_cast<int>(d.size()) && d.test(g))
+          return false;
+      }
+    return true;
+  }
+
+  /// Adds `op` to group `g`, and what it reads to the dependencies of `g`
+  /// and of every group that depends on `g`.
+  void join(Operation *op, int g) {
+    groups[g].ops.push_back(op);
+    groupOfOp[op] = g;
+    llvm::BitVector added(groups.size());
+    for (Value operand : op->getOperands())
+      if (groupOf(operand) != g)
+        added |= depsOf(operand);
+    added.resize(groups.size());
+    groupDeps[g].resize(groups.size());
+    llvm::BitVector before = groupDeps[g];
+    groupDeps[g] |= added;
+    if (groupDeps[g] == before)
+      return;
+    for (size_t h = 0; h < groups.size(); ++h)
+      if (static_cast<int>(h) != g && groupDeps[h].size() > static_cast<size_t>(g) &&
+          groupDeps[h].test(g))
+        groupDeps[h] |= groupDeps[g];
+  }
+
+  int create(Operation *op, FusionKind kind, llvm::ArrayRef<int64_t> shape) {
+    Group group;
+    group.kind = kind;
+    group.shape.assign(shape.begin(), shape.end());
+    groups.push_back(std::move(group));
+    int g = groups.size() - 1;
+    llvm::BitVector self(groups.size());
+    self.set(g);
+    groupDeps.push_back(std::move(self));
+    join(op, g);
+    return g;
+  }
+
+  /// Whether the GEMM group `group` can take pointwise op `op` as the next
+  /// step of its epilogue.
+  bool fitsGemmEpilogue(const Group &group, Operation *op) const {
+    if (!gemmEpilogues || !group.gemmTail || !group.gemmTail.hasOneUse())
+      return false;
+    if (auto add = llvm::dyn_cast<AddOp>(op)) {
+      if (group.stage != EpilogueStage::None || add.getType() != group.gemmTail.getType())
+        return false;
+      Value bias = add.getLhs() == group.gemmTail ? add.getRhs() : add.getLhs();
+      llvm::ArrayRef<int64_t> out = shapeOf(group.gemmTail);
+      return bias != group.gemmTail && shapeOf(bias).size() == 1 &&
+             shapeOf(bias)[0] == out.back();
+    }
+    // cuBLASLt's GELU epilogue is the tanh approximation: exact GELU stays out.
+    auto gelu = llvm::dyn_cast<GeluOp>(op);
+    if (llvm::isa<ReluOp>(op) || (gelu && gelu.getApproximate()))
+      return group.stage < EpilogueStage::Activation &&
+             op->getOperand(0) == group.gemmTail;
+    if (llvm::isa<CastOp>(op))
+      return group.stage < EpilogueStage::Cast && op->getOperand(0) == group.gemmTail;
+    return false;
+  }
+
+  /// Tries to add pointwise `op` to the group producing one of its operands.
+  bool joinPointwise(Operation *op) {
+    llvm::ArrayRef<int64_t> shape = shapeOf(op->getResult(0));
+    for (Value operand : op->getOperands()) {
+      int g = groupOf(operand);
+      if (g < 0 || groups[g].closed || !noCycle(op, g))
+        continue;
+      Group &group = groups[g];
+      switch (group.kind) {
+      case FusionKind::Pointwise:
+        if (!pointwiseFusion || group.shape != shape)
+          continue;
+        break;
+      case FusionKind::Reduction:
+        if (!pointwiseFusion || group.shape != shape || llvm::any_of(op->getOperands(), [&](Value v) {
+              return groupOf(v) == g && !group.epilogue.contains(v.getDefiningOp());
+            }))
+          continue;
+        group.epilogue.insert(op);
+        break;
+      case FusionKind::Gemm:
+        if (!fitsGemmEpilogue(group, op))
+          continue;
+        group.gemmTail = op->getResult(0);
+        group.stage = llvm::isa<AddOp>(op)                 ? EpilogueStage::Bias
+                      : llvm::isa<ReluOp, GeluOp>(op)      ? EpilogueStage::Activation
+                                                           : EpilogueStage::Cast;
+        break;
+      default:
+        continue;
+      }
+      join(op, g);
+      return true;
+    }
+    return false;
+  }
+
+  /// A reduction absorbs the pointwise group producing its operand when
+  /// nothing else reads that group.
+  bool joinAsPrologue(Operation *reduce) {
+    Value operand = reduce->getOperand(0);
+    int g = groupOf(operand);
+    if (!pointwiseFusion || g < 0 || groups[g].kind != FusionKind::Pointwise ||
+        groups[g].closed || !noCycle(reduce, g))
+      return false;
+    for (Operation *member : groups[g].ops)
+      for (Operation *user : member->getUsers())
+        if (user != reduce && !llvm::is_contained(groups[g].ops, user))
+          return false;
+    Group &group = groups[g];
+    group.kind = FusionKind::Reduction;
+    auto result = shapeOf(reduce->getResult(0));
+    group.shape.assign(result.begin(), result.end());
+    group.epilogue.insert(reduce);
+    join(reduce, g);
+    return true;
+  }
+
+  void place(Operation *op) {
+    if (isPointwiseOp(op)) {
+      if (!joinPointwise(op))
+        create(op, FusionKind::Pointwise, shapeOf(op->getResult(0)));
+      return;
+    }
+    if (llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op)) {
+      if (!joinAsPrologue(op)) {
+        int g = create(op, FusionKind::Reduction, shapeOf(op->getResult(0)));
+        groups[g].epilogue.insert(op);
+      }
+      return;
+    }
+    if (llvm::isa<MatmulOp, BatchMatmulOp>(op)) {
+      int g = create(op, FusionKind::Gemm, shapeOf(op->getResult(0)));
+      groups[g].gemmTail = op->getResult(0);
+      return;
+    }
+    FusionKind kind = llvm::isa<Conv2DOp>(op) ? FusionKind::Conv
+                      : llvm::isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, SoftmaxCrossEntropyOp>(op)
+                          ? FusionKind::Row
+                          : FusionKind::Single;
+    int g = create(op, kind, shapeOf(op->getResult(0)));
+    groups[g].closed = true;
+  }
+
+  bool gemmEpilogues, pointwiseFusion;
+  std::vector<Group> groups;
+  llvm::DenseMap<Operation *, int> groupOfOp;
+  /// Per group: the groups it depends on, itself included, transitively.
+  std::vector<llvm::BitVector> groupDeps;
+};
+
+/// Replaces the ops of `group` by one mpg.fusion op at the end of `body`.
+void materialize(Group &group, Block &body) {
+  llvm::SmallPtrSet<Operation *, 16> members(group.ops.begin(), group.ops.end());
+  llvm::SetVector<Value> inputs;
+  llvm::SetVector<Value> results;
+  llvm::SetVector<Operation *> clonedConstants;
+  for (Operation *op : group.ops) {
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && members.contains(def))
+        continue;
+      // Kernels with a scalar body take splat constants as literals.
+      bool scalarBody =
+          group.kind == FusionKind::Pointwise || group.kind == FusionKind::Reduction;
+      if (scalarBody && isSplatConstant(operand))
+        clonedConstants.insert(def);
+      else
+        inputs.insert(operand);
+    }
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !members.contains(user); }))
+        results.insert(result);
+  }
+
+  if (results.empty()) {
+    // Nothing reads the group: its ops are pure, so they go.
+    for (Operation *op : llvm::reverse(group.ops))
+      op->erase();
+    return;
+  }
+
+  OpBuilder builder = OpBuilder::atBlockEnd(&body);
+  llvm::SmallVector<Type> resultTypes;
+  for (Value result : results)
+    resultTypes.push_back(result.getType());
+  auto fusion = builder.create<FusionOp>(group.ops.front()->getLoc(), group.kind,
+                                         inputs.getArrayRef(), resultTypes);
+  Block &inner = fusion.getBody().front();
+  IRMapping mapping;
+  for (auto [input, arg] : llvm::zip(inputs, inner.getArguments()))
+    mapping.map(input, arg);
+  builder.setInsertionPointToStart(&inner);
+  for (Operation *constant : clonedConstants)
+    builder.clone(*constant, mapping);
+  for (Operation *op : group.ops)
+    builder.clone(*op, mapping);
+  llvm::SmallVector<Value> yielded;
+  for (Value result : results)
+    yielded.push_back(mapping.lookup(result));
+  builder.create<YieldOp>(fusion.getLoc(), yielded);
+
+  for (auto [original, replacement] : llvm::zip(results, fusion.getResults())) {
+    Value result = original;
+    result.replaceUsesWithIf(replacement, [&](OpOperand &use) {
+      return !members.contains(use.getOwner());
+    });
+  }
+  for (Operation *op : llvm::reverse(group.ops))
+    op->erase();
+}
+
+struct MpgFusePass : mpc::impl::MpgFuseBase<MpgFusePass> {
+  using MpgFuseBase::MpgFuseBase;
+
+  void runOnOperation() override {
+    Block &body = getOperation().getBody().front();
+    FusionPlanner planner(gemmEpilogues, pointwiseFusion);
+    planner.plan(body);
+    for (Group &group : planner.getGroups())
+      materialize(group, body);
+    // Groups were appended at the end; put every op after its operands again.
+    if (!sortTopologically(&body)) {
+      getOperation().emitError("internal error: fusion created a cycle between kernels");
+      return signalPassFailure();
+    }
+    // Splat constants now cloned into every group that used them.
+    for (Operation &op : llvm::make_early_inc_range(body))
+      if (llvm::isa<ConstantOp>(op) && op.use_empty())
+        op.erase();
+  }
+};
+
+} // namespace

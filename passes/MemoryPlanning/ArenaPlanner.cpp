@@ -1,0 +1,171 @@
+//===- ArenaPlanner.cpp - offsets of step buffers in one arena ------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/MemoryPlanning/ArenaPlanner.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+using namespace mpc::planning;
+
+namespace {
+/// A block of the arena: a buffer planned normally (the root) together with
+/// the chain of buffers that took its place in turn. Every member starts at
+/// the block's offset and is no larger than the root, so the block holds the
+/// root's aligned bytes for the span from the root's first use to the last
+/// use of any member.
+struct Block {
+  size_t root;
+  int64_t bytes;
+  int64_t firstUse;
+  int64_t lastUse;
+  int64_t offset = 0;
+};
+} // namespace
+
+/// `value` rounded up to a multiple of `alignment`, a power of two; the caller
+/// makes sure the result fits.
+static int64_t alignTo(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) & ~(alignment - 1);
+}
+
+static std::string requestError(size_t index, const std::string &problem) {
+  return "arena request " + std::to_string(index) + ": " + problem;
+}
+
+std::optional<std::string>
+mpc::planning::checkArenaRequests(const std::vector<BufferRequest> &requests, int64_t alignment) {
+  if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
+    return "arena alignment must be a positive power of two, got " + std::to_string(alignment);
+  constexpr int64_t maxBytes = std::numeric_limits<int64_t>::max();
+  int64_t totalBytes = 0;
+  for (size_t index = 0; index < requests.size(); ++index) {
+    const BufferRequest &request = requests[index];
+    if (request.size <= 0)
+      return requestError(index, "size must be positive, got " + std::to_string(request.size));
+    if (request.lastUse < request.firstUse)
+      return requestError(index, "lastUse " + std::to_string(request.lastUse) +
+                                     " is before firstUse " + std::to_string(request.firstUse));
+    if (request.inPlaceOf && *request.inPlaceOf >= index)
+      return requestError(index, "inPlaceOf " + std::to_string(*request.inPlaceOf) +
+                                     " does not name an earlier request");
+    if (request.size > maxBytes - (alignment - 1) ||
+        alignTo(request.size, alignment) > maxBytes - totalBytes)
+      return requestError(index, "the aligned sizes up to this one overflow int64");
+    totalBytes += alignTo(request.size, alignment);
+  }
+  return std::nullopt;
+}
+
+ArenaPlan mpc::planning::planArena(const std::vector<BufferRequest> &requests, int64_t alignment) {
+  if (std::optional<std::string> error = checkArenaRequests(requests, alignment))
+    throw std::invalid_argument(*error);
+
+  size_t count = requests.size();
+  ArenaPlan plan;
+  plan.offsets.assign(count, 0);
+  plan.inPlace.assign(count, false);
+  plan.arenaBytes = 0;
+  plan.sumOfSizes = 0;
+  plan.peakLiveBytes = 0;
+
+  std::vector<int64_t> alignedSizes(count);
+  for (size_t index = 0; index < count; ++index) {
+    alignedSizes[index] = alignTo(requests[index].size, alignment);
+    plan.sumOfSizes += alignedSizes[index];
+  }
+
+  // Resolve the in-place hints in request order, so that a target's own block
+  // is known before any buffer names it. A target whose place is not yet
+  // taken is the last member of its block's chain, and every earlier member
+  // is dead by the target's last use; a buffer that fits and starts no
+  // earlier than that last use can therefore join the block.
+  std::vector<Block> blocks;
+  std::vector<size_t> blockOf(count);
+  std::vector<bool> placeTaken(count, false);
+  for (size_t index = 0; index < count; ++index) {
+    const BufferRequest &request = requests[index];
+    if (request.inPlaceOf) {
+      size_t target = *request.inPlaceOf;
+      const BufferRequest &targetRequest = requests[target];
+      if (!placeTaken[target] && request.size <= targetRequest.size &&
+          targetRequest.lastUse <= request.firstUse) {
+        placeTaken[target] = true;
+        plan.inPlace[index] = true;
+        blockOf[index] = blockOf[target];
+        Block &block = blocks[blockOf[index]];
+        block.lastUse = std::max(block.lastUse, request.lastUse);
+        continue;
+      }
+    }
+    blockOf[index] = blocks.size();
+    blocks.push_back({index, alignedSizes[index], request.firstUse, request.lastUse});
+  }
+
+  // Largest block first (ties: earlier first use, then lower root index),
+  // each at the lowest offset free for its whole span.
+  std::vector<size_t> order(blocks.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::sort(order.begin(), order.end(), [&](size_t lhs, size_t rhs) {
+    const Block &a = blocks[lhs];
+    const Block &b = blocks[rhs];
+    if (a.bytes != b.bytes)
+      return a.bytes > b.bytes;
+    if (a.firstUse != b.firstUse)
+      return a.firstUse < b.firstUse;
+    return a.root < b.root;
+  });
+
+  std::vector<size_t> placedByOffset;
+  for (size_t current : order) {
+    Block &block = blocks[current];
+    // Walking the placed blocks by offset, `offset` is the end of the highest
+    // one met so far that is live together with `block`; the first gap below
+    // the next such block that is large enough is the lowest free place.
+    int64_t offset = 0;
+    for (size_t other : placedByOffset) {
+      const Block &placed = blocks[other];
+      if (placed.lastUse < block.firstUse || block.lastUse < placed.firstUse)
+        continue;
+      if (placed.offset >= offset + block.bytes)
+        break;
+      offset = std::max(offset, placed.offset + placed.bytes);
+    }
+    block.offset = offset;
+    auto position =
+        std::upper_bound(placedByOffset.begin(), placedByOffset.end(), offset,
+                         [&](int64_t value, size_t other) { return value < blocks[other].offset; });
+    placedByOffset.insert(position, current);
+    plan.arenaBytes = std::max(plan.arenaBytes, offset + block.bytes);
+  }
+  for (size_t index = 0; index < count; ++index)
+    plan.offsets[index] = blocks[blockOf[index]].offset;
+
+  // The buffers live at a position are all live at the latest first use at
+  // or before it, so the peak is at a first use. Buffers of different blocks
+  // live at one position need disjoint memory; those of one block need at
+  // least the largest of them.
+  std::vector<int64_t> positions;
+  positions.reserve(count);
+  for (const BufferRequest &request : requests)
+    positions.push_back(request.firstUse);
+  std::sort(positions.begin(), positions.end());
+  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+  std::vector<int64_t> largestLive(blocks.size());
+  for (int64_t position : positions) {
+    std::fill(largestLive.begin(), largestLive.end(), 0);
+    for (size_t index = 0; index < count; ++index) {
+      const BufferRequest &request = requests[index];
+      if (request.firstUse <= position && position <= request.lastUse)
+        largestLive[blockOf[index]] = std::max(largestLive[blockOf[index]], alignedSizes[index]);
+    }
+    int64_t liveBytes = std::accumulate(largestLive.begin(), largestLive.end(), int64_t(0));
+    plan.peakLiveBytes = std::max(plan.peakLiveBytes, liveBytes);
+  }
+  return plan;
+}

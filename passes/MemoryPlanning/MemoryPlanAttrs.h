@@ -1,0 +1,40 @@
+//===- MemoryPlanAttrs.h - attributes recording the memory plan -*- C++ -*-===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Names of the attributes that `mpg-plan-memory` writes and the conversion
+// to mpk reads, and the byte size of a buffer, in one place.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_PASSES_MEMORYPLANNING_MEMORYPLANATTRS_H
+#define MPC_PASSES_MEMORYPLANNING_MEMORYPLANATTRS_H
+
+#include "dialects/mpg/IR/MpgOps.h"
+
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace mpc {
+
+/// On mpg.input and mpg.fusion: the arena offset of each result.
+inline constexpr llvm::StringLiteral kArenaOffsetsAttr = "mpg.arena_offsets";
+/// On mpg.param, mpg.state and mpg.constant: the offset in persistent memory.
+inline constexpr llvm::StringLiteral kPersistentOffsetAttr = "mpg.persistent_offset";
+/// On mpg.fusion groups that need scratch memory while they run: its offset.
+inline constexpr llvm::StringLiteral kScratchOffsetAttr = "mpg.scratch_offset";
+/// On mpg.graph: the sizes of the arena and of persistent memory.
+inline constexpr llvm::StringLiteral kArenaBytesAttr = "mpg.arena_bytes";
+inline constexpr llvm::StringLiteral kPersistentBytesAttr = "mpg.persistent_bytes";
+
+/// Bytes of a statically shaped tensor's storage (i1 takes a byte per
+/// element); at least 1.
+int64_t bufferBytes(mlir::Type tensorType);
+
+/// Bytes of scratch memory a fusion group needs while it runs (0 for none):
+/// im2col columns for a convolution, per-row losses for a cross-entropy.
+int64_t scratchBytes(mlir::mpg::FusionOp fusion);
+
+} // namespace mpc
+
+#endif // MPC_PASSES_MEMORYPLANNING_MEMORYPLANATTRS_H

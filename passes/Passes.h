@@ -1,0 +1,26 @@
+//===- Passes.h - mpc's compiler passes -------------------------*- C++ -*-===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_PASSES_PASSES_H
+#define MPC_PASSES_PASSES_H
+
+#include "dialects/mpg/IR/MpgOps.h"
+#include "dialects/mpk/IR/MpkOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mpc {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+} // namespace mpc
+
+#endif // MPC_PASSES_PASSES_H

@@ -1,0 +1,178 @@
+//===- Passes.td - mpc's compiler passes ---------------------*- tablegen -*-===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// In pipeline order (see DESIGN.md). Each pass runs on one mpg.graph.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_PASSES
+#define MPC_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
+  let summary = "Rewrites composite ops into the ops the kernel generator handles";
+  let description = [{
+    Some forward ops are compositions of others; expressing them that way
+    lets `mpg-fuse` fuse their parts with their neighbours instead of giving
+    each its own hand-written kernel:
+
+    - `mse_loss(p, t)` becomes `reduce_mean((p - t) * (p - t))` over all axes;
+    - `global_avg_pool(x)` becomes `reduce_mean(x)` over axes 2 and 3;
+    - training-mode `batch_norm` becomes per-channel `reduce_mean`s for the
+      batch mean and biased variance, a pointwise normalisation with `rsqrt`,
+      and the pointwise running-statistics update (unbiased variance, as in
+      PyTorch).
+
+    Other ops are left alone.
+
+    ```mlir
+    // before
+    %l = mpg.mse_loss %p, %t : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+    // after
+    %d = mpg.sub %p, %t : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+    %s = mpg.mul %d, %d : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+    %l = mpg.reduce_mean %s axes [0, 1] : tensor<8x4xf32> -> tensor<f32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
+def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
+  let summary = "Groups the ops of a graph into fusion groups, one kernel launch each";
+  let description = [{
+    Walks the graph in program order and puts every compute op into exactly
+    one `mpg.fusion` group; each group becomes one kernel launch or library
+    call. Inputs, parameters, state, constants, outputs and reshapes (views)
+    stay outside groups.
+
+    Legality rules:
+    - A group never depends on itself through an op outside it: an op joins
+      a group only if none of its operands from outside the group depends on
+      the group (no cycles between kernels).
+    - `pointwise`: pointwise ops (elementwise math, compare, select, cast,
+      broadcast_to, scale/unscale) whose results all have the group's shape
+      (the kernel's iteration space). An operand of a smaller shape comes
+      from outside the group and is broadcast while indexing; an op whose
+      result is larger than a group value it reads starts a new group.
+    - `reduction`: a `reduce_sum`/`reduce_mean`/`reduce_max` absorbs the
+      pointwise group that produces its operand (prologue) when nothing
+      outside reads that group; pointwise ops of the reduced shape that
+      follow join it (epilogue).
+    - `row`: `softmax`, `log_softmax`, `layer_norm` and
+      `softmax_cross_entropy` each form a group of their own.
+    - `gemm`: a `matmul`/`batch_matmul` keeps the epilogue cuBLASLt can apply
+      — a bias added along the last dimension, then `relu` or `gelu
+      approximate` (cuBLASLt's GELU is the tanh form), then a `cast` — when
+      each intermediate value has no other use (option
+      `gemm-epilogues`). Any other consumer starts a pointwise group that
+      reads the GEMM's output.
+    - `conv`: each `conv2d`; `single`: every other op (pooling, transpose,
+      slice, concat, embedding, ...) gets a kernel of its own.
+    - Splat constants are cloned into the pointwise and reduction groups
+      that use them (their kernels take them as literals).
+    - Compute ops whose results nobody reads are removed.
+
+    ```mlir
+    // before
+    %0 = mpg.matmul %x, %w : tensor<64x64xf32>, tensor<64x128xf32> -> tensor<64x128xf32>
+    %1 = mpg.add %0, %b : tensor<64x128xf32>, tensor<128xf32> -> tensor<64x128xf32>
+    %2 = mpg.relu %1 : tensor<64x128xf32>
+    // after
+    %2 = mpg.fusion gemm(%x, %w, %b : ...) -> tensor<64x128xf32> {
+    ^bb0(%a: tensor<64x64xf32>, %c: tensor<64x128xf32>, %d: tensor<128xf32>):
+      %0 = mpg.matmul %a, %c ...
+      %1 = mpg.add %0, %d ...
+      %2 = mpg.relu %1 ...
+      mpg.yield %2 : tensor<64x128xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"gemmEpilogues", "gemm-epilogues", "bool", /*default=*/"true",
+           "Fuse bias, relu/gelu and cast epilogues into GEMMs">,
+    Option<"pointwiseFusion", "pointwise-fusion", "bool", /*default=*/"true",
+           "Fuse chains of pointwise ops, reduction prologues and epilogues (off: one kernel per op, for debugging)">
+  ];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
+def MpgPlanMemory : Pass<"mpg-plan-memory", "::mlir::mpg::GraphOp"> {
+  let summary = "Assigns every buffer of a fused step an offset in one arena or in persistent memory";
+  let description = [{
+    Runs after `mpg-fuse`. The schedule is the order of the graph's ops; a
+    buffer lives from the op that writes it to the last op that reads it.
+
+    - Transient buffers — graph inputs (copied in each step) and the results
+      of fusion groups — share one arena: buffers live at the same time never
+      overlap, others reuse memory (greedy placement, largest first).
+      Outputs and the loss of `mpg.minimize` live until the end of the step.
+    - A `pointwise` group may write a result in place of an input of the same
+      shape and element size whose last read is that group (option
+      `in-place`).
+    - `mpg.reshape` is a view: its result aliases its operand, whose live
+      range extends to the reshape's last use.
+    - Parameters, state and non-splat constants live in persistent memory,
+      laid out one after the other.
+
+    - Groups that need scratch memory while they run (a convolution's
+      im2col columns, a cross-entropy's per-row losses) get an arena buffer
+      live only at their position (`mpg.scratch_offset`).
+
+    Every offset and size is a multiple of `alignment` (256 bytes by
+    default). The pass records the plan as attributes: `mpg.arena_offsets`
+    (one per result) on inputs and fusion groups, `mpg.persistent_offset` on
+    params, state and constants, and `mpg.arena_bytes` /
+    `mpg.persistent_bytes` on the graph; with `report` it also emits a remark
+    with the arena size, the peak of live bytes and the bytes a plan without
+    reuse would need.
+
+    ```mlir
+    // after
+    mpg.graph @g attributes {mpg.arena_bytes = 65536 : i64, mpg.persistent_bytes = 33280 : i64} {
+      %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<64x64xf32>
+      %w = mpg.param "w" init(zeros) {mpg.persistent_offset = 0 : i64} : tensor<64x128xf32>
+      %y = mpg.fusion gemm(%x, %w : ...) -> tensor<64x128xf32>
+          attributes {mpg.arena_offsets = array<i64: 16384>} { ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"256",
+           "Alignment in bytes of every buffer (a power of two)">,
+    Option<"inPlace", "in-place", "bool", /*default=*/"true",
+           "Let pointwise groups write results over inputs they read last">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with arena and persistent sizes">
+  ];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
+def ConvertMpgToMpk : Pass<"convert-mpg-to-mpk", "::mlir::ModuleOp"> {
+  let summary = "Lowers each planned mpg.graph to an mpk.program of kernels and library calls";
+  let description = [{
+    Runs after `mpg-fuse` and `mpg-plan-memory`. Every value with storage
+    becomes an `mpk.buffer` at its planned offset (a reshape is a second view
+    of its operand's buffer); inputs, outputs, parameters, state and
+    constants are declared with `mpk.input`, `mpk.output`, `mpk.param` and
+    `mpk.constant` (the loss of `mpg.minimize` is the output "loss"). Each
+    fusion group becomes:
+
+    | group       | mpk                                                          |
+    |-------------|--------------------------------------------------------------|
+    | `pointwise` | one `mpk.pointwise` whose body is the group's ops as scalar arith/math, broadcasts as indexing maps |
+    | `reduction` | one `mpk.reduce` (prologue and epilogue bodies; a mean scales the sum in the epilogue) |
+    | `row`       | `mpk.softmax` / `mpk.layer_norm`; softmax_cross_entropy: `mpk.cross_entropy` into scratch, then an `mpk.reduce` for the mean |
+    | `gemm`      | one `mpk.gemm` with its epilogue (batched for batch_matmul) |
+    | `conv`      | `mpk.im2col` into scratch, then one `mpk.gemm` per group of channels |
+    | `single`    | pooling: `mpk.pool2d`; transpose and slice: an `mpk.pointwise` copy; concat: one copy per input; embedding: `mpk.gather` |
+
+    State writes become `mpk.copy`s at the end of the program. Ops without a
+    kernel yet (the training family, gradient ops) are reported as errors.
+  }];
+  let dependentDialects = ["::mlir::mpk::MpkDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+#endif // MPC_PASSES

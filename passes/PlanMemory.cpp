@@ -1,0 +1,199 @@
+//===- PlanMemory.cpp - arena and persistent memory plan of a step --------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Collects the buffers of a fused graph with their live ranges, lets the
+// arena planner (MemoryPlanning/ArenaPlanner) place them, and records the
+// offsets as attributes for the conversion to mpk.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/MemoryPlanning/ArenaPlanner.h"
+#include "passes/MemoryPlanning/MemoryPlanAttrs.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mpc {
+#define GEN_PASS_DEF_MPGPLANMEMORY
+#include "passes/Passes.h.inc"
+} // namespace mpc
+
+using namespace mlir;
+using namespace mlir::mpg;
+
+int64_t mpc::bufferBytes(Type type) {
+  auto tensor = llvm::cast<RankedTensorType>(type);
+  unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
+  int64_t elementBytes = bits == 1 ? 1 : static_cast<int64_t>(bits) / 8;
+  return std::max<int64_t>(tensor.getNumElements() * elementBytes, 1);
+}
+
+int64_t mpc::scratchBytes(FusionOp fusion) {
+  for (Operation &op : fusion.getBody().front()) {
+    if (auto conv = llvm::dyn_cast<Conv2DOp>(op)) {
+      // Columns [N, C * kH * kW, Ho * Wo] in the input's element type.
+      auto in = conv.getInput().getType(), filter = conv.getFilter().getType();
+      auto out = conv.getType();
+      int64_t elements = in.getDimSize(0) * in.getDimSize(1) * filter.getDimSize(2) *
+                         filter.getDimSize(3) * out.getDimSize(2) * out.getDimSize(3);
+      return elements * (in.getElementType().getIntOrFloatBitWidth() / 8);
+    }
+    if (auto xent = llvm::dyn_cast<SoftmaxCrossEntropyOp>(op)) {
+      // One loss per row, in the compute type (f64 for f64 logits, else f32).
+      auto logits = xent.getLogits().getType();
+      int64_t bytes = logits.getElementType().isF64() ? 8 : 4;
+      return logits.getDimSize(0) * bytes;
+    }
+  }
+  return 0;
+}
+
+namespace {
+
+int64_t alignTo(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+/// The value whose storage `value` uses: reshapes are views of their operand.
+Value storageRoot(Value value) {
+  while (auto reshape = value.getDefiningOp<ReshapeOp>())
+    value = reshape.getOperand();
+  return value;
+}
+
+struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
+  using MpgPlanMemoryBase::MpgPlanMemoryBase;
+
+  void runOnOperation() override {
+    GraphOp graph = getOperation();
+    Block &body = graph.getBody().front();
+    if (alignment <= 0 || (alignment & (alignment - 1)) != 0) {
+      graph.emitError() << "mpg-plan-memory: alignment must be a power of two, got "
+                        << alignment;
+      return signalPassFailure();
+    }
+    for (Operation &op : body)
+      if (!llvm::isa<InputOp, ParamOp, StateOp, ConstantOp, OutputOp, MinimizeOp, StateWriteOp,
+                     ReshapeOp, FusionOp>(op)) {
+        op.emitError() << "mpg-plan-memory expects a fused graph (run mpg-fuse first); '"
+                       << op.getName() << "' is outside any fusion group";
+        return signalPassFailure();
+      }
+
+    Builder builder(graph.getContext());
+    planPersistent(body, builder, graph);
+    planArena(body, builder, graph);
+  }
+
+  void planPersistent(Block &body, Builder &builder, GraphOp graph) {
+    int64_t offset = 0;
+    for (Operation &op : body) {
+      bool persistent = llvm::isa<ParamOp, StateOp>(op) ||
+                        (llvm::isa<ConstantOp>(op) && !op.use_empty());
+      if (!persistent)
+        continue;
+      op.setAttr(mpc::kPersistentOffsetAttr, builder.getI64IntegerAttr(offset));
+      offset += alignTo(mpc::bufferBytes(op.getResult(0).getType()), alignment);
+    }
+    graph->setAttr(mpc::kPersistentBytesAttr, builder.getI64IntegerAttr(offset));
+  }
+
+  void planArena(Block &body, Builder &builder, GraphOp graph) {
+    llvm::DenseMap<Operation *, int64_t> position;
+    int64_t end = 0;
+    for (Operation &op : body)
+      position[&op] = end++;
+
+    // One request per transient value, in schedule order.
+    llvm::MapVector<Value, size_t> requestOf;
+    std::vector<mpc::planning::BufferRequest> requests;
+    for (Operation &op : body) {
+      if (!llvm::isa<InputOp, FusionOp>(op))
+        continue;
+      for (Value result : op.getResults()) {
+        requestOf[result] = requests.size();
+        requests.push_back({mpc::bufferBytes(result.getType()), position[&op], position[&op],
+                            std::nullopt});
+      }
+    }
+    // Live ranges: the last reader of the value or of any view of it;
+    // outputs and the loss stay until the end of the step.
+    for (Operation &op : body)
+      for (Value operand : op.getOperands()) {
+        auto it = requestOf.find(storageRoot(operand));
+        if (it == requestOf.end())
+          continue;
+        int64_t last = llvm::isa<OutputOp, MinimizeOp>(op) ? end : position[&op];
+        requests[it->second].lastUse = std::max(requests[it->second].lastUse, last);
+      }
+    if (inPlace)
+      addInPlaceHints(body, requestOf, requests);
+    // Scratch memory that a group needs while it runs (im2col columns, the
+    // per-row losses of a cross-entropy before their mean).
+    llvm::MapVector<Operation *, size_t> scratchOf;
+    for (Operation &op : body)
+      if (auto fusion = llvm::dyn_cast<FusionOp>(op))
+        if (int64_t bytes = mpc::scratchBytes(fusion)) {
+          scratchOf[&op] = requests.size();
+          requests.push_back({bytes, position[&op], position[&op], std::nullopt});
+        }
+
+    if (std::optional<std::string> error = mpc::planning::checkArenaRequests(requests, alignment)) {
+      graph.emitError() << "internal error in mpg-plan-memory: " << *error;
+      return signalPassFailure();
+    }
+    mpc::planning::ArenaPlan plan = mpc::planning::planArena(requests, alignment);
+
+    for (Operation &op : body) {
+      if (!llvm::isa<InputOp, FusionOp>(op))
+        continue;
+      llvm::SmallVector<int64_t> offsets;
+      for (Value result : op.getResults())
+        offsets.push_back(plan.offsets[requestOf[result]]);
+      op.setAttr(mpc::kArenaOffsetsAttr, builder.getDenseI64ArrayAttr(offsets));
+      auto scratch = scratchOf.find(&op);
+      if (scratch != scratchOf.end())
+        op.setAttr(mpc::kScratchOffsetAttr,
+                   builder.getI64IntegerAttr(plan.offsets[scratch->second]));
+    }
+    graph->setAttr(mpc::kArenaBytesAttr, builder.getI64IntegerAttr(plan.arenaBytes));
+    if (report)
+      graph.emitRemark() << "arena " << plan.arenaBytes << " bytes (peak live "
+                         << plan.peakLiveBytes << ", without reuse " << plan.sumOfSizes
+                         << "), persistent "
+                         << llvm::cast<IntegerAttr>(graph->getAttr(mpc::kPersistentBytesAttr))
+                                .getInt()
+                         << " bytes";
+  }
+
+  /// A pointwise group may write a result over an input of the same shape
+  /// and element size (identity indexing) that it reads for the last time.
+  /// Views are excluded: their storage is read under another shape.
+  static void addInPlaceHints(Block &body, llvm::MapVector<Value, size_t> &requestOf,
+                              std::vector<mpc::planning::BufferRequest> &requests) {
+    for (Operation &op : body) {
+      auto fusion = llvm::dyn_cast<FusionOp>(op);
+      if (!fusion || fusion.getKind() != FusionKind::Pointwise)
+        continue;
+      llvm::SmallPtrSet<Value, 4> claimed;
+      for (Value result : fusion.getResults()) {
+        mpc::planning::BufferRequest &request = requests[requestOf[result]];
+        for (Value input : fusion.getInputs()) {
+          auto it = requestOf.find(input);
+          if (it == requestOf.end() || claimed.contains(input) ||
+              input.getType() != result.getType())
+            continue;
+          if (requests[it->second].lastUse != request.firstUse)
+            continue;
+          request.inPlaceOf = it->second;
+          claimed.insert(input);
+          break;
+        }
+      }
+    }
+  }
+};
+
+} // namespace
