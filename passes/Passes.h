@@ -21,6 +21,12 @@ namespace mpc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// decompose, fuse, plan memory (per graph), then convert-mpg-to-mpk.
+void buildForwardPipeline(mlir::OpPassManager &pm);
+
+/// Registers the pipelines with the pass registry (for mpc-opt).
+void registerPipelines();
+
 } // namespace mpc
 
 #endif // MPC_PASSES_PASSES_H

@@ -8,9 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/CodeGen/CudaEmitter.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Frontend/GraphLoader.h"
+#include "passes/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -22,15 +26,16 @@
 using namespace mpc::driver;
 
 static ArgParser makeCompileParser() {
-  ArgParser parser("compile", "mpc compile GRAPH [-o FILE] [--emit graph]",
-                   "Parses and verifies a training graph (MLIR text in the mpg dialect) and "
-                   "writes it\nback in canonical form. Errors are reported as "
-                   "FILE:LINE:COL: error: MESSAGE.");
+  ArgParser parser("compile", "mpc compile GRAPH [-o FILE] [--emit KIND]",
+                   "Compiles a training graph (MLIR text in the mpg dialect). Errors are "
+                   "reported as\nFILE:LINE:COL: error: MESSAGE.");
   parser.setPositionals("GRAPH", "the graph file, or - for standard input", 1, 1);
   parser.addOption({"output", 'o', "FILE", "where to write the result; - is standard output",
                     "-", {}});
-  parser.addOption({"emit", 0, "KIND", "what to write: graph = the verified graph", "graph",
-                    {"graph"}});
+  parser.addOption({"emit", 0, "KIND",
+                    "what to write: graph = the verified graph; fused = after fusion and the "
+                    "memory plan; kernels = the mpk program; cuda = the generated CUDA C++",
+                    "graph", {"graph", "fused", "kernels", "cuda"}});
   return parser;
 }
 
@@ -57,8 +62,36 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   if (!module)
     return kExitError;
 
+  std::string emit = *parser.get("emit");
+  if (emit != "graph") {
+    mlir::PassManager pm(&context);
+    if (emit == "fused") {
+      mlir::OpPassManager &graphPm = pm.nest<mlir::mpg::GraphOp>();
+      graphPm.addPass(mpc::createMpgDecompose());
+      graphPm.addPass(mpc::createMpgFuse());
+      graphPm.addPass(mpc::createMpgPlanMemory());
+    } else {
+      mpc::buildForwardPipeline(pm);
+    }
+    if (mlir::failed(pm.run(*module)))
+      return kExitError;
+  }
+  std::string source;
+  if (emit == "cuda") {
+    for (auto program : module->getOps<mlir::mpk::ProgramOp>()) {
+      mlir::FailureOr<mpc::GeneratedKernels> kernels = mpc::emitCuda(program);
+      if (mlir::failed(kernels))
+        return kExitError;
+      source += kernels->source;
+    }
+  }
+
   std::string output = *parser.get("output");
   llvm::Error written = llvm::writeToOutput(output, [&](llvm::raw_ostream &os) {
+    if (emit == "cuda") {
+      os << source;
+      return llvm::Error::success();
+    }
     mlir::OpPrintingFlags flags;
     for (mlir::Operation &op : module->getBody()->getOperations()) {
       op.print(os, flags);

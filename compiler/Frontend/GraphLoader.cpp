@@ -7,6 +7,7 @@
 #include "compiler/Frontend/GraphLoader.h"
 
 #include "dialects/mpg/IR/MpgOps.h"
+#include "dialects/mpk/IR/MpkOps.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -18,6 +19,7 @@ using namespace mlir;
 
 void mpc::loadGraphDialects(MLIRContext &context) {
   context.getOrLoadDialect<mpg::MpgDialect>();
+  context.getOrLoadDialect<mpk::MpkDialect>();
 }
 
 OwningOpRef<ModuleOp> mpc::loadGraphFile(llvm::StringRef path, llvm::SourceMgr &sourceMgr,

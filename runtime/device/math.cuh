@@ -80,6 +80,45 @@ MPC_HD float min_f(float a, float b) {
 /// positive x.
 MPC_HD float sigmoid_f(float x) { return 1.0f / (1.0f + exp_f(-x)); }
 
+/// A quiet NaN (an embedding index out of range, a bad label).
+MPC_HD float nan_f() { return inf_f() - inf_f(); }
+
+// f64 overloads, for reference runs of graphs stored in f64: the same names,
+// so generated code does not depend on the compute type.
+#ifdef __CUDACC__
+MPC_HD double exp_f(double x) { return exp(x); }
+MPC_HD double log_f(double x) { return log(x); }
+MPC_HD double sqrt_f(double x) { return sqrt(x); }
+MPC_HD double rsqrt_f(double x) { return rsqrt(x); }
+MPC_HD double tanh_f(double x) { return tanh(x); }
+MPC_HD double erf_f(double x) { return erf(x); }
+MPC_HD double pow_f(double x, double y) { return pow(x, y); }
+MPC_HD double abs_f(double x) { return fabs(x); }
+MPC_HD bool is_nan_f(double x) { return isnan(x); }
+#else
+MPC_HD double exp_f(double x) { return std::exp(x); }
+MPC_HD double log_f(double x) { return std::log(x); }
+MPC_HD double sqrt_f(double x) { return std::sqrt(x); }
+MPC_HD double rsqrt_f(double x) { return 1.0 / std::sqrt(x); }
+MPC_HD double tanh_f(double x) { return std::tanh(x); }
+MPC_HD double erf_f(double x) { return std::erf(x); }
+MPC_HD double pow_f(double x, double y) { return std::pow(x, y); }
+MPC_HD double abs_f(double x) { return std::fabs(x); }
+MPC_HD bool is_nan_f(double x) { return std::isnan(x); }
+#endif
+
+MPC_HD double max_f(double a, double b) {
+  if (is_nan_f(a) || is_nan_f(b))
+    return a + b;
+  return a < b ? b : a;
+}
+
+MPC_HD double min_f(double a, double b) {
+  if (is_nan_f(a) || is_nan_f(b))
+    return a + b;
+  return b < a ? b : a;
+}
+
 } // namespace mpc
 
 #endif // MPC_DEVICE_MATH_CUH

@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
   mpc::registerMpcPasses();
+  mpc::registerPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::mpg::MpgDialect, mlir::mpk::MpkDialect, mlir::arith::ArithDialect,

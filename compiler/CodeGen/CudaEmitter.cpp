@@ -1,0 +1,654 @@
+//===- CudaEmitter.cpp - mpk programs as CUDA C++ -------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// One visitor over the kernel ops of a program. Every kernel is a functor
+// (one output element, or one row) plus an MPC_KERNEL entry that builds it
+// from the buffer table and hands it to a skeleton (mpc::pointwise,
+// mpc::rows). Scalar bodies (arith/math) are printed one statement per op,
+// every value in its compute type; loads widen with mpc::to_f32 and stores
+// round once with mpc::from_f32<T>.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/CodeGen/CudaEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+namespace mpk = mlir::mpk;
+
+namespace {
+
+/// The C++ type of a stored element.
+std::string storageType(Type type) {
+  if (type.isF16())
+    return "mpc::half_t";
+  if (type.isBF16())
+    return "mpc::bf16_t";
+  if (type.isF32())
+    return "float";
+  if (type.isF64())
+    return "double";
+  if (type.isInteger(1))
+    return "uint8_t";
+  if (type.isInteger(32))
+    return "int32_t";
+  if (type.isInteger(64))
+    return "int64_t";
+  return "";
+}
+
+/// The C++ type of a value in registers (f16/bf16 scalars only appear
+/// between a rounding truncf and its extf).
+std::string scalarType(Type type) {
+  if (type.isInteger(1))
+    return "bool";
+  return storageType(type);
+}
+
+Type elementOf(Value buffer) { return llvm::cast<MemRefType>(buffer.getType()).getElementType(); }
+llvm::ArrayRef<int64_t> shapeOf(Value buffer) {
+  return llvm::cast<MemRefType>(buffer.getType()).getShape();
+}
+
+int64_t product(llvm::ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= d;
+  return p;
+}
+
+/// A float literal that reads back exactly.
+std::string floatLiteral(double value, bool isDouble) {
+  if (std::isinf(value))
+    return value > 0 ? "mpc::inf_f()" : "(-mpc::inf_f())";
+  if (std::isnan(value))
+    return "mpc::nan_f()";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format(isDouble ? "%.17g" : "%.9g", value);
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  if (!isDouble)
+    text += "f";
+  return "(" + text + ")";
+}
+
+/// Reads `buffer` element at `index` into the compute type.
+std::string loadExpr(Value buffer, llvm::StringRef pointer, llvm::StringRef index) {
+  Type type = elementOf(buffer);
+  std::string access = (pointer + "[" + index + "]").str();
+  if (type.isF16() || type.isBF16() || type.isF32())
+    return "mpc::to_f32(" + access + ")";
+  if (type.isInteger(1))
+    return "(" + access + " != 0)";
+  return access;
+}
+
+/// Converts `value` (compute type) for storing into `buffer`.
+std::string storeExpr(Value buffer, llvm::StringRef value) {
+  Type type = elementOf(buffer);
+  if (type.isF16() || type.isBF16() || type.isF32())
+    return "mpc::from_f32<" + storageType(type) + ">(" + value.str() + ")";
+  if (type.isInteger(1))
+    return "static_cast<uint8_t>(" + value.str() + " ? 1 : 0)";
+  return value.str();
+}
+
+/// Row-major strides of `shape`.
+llvm::SmallVector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t> strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// C++ text of an affine expression over named dimensions.
+std::string affineText(AffineExpr expr, llvm::ArrayRef<std::string> dims) {
+  if (auto dim = llvm::dyn_cast<AffineDimExpr>(expr))
+    return dims[dim.getPosition()];
+  if (auto constant = llvm::dyn_cast<AffineConstantExpr>(expr))
+    return std::to_string(constant.getValue());
+  auto binary = llvm::cast<AffineBinaryOpExpr>(expr);
+  std::string lhs = affineText(binary.getLHS(), dims), rhs = affineText(binary.getRHS(), dims);
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return "(" + lhs + " + " + rhs + ")";
+  case AffineExprKind::Mul:
+    return "(" + lhs + " * " + rhs + ")";
+  case AffineExprKind::Mod:
+    return "(" + lhs + " % " + rhs + ")";
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::CeilDiv:
+    return "(" + lhs + " / " + rhs + ")";
+  default:
+    return "0";
+  }
+}
+
+/// The linear index into a buffer of `shape` at `map(dims)`.
+std::string linearIndex(AffineMap map, llvm::ArrayRef<int64_t> shape,
+                        llvm::ArrayRef<std::string> dims) {
+  llvm::SmallVector<int64_t> strides = stridesOf(shape);
+  std::string text;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    if (auto constant = llvm::dyn_cast<AffineConstantExpr>(expr); constant && constant.getValue() == 0)
+      continue;
+    if (!text.empty())
+      text += " + ";
+    text += affineText(expr, dims);
+    if (strides[i] != 1)
+      text += " * " + std::to_string(strides[i]);
+  }
+  return text.empty() ? "0" : text;
+}
+
+/// Declares `names` as the row-major decomposition of `linear` over `shape`.
+void emitDecompose(llvm::raw_ostream &os, llvm::StringRef indent, llvm::StringRef linear,
+                   llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<std::string> names) {
+  if (shape.empty())
+    return;
+  os << indent << "int64_t rest_ = " << linear << ";\n";
+  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+    if (i == 0) {
+      os << indent << "const int64_t " << names[i] << " = rest_;\n";
+    } else {
+      os << indent << "const int64_t " << names[i] << " = rest_ % " << shape[i] << ";\n";
+      os << indent << "rest_ /= " << shape[i] << ";\n";
+    }
+  }
+}
+
+llvm::SmallVector<std::string> dimNames(llvm::StringRef prefix, size_t count) {
+  llvm::SmallVector<std::string> names;
+  for (size_t i = 0; i < count; ++i)
+    names.push_back((prefix + std::to_string(i)).str());
+  return names;
+}
+
+class Emitter {
+public:
+  explicit Emitter(mpk::ProgramOp program) : program(program) {}
+
+  FailureOr<mpc::GeneratedKernels> run() {
+    llvm::raw_string_ostream os(result.source);
+    os << "// Generated by mpc from @" << program.getSymName() << ". Do not edit.\n"
+       << "#include \"mpc/device/types.cuh\"\n"
+       << "#include \"mpc/device/math.cuh\"\n"
+       << "#include \"mpc/device/pointwise.cuh\"\n"
+       << "#include \"mpc/device/rows.cuh\"\n";
+    for (Operation &op : program.getBody().front()) {
+      LogicalResult status =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case([&](mpk::PointwiseOp k) { return emitPointwise(os, k); })
+              .Case([&](mpk::ReduceOp k) { return emitReduce(os, k); })
+              .Case([&](mpk::SoftmaxOp k) { return emitSoftmax(os, k); })
+              .Case([&](mpk::LayerNormOp k) { return emitLayerNorm(os, k); })
+              .Case([&](mpk::CrossEntropyOp k) { return emitCrossEntropy(os, k); })
+              .Case([&](mpk::Pool2DOp k) { return emitPool(os, k); })
+              .Case([&](mpk::Im2ColOp k) { return emitIm2Col(os, k); })
+              .Case([&](mpk::GatherOp k) { return emitGather(os, k); })
+              .Default([](Operation *) { return success(); });
+      if (failed(status))
+        return failure();
+    }
+    return std::move(result);
+  }
+
+private:
+  /// Starts a kernel: records its launch and prints the functor's pointer
+  /// members. Returns the member names.
+  llvm::SmallVector<std::string> beginFunctor(llvm::raw_ostream &os, llvm::StringRef name,
+                                              llvm::ArrayRef<Value> buffers,
+                                              llvm::ArrayRef<bool> written) {
+    os << "\nnamespace {\nstruct " << name << "_fn {\n";
+    llvm::SmallVector<std::string> members;
+    for (auto [i, buffer] : llvm::enumerate(buffers)) {
+      std::string member = "p" + std::to_string(i);
+      os << "  " << (written[i] ? "" : "const ") << storageType(elementOf(buffer)) << " *"
+         << member << ";\n";
+      members.push_back(member);
+    }
+    return members;
+  }
+
+  void endFunctor(llvm::raw_ostream &os, llvm::StringRef name, llvm::ArrayRef<Value> buffers,
+                  llvm::ArrayRef<bool> written, llvm::StringRef skeletonCall, int64_t grid,
+                  int64_t block) {
+    os << "};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name << "_fn fn{";
+    for (auto [i, buffer] : llvm::enumerate(buffers)) {
+      std::string type = storageType(elementOf(buffer));
+      os << (i ? ", " : "") << "static_cast<" << (written[i] ? "" : "const ") << type
+         << " *>(mpc_buffers[" << i << "])";
+    }
+    os << "};\n  " << skeletonCall << ";\n}\n";
+    result.kernels.push_back({name.str(), std::vector<Value>(buffers.begin(), buffers.end()),
+                              grid, block});
+  }
+
+  static int64_t pointwiseGrid(int64_t n) {
+    return std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 65535));
+  }
+  static int64_t rowBlock(int64_t cols) {
+    int64_t block = 32;
+    while (block < 256 && block < cols)
+      block *= 2;
+    return block;
+  }
+  static int64_t rowGrid(int64_t rows) { return std::max<int64_t>(1, std::min<int64_t>(rows, 65535)); }
+
+  /// Prints the scalar ops of `block` (its arguments already named in
+  /// `names`); returns failure on an op without a C++ form.
+  LogicalResult emitScalarBody(llvm::raw_ostream &os, llvm::StringRef indent, Block &block,
+                               llvm::DenseMap<Value, std::string> &names) {
+    for (Operation &op : block.without_terminator()) {
+      if (op.getNumResults() != 1)
+        return op.emitError("cannot emit a scalar op with ") << op.getNumResults() << " results";
+      std::string expr;
+      auto in = [&](unsigned i) { return names.lookup(op.getOperand(i)); };
+      Type resultType = op.getResult(0).getType();
+      bool isDouble = resultType.isF64();
+      auto binary = [&](llvm::StringRef symbol) {
+        return "(" + in(0) + " " + symbol.str() + " " + in(1) + ")";
+      };
+      auto call = [&](llvm::StringRef function, unsigned arity) {
+        std::string text = "mpc::" + function.str() + "(" + in(0);
+        if (arity == 2)
+          text += ", " + in(1);
+        return text + ")";
+      };
+      bool ok = true;
+      llvm::TypeSwitch<Operation *>(&op)
+          .Case([&](arith::ConstantOp c) {
+            if (auto f = llvm::dyn_cast<FloatAttr>(c.getValue()))
+              expr = floatLiteral(f.getValueAsDouble(), isDouble);
+            else if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue()))
+              expr = resultType.isInteger(1)
+                         ? (i.getValue().isZero() ? "false" : "true")
+                         : "static_cast<" + scalarType(resultType) + ">(" +
+                               std::to_string(i.getValue().getSExtValue()) + "LL)";
+            else
+              ok = false;
+          })
+          .Case([&](arith::AddFOp) { expr = binary("+"); })
+          .Case([&](arith::SubFOp) { expr = binary("-"); })
+          .Case([&](arith::MulFOp) { expr = binary("*"); })
+          .Case([&](arith::DivFOp) { expr = binary("/"); })
+          .Case([&](arith::NegFOp) { expr = "(-" + in(0) + ")"; })
+          .Case([&](arith::AddIOp) { expr = binary("+"); })
+          .Case([&](arith::SubIOp) { expr = binary("-"); })
+          .Case([&](arith::MulIOp) { expr = binary("*"); })
+          .Case([&](arith::DivSIOp) { expr = binary("/"); })
+          .Case([&](arith::MaximumFOp) { expr = call("max_f", 2); })
+          .Case([&](arith::MinimumFOp) { expr = call("min_f", 2); })
+          .Case([&](arith::MaxSIOp) { expr = "(" + in(0) + " < " + in(1) + " ? " + in(1) + " : " + in(0) + ")"; })
+          .Case([&](arith::MinSIOp) { expr = "(" + in(1) + " < " + in(0) + " ? " + in(1) + " : " + in(0) + ")"; })
+          .Case([&](arith::CmpFOp c) {
+            static const llvm::DenseMap<int, const char *> symbols = {
+                {int(arith::CmpFPredicate::OEQ), "=="}, {int(arith::CmpFPredicate::UNE), "!="},
+                {int(arith::CmpFPredicate::OLT), "<"},  {int(arith::CmpFPredicate::OLE), "<="},
+                {int(arith::CmpFPredicate::OGT), ">"},  {int(arith::CmpFPredicate::OGE), ">="}};
+            auto it = symbols.find(int(c.getPredicate()));
+            if (it == symbols.end())
+              ok = false;
+            else
+              expr = binary(it->second);
+          })
+          .Case([&](arith::CmpIOp c) {
+            static const llvm::DenseMap<int, const char *> symbols = {
+                {int(arith::CmpIPredicate::eq), "=="},  {int(arith::CmpIPredicate::ne), "!="},
+                {int(arith::CmpIPredicate::slt), "<"},  {int(arith::CmpIPredicate::sle), "<="},
+                {int(arith::CmpIPredicate::sgt), ">"},  {int(arith::CmpIPredicate::sge), ">="}};
+            auto it = symbols.find(int(c.getPredicate()));
+            if (it == symbols.end())
+              ok = false;
+            else
+              expr = binary(it->second);
+          })
+          .Case([&](arith::SelectOp) {
+            expr = "(" + in(0) + " ? " + in(1) + " : " + in(2) + ")";
+          })
+          .Case([&](arith::TruncFOp t) {
+            Type to = t.getType();
+            if (to.isF16() || to.isBF16())
+              expr = "mpc::from_f32<" + storageType(to) + ">(static_cast<float>(" + in(0) + "))";
+            else
+              expr = "static_cast<" + scalarType(to) + ">(" + in(0) + ")";
+          })
+          .Case([&](arith::ExtFOp e) {
+            Type from = e.getIn().getType();
+            expr = (from.isF16() || from.isBF16())
+                       ? "static_cast<" + scalarType(e.getType()) + ">(mpc::to_f32(" + in(0) + "))"
+                       : "static_cast<" + scalarType(e.getType()) + ">(" + in(0) + ")";
+          })
+          .Case<arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp, arith::ExtSIOp, arith::ExtUIOp,
+                arith::TruncIOp>([&](Operation *) {
+            expr = "static_cast<" + scalarType(resultType) + ">(" + in(0) + ")";
+          })
+          .Case([&](math::ExpOp) { expr = call("exp_f", 1); })
+          .Case([&](math::LogOp) { expr = call("log_f", 1); })
+          .Case([&](math::SqrtOp) { expr = call("sqrt_f", 1); })
+          .Case([&](math::RsqrtOp) { expr = call("rsqrt_f", 1); })
+          .Case([&](math::TanhOp) { expr = call("tanh_f", 1); })
+          .Case([&](math::ErfOp) { expr = call("erf_f", 1); })
+          .Case([&](math::PowFOp) { expr = call("pow_f", 2); })
+          .Case([&](math::AbsFOp) { expr = call("abs_f", 1); })
+          .Case([&](math::AbsIOp) { expr = "(" + in(0) + " < 0 ? -" + in(0) + " : " + in(0) + ")"; })
+          .Default([&](Operation *) { ok = false; });
+      if (!ok)
+        return op.emitError() << "the CUDA emitter has no form for '" << op.getName() << "'";
+      std::string name = "v" + std::to_string(valueCount++);
+      os << indent << "const " << scalarType(resultType) << " " << name << " = " << expr << ";\n";
+      names[op.getResult(0)] = name;
+    }
+    return success();
+  }
+
+  LogicalResult emitPointwise(llvm::raw_ostream &os, mpk::PointwiseOp k) {
+    llvm::SmallVector<Value> buffers(k.getInputs());
+    buffers.append(k.getOutputs().begin(), k.getOutputs().end());
+    llvm::SmallVector<bool> written(k.getInputs().size(), false);
+    written.append(k.getOutputs().size(), true);
+    auto members = beginFunctor(os, k.getSymName(), buffers, written);
+    llvm::ArrayRef<int64_t> iteration = k.getIteration();
+    auto maps = llvm::to_vector(k.getIndexing().getAsValueRange<AffineMapAttr>());
+    auto dims = dimNames("d", iteration.size());
+    os << "  MPC_HD void operator()(int64_t i) const {\n";
+    emitDecompose(os, "    ", "i", iteration, dims);
+    Block &body = k.getBody().front();
+    llvm::DenseMap<Value, std::string> names;
+    for (auto [j, arg] : llvm::enumerate(body.getArguments())) {
+      std::string name = "a" + std::to_string(j);
+      os << "    const " << scalarType(arg.getType()) << " " << name << " = "
+         << loadExpr(buffers[j], members[j], linearIndex(maps[j], shapeOf(buffers[j]), dims))
+         << ";\n";
+      names[arg] = name;
+    }
+    if (failed(emitScalarBody(os, "    ", body, names)))
+      return failure();
+    auto yield = llvm::cast<mpk::YieldOp>(body.getTerminator());
+    unsigned numInputs = k.getInputs().size();
+    for (auto [j, value] : llvm::enumerate(yield.getValues())) {
+      unsigned b = numInputs + j;
+      os << "    " << members[b] << "[" << linearIndex(maps[b], shapeOf(buffers[b]), dims)
+         << "] = " << storeExpr(buffers[b], names.lookup(value)) << ";\n";
+    }
+    os << "  }\n";
+    int64_t n = product(iteration);
+    endFunctor(os, k.getSymName(), buffers, written,
+               "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);
+    return success();
+  }
+
+  LogicalResult emitReduce(llvm::raw_ostream &os, mpk::ReduceOp k) {
+    llvm::SmallVector<Value> buffers(k.getInputs());
+    buffers.append(k.getEpilogueInputs().begin(), k.getEpilogueInputs().end());
+    buffers.append(k.getOutputs().begin(), k.getOutputs().end());
+    size_t numIn = k.getInputs().size(), numEpi = k.getEpilogueInputs().size();
+    llvm::SmallVector<bool> written(numIn + numEpi, false);
+    written.append(k.getOutputs().size(), true);
+    for (Value b : buffers)
+      if (elementOf(b).isF64())
+        return k.emitError("f64 reductions are not supported by the kernel generator yet "
+                           "(the row skeleton accumulates in fp32)");
+    auto members = beginFunctor(os, k.getSymName(), buffers, written);
+    llvm::ArrayRef<int64_t> iteration = k.getIteration();
+    llvm::ArrayRef<int64_t> reduced = k.getReductionDims();
+    llvm::SmallVector<int64_t> outShape, redShape;
+    llvm::SmallVector<std::string> fullNames(iteration.size());
+    llvm::SmallVector<std::string> outNames, redNames;
+    for (auto [d, size] : llvm::enumerate(iteration)) {
+      bool isReduced = llvm::is_contained(reduced, static_cast<int64_t>(d));
+      std::string name = (isReduced ? "r" : "o") + std::to_string(d);
+      fullNames[d] = name;
+      (isReduced ? redShape : outShape).push_back(size);
+      (isReduced ? redNames : outNames).push_back(name);
+    }
+    auto maps = llvm::to_vector(k.getIndexing().getAsValueRange<AffineMapAttr>());
+    auto outDims = dimNames("q", outShape.size());
+
+    os << "  template <class Row> MPC_HD void operator()(const Row &row) const {\n";
+    emitDecompose(os, "    ", "row.index()", outShape, outNames);
+    // The prologue, per reduced position c.
+    std::string combine = k.getKind() == mpk::ReduceKind::Sum ? "reduce_sum" : "reduce_max";
+    os << "    const float acc = row." << combine << "(" << product(redShape)
+       << ", [&](int64_t c) {\n";
+    emitDecompose(os, "      ", "c", redShape, redNames);
+    Block &pro = k.getPrologue().front();
+    llvm::DenseMap<Value, std::string> names;
+    for (auto [j, arg] : llvm::enumerate(pro.getArguments())) {
+      std::string name = "a" + std::to_string(j);
+      os << "      const " << scalarType(arg.getType()) << " " << name << " = "
+         << loadExpr(buffers[j], members[j], linearIndex(maps[j], shapeOf(buffers[j]), fullNames))
+         << ";\n";
+      names[arg] = name;
+    }
+    if (failed(emitScalarBody(os, "      ", pro, names)))
+      return failure();
+    auto proYield = llvm::cast<mpk::YieldOp>(pro.getTerminator());
+    os << "      return static_cast<float>(" << names.lookup(proYield.getValues()[0]) << ");\n";
+    os << "    });\n";
+    // The epilogue, once per output element.
+    os << "    row.for_each(1, [&](int64_t) {\n";
+    for (auto [j, name] : llvm::enumerate(outNames))
+      os << "      const int64_t " << outDims[j] << " = " << name << ";\n";
+    Block &epi = k.getEpilogue().front();
+    names[epi.getArgument(0)] = "acc";
+    for (size_t j = 0; j < numEpi; ++j) {
+      BlockArgument arg = epi.getArgument(j + 1);
+      std::string name = "e" + std::to_string(j);
+      size_t b = numIn + j;
+      os << "      const " << scalarType(arg.getType()) << " " << name << " = "
+         << loadExpr(buffers[b], members[b], linearIndex(maps[b], shapeOf(buffers[b]), outDims))
+         << ";\n";
+      names[arg] = name;
+    }
+    if (failed(emitScalarBody(os, "      ", epi, names)))
+      return failure();
+    auto epiYield = llvm::cast<mpk::YieldOp>(epi.getTerminator());
+    for (auto [j, value] : llvm::enumerate(epiYield.getValues())) {
+      size_t b = numIn + numEpi + j;
+      os << "      " << members[b] << "[" << linearIndex(maps[b], shapeOf(buffers[b]), outDims)
+         << "] = " << storeExpr(buffers[b], names.lookup(value)) << ";\n";
+    }
+    os << "    });\n  }\n";
+    int64_t rows = product(outShape);
+    endFunctor(os, k.getSymName(), buffers, written,
+               "mpc::rows(" + std::to_string(rows) + ", fn)", rowGrid(rows),
+               rowBlock(product(redShape)));
+    return success();
+  }
+
+  LogicalResult emitSoftmax(llvm::raw_ostream &os, mpk::SoftmaxOp k) {
+    Value in = k.getInput(), out = k.getOutput();
+    if (elementOf(in).isF64())
+      return k.emitError("f64 softmax is not supported by the kernel generator yet");
+    auto members = beginFunctor(os, k.getSymName(), {in, out}, {false, true});
+    int64_t outer = k.getOuter(), cols = k.getCols(), inner = k.getInner();
+    std::string at = "base + c * " + std::to_string(inner);
+    os << "  template <class Row> MPC_HD void operator()(const Row &row) const {\n"
+       << "    const int64_t base = (row.index() / " << inner << ") * " << cols * inner
+       << " + row.index() % " << inner << ";\n"
+       << "    const float m = row.reduce_max(" << cols << ", [&](int64_t c) { return "
+       << loadExpr(in, members[0], at) << "; });\n"
+       << "    const float s = row.reduce_sum(" << cols
+       << ", [&](int64_t c) { return mpc::exp_f(" << loadExpr(in, members[0], at)
+       << " - m); });\n"
+       << "    row.for_each(" << cols << ", [&](int64_t c) {\n"
+       << "      const float v = " << loadExpr(in, members[0], at) << " - m;\n"
+       << "      " << members[1] << "[" << at << "] = "
+       << storeExpr(out, k.getLog() ? "v - mpc::log_f(s)" : "mpc::exp_f(v) / s") << ";\n"
+       << "    });\n  }\n";
+    int64_t rows = outer * inner;
+    endFunctor(os, k.getSymName(), {in, out}, {false, true},
+               "mpc::rows(" + std::to_string(rows) + ", fn)", rowGrid(rows), rowBlock(cols));
+    return success();
+  }
+
+  LogicalResult emitLayerNorm(llvm::raw_ostream &os, mpk::LayerNormOp k) {
+    llvm::SmallVector<Value> buffers{k.getInput(), k.getGamma(), k.getBeta(), k.getOutput()};
+    for (Value b : buffers)
+      if (elementOf(b).isF64())
+        return k.emitError("f64 layer_norm is not supported by the kernel generator yet");
+    llvm::SmallVector<bool> written{false, false, false, true};
+    auto m = beginFunctor(os, k.getSymName(), buffers, written);
+    int64_t cols = k.getCols();
+    std::string x = loadExpr(buffers[0], m[0], "base + c");
+    os << "  template <class Row> MPC_HD void operator()(const Row &row) const {\n"
+       << "    const int64_t base = row.index() * " << cols << ";\n"
+       << "    const float mean = row.reduce_sum(" << cols << ", [&](int64_t c) { return " << x
+       << "; }) * " << floatLiteral(1.0 / cols, false) << ";\n"
+       << "    const float var = row.reduce_sum(" << cols
+       << ", [&](int64_t c) { const float d = " << x << " - mean; return d * d; }) * "
+       << floatLiteral(1.0 / cols, false) << ";\n"
+       << "    const float inv = mpc::rsqrt_f(var + "
+       << floatLiteral(k.getEps().convertToDouble(), false) << ");\n"
+       << "    row.for_each(" << cols << ", [&](int64_t c) {\n"
+       << "      const float v = (" << x << " - mean) * inv * "
+       << loadExpr(buffers[1], m[1], "c") << " + " << loadExpr(buffers[2], m[2], "c") << ";\n"
+       << "      " << m[3] << "[base + c] = " << storeExpr(buffers[3], "v") << ";\n"
+       << "    });\n  }\n";
+    endFunctor(os, k.getSymName(), buffers, written,
+               "mpc::rows(" + std::to_string(k.getRows()) + ", fn)", rowGrid(k.getRows()),
+               rowBlock(cols));
+    return success();
+  }
+
+  LogicalResult emitCrossEntropy(llvm::raw_ostream &os, mpk::CrossEntropyOp k) {
+    llvm::SmallVector<Value> buffers{k.getLogits(), k.getLabels(), k.getLosses()};
+    if (elementOf(buffers[0]).isF64())
+      return k.emitError("f64 cross-entropy is not supported by the kernel generator yet");
+    llvm::SmallVector<bool> written{false, false, true};
+    auto m = beginFunctor(os, k.getSymName(), buffers, written);
+    int64_t cols = k.getCols();
+    std::string x = loadExpr(buffers[0], m[0], "base + c");
+    os << "  template <class Row> MPC_HD void operator()(const Row &row) const {\n"
+       << "    const int64_t base = row.index() * " << cols << ";\n"
+       << "    const float mx = row.reduce_max(" << cols << ", [&](int64_t c) { return " << x
+       << "; });\n"
+       << "    const float s = row.reduce_sum(" << cols
+       << ", [&](int64_t c) { return mpc::exp_f(" << x << " - mx); });\n"
+       << "    row.for_each(1, [&](int64_t) {\n"
+       << "      const int64_t label = static_cast<int64_t>(" << m[1] << "[row.index()]);\n"
+       << "      const float picked = (label >= 0 && label < " << cols << ") ? "
+       << loadExpr(buffers[0], m[0], "base + label") << " : mpc::nan_f();\n"
+       << "      " << m[2] << "[row.index()] = "
+       << storeExpr(buffers[2], "mpc::log_f(s) + mx - picked") << ";\n"
+       << "    });\n  }\n";
+    endFunctor(os, k.getSymName(), buffers, written,
+               "mpc::rows(" + std::to_string(k.getRows()) + ", fn)", rowGrid(k.getRows()),
+               rowBlock(cols));
+    return success();
+  }
+
+  LogicalResult emitPool(llvm::raw_ostream &os, mpk::Pool2DOp k) {
+    Value in = k.getInput(), out = k.getOutput();
+    auto m = beginFunctor(os, k.getSymName(), {in, out}, {false, true});
+    auto inShape = shapeOf(in), outShape = shapeOf(out);
+    int64_t h = inShape[2], w = inShape[3];
+    auto kernel = k.getKernel(), stride = k.getStride(), pad = k.getPadding();
+    bool isMax = k.getKind() == mpk::PoolKind::Max;
+    os << "  MPC_HD void operator()(int64_t i) const {\n";
+    emitDecompose(os, "    ", "i", outShape, {"n", "ch", "oh", "ow"});
+    os << "    const int64_t h0 = oh * " << stride[0] << " - " << pad[0] << ";\n"
+       << "    const int64_t w0 = ow * " << stride[1] << " - " << pad[1] << ";\n"
+       << "    float acc = " << (isMax ? "-mpc::inf_f()" : "0.0f") << ";\n"
+       << "    int64_t count = 0;\n"
+       << "    for (int64_t kh = 0; kh < " << kernel[0] << "; ++kh)\n"
+       << "      for (int64_t kw = 0; kw < " << kernel[1] << "; ++kw) {\n"
+       << "        const int64_t ih = h0 + kh, iw = w0 + kw;\n"
+       << "        if (ih < 0 || ih >= " << h << " || iw < 0 || iw >= " << w << ")\n"
+       << "          continue;\n"
+       << "        const float v = "
+       << loadExpr(in, m[0], "((n * " + std::to_string(inShape[1]) + " + ch) * " +
+                                 std::to_string(h) + " + ih) * " + std::to_string(w) + " + iw")
+       << ";\n"
+       << "        acc = " << (isMax ? "mpc::max_f(acc, v)" : "acc + v") << ";\n"
+       << "        ++count;\n"
+       << "      }\n";
+    if (!isMax) {
+      if (k.getCountIncludePad())
+        os << "    const int64_t hend = h0 + " << kernel[0] << " < " << h + pad[2] << " ? h0 + "
+           << kernel[0] << " : " << h + pad[2] << ";\n"
+           << "    const int64_t wend = w0 + " << kernel[1] << " < " << w + pad[3] << " ? w0 + "
+           << kernel[1] << " : " << w + pad[3] << ";\n"
+           << "    count = (hend - h0) * (wend - w0);\n";
+      os << "    acc = acc / static_cast<float>(count);\n";
+    }
+    os << "    " << m[1] << "[i] = " << storeExpr(out, "acc") << ";\n  }\n";
+    int64_t n = product(outShape);
+    endFunctor(os, k.getSymName(), {in, out}, {false, true},
+               "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);
+    return success();
+  }
+
+  LogicalResult emitIm2Col(llvm::raw_ostream &os, mpk::Im2ColOp k) {
+    Value in = k.getInput(), cols = k.getColumns();
+    auto m = beginFunctor(os, k.getSymName(), {in, cols}, {false, true});
+    auto inShape = shapeOf(in), colShape = shapeOf(cols);
+    auto kernel = k.getKernel(), stride = k.getStride(), pad = k.getPadding(),
+         dilation = k.getDilation();
+    int64_t ho = 0, wo = 0;
+    {
+      int64_t ext0 = dilation[0] * (kernel[0] - 1) + 1, ext1 = dilation[1] * (kernel[1] - 1) + 1;
+      ho = (inShape[2] + pad[0] + pad[2] - ext0) / stride[0] + 1;
+      wo = (inShape[3] + pad[1] + pad[3] - ext1) / stride[1] + 1;
+    }
+    std::string type = storageType(elementOf(in));
+    os << "  MPC_HD void operator()(int64_t i) const {\n";
+    emitDecompose(os, "    ", "i", colShape, {"n", "ckk", "p"});
+    os << "    const int64_t ch = ckk / " << kernel[0] * kernel[1] << ";\n"
+       << "    const int64_t ki = (ckk / " << kernel[1] << ") % " << kernel[0] << ";\n"
+       << "    const int64_t kj = ckk % " << kernel[1] << ";\n"
+       << "    const int64_t ih = (p / " << wo << ") * " << stride[0] << " - " << pad[0]
+       << " + ki * " << dilation[0] << ";\n"
+       << "    const int64_t iw = (p % " << wo << ") * " << stride[1] << " - " << pad[1]
+       << " + kj * " << dilation[1] << ";\n"
+       << "    const bool inside = ih >= 0 && ih < " << inShape[2] << " && iw >= 0 && iw < "
+       << inShape[3] << ";\n"
+       << "    " << m[1] << "[i] = inside ? " << m[0] << "[((n * " << inShape[1]
+       << " + ch) * " << inShape[2] << " + ih) * " << inShape[3] << " + iw] : "
+       << "mpc::from_f32<" << type << ">(0.0f);\n  }\n";
+    (void)ho;
+    int64_t n = product(colShape);
+    endFunctor(os, k.getSymName(), {in, cols}, {false, true},
+               "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);
+    return success();
+  }
+
+  LogicalResult emitGather(llvm::raw_ostream &os, mpk::GatherOp k) {
+    Value table = k.getTable(), ids = k.getIndices(), out = k.getOutput();
+    auto m = beginFunctor(os, k.getSymName(), {table, ids, out}, {false, false, true});
+    int64_t vocab = shapeOf(table)[0], dim = shapeOf(table)[1];
+    std::string type = storageType(elementOf(out));
+    os << "  MPC_HD void operator()(int64_t i) const {\n"
+       << "    const int64_t row = static_cast<int64_t>(" << m[1] << "[i / " << dim << "]);\n"
+       << "    " << m[2] << "[i] = (row >= 0 && row < " << vocab << ") ? " << m[0]
+       << "[row * " << dim << " + i % " << dim << "] : mpc::from_f32<" << type
+       << ">(mpc::nan_f());\n  }\n";
+    int64_t n = product(shapeOf(out));
+    endFunctor(os, k.getSymName(), {table, ids, out}, {false, false, true},
+               "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);
+    return success();
+  }
+
+  mpk::ProgramOp program;
+  mpc::GeneratedKernels result;
+  unsigned valueCount = 0;
+};
+
+} // namespace
+
+FailureOr<mpc::GeneratedKernels> mpc::emitCuda(mpk::ProgramOp program) {
+  return Emitter(program).run();
+}

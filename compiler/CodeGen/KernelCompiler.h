@@ -1,0 +1,46 @@
+//===- KernelCompiler.h - compile generated kernels for each target -*- C++ -*-===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// The same generated source is compiled by NVRTC for each requested GPU
+// architecture (a cubin for sm_XX and PTX for compute_XX, so newer GPUs can
+// JIT it) and by the host C++ compiler into the CPU backend's shared object.
+// Results are cached on disk, keyed by a hash of the source, the options,
+// the target and the compiler's identity.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_COMPILER_CODEGEN_KERNELCOMPILER_H
+#define MPC_COMPILER_CODEGEN_KERNELCOMPILER_H
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace mpc {
+
+/// Binaries of one source for one GPU architecture.
+struct GpuBinary {
+  std::string cubin; // for sm_XX
+  std::string ptx;   // for compute_XX
+};
+
+/// Whether this build can compile for GPUs (it links NVRTC).
+bool haveNvrtc();
+
+/// Compiles `source` for GPU architecture `arch` ("sm_80", "sm_90", ...).
+/// On failure the error names the kernel the first error is in and holds
+/// NVRTC's log.
+llvm::Expected<GpuBinary> compileForGpu(const std::string &source, const std::string &arch);
+
+/// Compiles `source` with the host C++ compiler (`$MPC_HOST_CXX`, else
+/// `c++`) into a shared object and returns its bytes.
+llvm::Expected<std::string> compileForHost(const std::string &source);
+
+/// The directory compiled kernels are cached in: `$MPC_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/mpc`, else `$HOME/.cache/mpc`, with "/kernels" appended.
+std::string kernelCacheDirectory();
+
+} // namespace mpc
+
+#endif // MPC_COMPILER_CODEGEN_KERNELCOMPILER_H
