@@ -107,10 +107,10 @@ def MpgPlanMemory : Pass<"mpg-plan-memory", "::mlir::mpg::GraphOp"> {
     - Transient buffers — graph inputs (copied in each step) and the results
       of fusion groups — share one arena: buffers live at the same time never
       overlap, others reuse memory (greedy placement, largest first).
-      Outputs and the loss of `mpg.minimize` live until the end of the step.
+      Outputs, the loss of `mpg.minimize` and values written to state (copied
+      when the step ends) live until the end of the step.
     - A `pointwise` group may write a result in place of an input of the same
-      shape and element size whose last read is that group (option
-      `in-place`).
+      type whose last read is that group (option `in-place`).
     - `mpg.reshape` is a view: its result aliases its operand, whose live
       range extends to the reshape's last use.
     - Parameters, state and non-splat constants live in persistent memory,

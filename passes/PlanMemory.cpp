@@ -71,7 +71,7 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
     Block &body = graph.getBody().front();
     if (alignment <= 0 || (alignment & (alignment - 1)) != 0) {
       graph.emitError() << "mpg-plan-memory: alignment must be a power of two, got "
-                        << alignment;
+                        << static_cast<int64_t>(alignment);
       return signalPassFailure();
     }
     for (Operation &op : body)
@@ -125,7 +125,10 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
         auto it = requestOf.find(storageRoot(operand));
         if (it == requestOf.end())
           continue;
-        int64_t last = llvm::isa<OutputOp, MinimizeOp>(op) ? end : position[&op];
+        // Outputs, the loss and state writes (copied when the step ends)
+        // stay live to the end.
+        int64_t last =
+            llvm::isa<OutputOp, MinimizeOp, StateWriteOp>(op) ? end : position[&op];
         requests[it->second].lastUse = std::max(requests[it->second].lastUse, last);
       }
     if (inPlace)

@@ -30,6 +30,10 @@ namespace mpk = mlir::mpk;
 
 namespace {
 
+/// On each mpk launch or call made for a fusion group: the mpg ops it
+/// computes, in order.
+constexpr llvm::StringLiteral kFusedOpsAttr = "mpk.fused";
+
 RankedTensorType tensorTypeOf(Value v) { return llvm::cast<RankedTensorType>(v.getType()); }
 
 MemRefType memrefFor(Type tensor) {
@@ -100,40 +104,58 @@ public:
   }
 
 private:
+  /// The planned offset attribute `name` of `op`, or an error on `op`.
+  template <typename AttrT>
+  FailureOr<AttrT> planned(Operation *op, llvm::StringRef name) {
+    if (auto attr = op->getAttrOfType<AttrT>(name))
+      return attr;
+    return op->emitError() << "convert-mpg-to-mpk expects a planned graph: '" << op->getName()
+                           << "' has no " << name << " (run mpg-plan-memory)";
+  }
+
   Value buffer(Location loc, mpk::Space space, int64_t offset, Type tensorType) {
     return b.create<mpk::BufferOp>(loc, memrefFor(tensorType), space, offset);
   }
 
-  Value scratch(Operation *group, Type elementType, llvm::ArrayRef<int64_t> shape) {
-    auto offset = group->getAttrOfType<IntegerAttr>(mpc::kScratchOffsetAttr);
-    return b.create<mpk::BufferOp>(group->getLoc(), MemRefType::get(shape, elementType),
-                                   mpk::Space::Arena, offset.getInt());
+  FailureOr<Value> scratch(Operation *group, Type elementType, llvm::ArrayRef<int64_t> shape) {
+    FailureOr<IntegerAttr> offset = planned<IntegerAttr>(group, mpc::kScratchOffsetAttr);
+    if (failed(offset))
+      return failure();
+    return Value(b.create<mpk::BufferOp>(group->getLoc(), MemRefType::get(shape, elementType),
+                                         mpk::Space::Arena, offset->getInt()));
   }
 
   StringAttr nextKernelName() { return b.getStringAttr("k" + std::to_string(kernelCount++)); }
 
-  int64_t persistentOffset(Operation *op) {
-    return op->getAttrOfType<IntegerAttr>(mpc::kPersistentOffsetAttr).getInt();
-  }
-
   LogicalResult lower(Operation *op) {
     Location loc = op->getLoc();
+    int64_t persistentOffset = 0;
+    if (llvm::isa<ParamOp, StateOp>(op) ||
+        (llvm::isa<ConstantOp>(op) && !op->use_empty())) {
+      FailureOr<IntegerAttr> offset = planned<IntegerAttr>(op, mpc::kPersistentOffsetAttr);
+      if (failed(offset))
+        return failure();
+      persistentOffset = offset->getInt();
+    }
     if (auto input = llvm::dyn_cast<InputOp>(op)) {
-      auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(mpc::kArenaOffsetsAttr);
-      Value buf = buffer(loc, mpk::Space::Arena, offsets[0], input.getType());
+      FailureOr<DenseI64ArrayAttr> offsets =
+          planned<DenseI64ArrayAttr>(op, mpc::kArenaOffsetsAttr);
+      if (failed(offsets))
+        return failure();
+      Value buf = buffer(loc, mpk::Space::Arena, (*offsets)[0], input.getType());
       b.create<mpk::InputOp>(loc, input.getName(), buf);
       buffers.map(input.getResult(), buf);
       return success();
     }
     if (auto param = llvm::dyn_cast<ParamOp>(op)) {
-      Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset(op), param.getType());
+      Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset, param.getType());
       b.create<mpk::ParamOp>(loc, param.getName(), buf, param.getInit(), /*state=*/false,
                              param.getFrozen());
       buffers.map(param.getResult(), buf);
       return success();
     }
     if (auto state = llvm::dyn_cast<StateOp>(op)) {
-      Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset(op), state.getType());
+      Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset, state.getType());
       b.create<mpk::ParamOp>(loc, state.getName(), buf, state.getInit(), /*state=*/true,
                              /*frozen=*/true);
       buffers.map(state.getResult(), buf);
@@ -142,7 +164,7 @@ private:
     if (auto constant = llvm::dyn_cast<ConstantOp>(op)) {
       if (constant.use_empty())
         return success();
-      Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset(op), constant.getType());
+      Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset, constant.getType());
       b.create<mpk::ConstantOp>(loc, buf, constant.getValue());
       buffers.map(constant.getResult(), buf);
       return success();
@@ -161,15 +183,42 @@ private:
       b.create<mpk::OutputOp>(loc, "loss", buffers.lookup(minimize.getLoss()));
       return success();
     }
-    if (auto fusion = llvm::dyn_cast<FusionOp>(op))
-      return lowerFusion(fusion);
+    if (auto fusion = llvm::dyn_cast<FusionOp>(op)) {
+      Operation *last = program.getBody().front().empty()
+                            ? nullptr
+                            : &program.getBody().front().back();
+      if (failed(lowerFusion(fusion)))
+        return failure();
+      tagFusedOps(fusion, last);
+      return success();
+    }
     return op->emitError() << "convert-mpg-to-mpk expects a fused graph; '" << op->getName()
                            << "' is outside any fusion group";
   }
 
+  /// Records on each launch or call made for `fusion` (the ops after
+  /// `last`) which mpg ops it computes, for reports.
+  void tagFusedOps(FusionOp fusion, Operation *last) {
+    llvm::SmallVector<Attribute> names;
+    for (Operation &op : fusion.getBody().front().without_terminator())
+      if (!llvm::isa<ConstantOp>(op))
+        names.push_back(b.getStringAttr(op.getName().getStringRef()));
+    ArrayAttr fused = b.getArrayAttr(names);
+    Block &block = program.getBody().front();
+    auto it = last ? std::next(Block::iterator(last)) : block.begin();
+    for (Operation &op : llvm::make_range(it, block.end()))
+      if (!llvm::isa<mpk::BufferOp>(op))
+        op.setAttr(kFusedOpsAttr, fused);
+  }
+
   LogicalResult lowerFusion(FusionOp fusion) {
-    auto offsets = fusion->getAttrOfType<DenseI64ArrayAttr>(mpc::kArenaOffsetsAttr);
-    for (auto [result, offset] : llvm::zip(fusion.getResults(), offsets.asArrayRef()))
+    FailureOr<DenseI64ArrayAttr> offsets =
+        planned<DenseI64ArrayAttr>(fusion, mpc::kArenaOffsetsAttr);
+    if (failed(offsets))
+      return failure();
+    if (offsets->size() != static_cast<int64_t>(fusion.getNumResults()))
+      return fusion.emitError("expects one planned arena offset per result");
+    for (auto [result, offset] : llvm::zip(fusion.getResults(), offsets->asArrayRef()))
       buffers.map(result, buffer(fusion.getLoc(), mpk::Space::Arena, offset, result.getType()));
     // Inside the group, block arguments stand for the group's inputs.
     Block &body = fusion.getBody().front();
@@ -190,6 +239,9 @@ private:
       return lowerConv(fusion);
     case FusionKind::Row:
     case FusionKind::Single:
+      if (std::distance(body.without_terminator().begin(), body.without_terminator().end()) != 1)
+        return fusion.emitError() << "a '" << stringifyFusionKind(fusion.getKind())
+                                  << "' group lowers one op; this one holds more";
       return lowerSingle(fusion, &*body.begin());
     }
     return failure();
@@ -304,10 +356,21 @@ private:
         continue;
       worklist.append(def->operand_begin(), def->operand_end());
     }
+    // Splat constants may serve both regions: each region gets its own copy.
     llvm::SmallVector<Operation *> prologueOps, epilogueOps;
     for (Operation &op : body.without_terminator()) {
       if (&op == anchor)
         continue;
+      if (llvm::isa<ConstantOp>(op)) {
+        bool inPrologue = false, inEpilogue = false;
+        for (Operation *user : op.getUsers())
+          (prologue.contains(user) ? inPrologue : inEpilogue) = true;
+        if (inPrologue)
+          prologueOps.push_back(&op);
+        if (inEpilogue)
+          epilogueOps.push_back(&op);
+        continue;
+      }
       (prologue.contains(&op) ? prologueOps : epilogueOps).push_back(&op);
     }
 
@@ -428,19 +491,40 @@ private:
     Block &body = fusion.getBody().front();
     Operation *matmul = &*body.begin();
     bool transposeA = matmul->hasAttr("transpose_a"), transposeB = matmul->hasAttr("transpose_b");
-    Value bias;
+    // The epilogue cuBLASLt applies, in its order: bias, activation, output
+    // type. Each op must consume the previous one's result.
+    Value bias, tail = matmul->getResult(0);
     mpk::GemmEpilogue epilogue = mpk::GemmEpilogue::None;
-    for (Operation &op : body.without_terminator()) {
-      if (auto add = llvm::dyn_cast<AddOp>(op)) {
-        Value tail = add.getLhs().getDefiningOp() == matmul ? add.getLhs() : add.getRhs();
-        bias = tail == add.getLhs() ? add.getRhs() : add.getLhs();
+    int stage = 0; // 1: bias, 2: activation, 3: cast
+    auto notAnEpilogue = [&](Operation &op) {
+      return op.emitError() << "'" << op.getName()
+                            << "' in a gemm group is not a cuBLASLt epilogue (bias, then relu "
+                               "or approximate gelu, then a cast)";
+    };
+    for (Operation &op : llvm::drop_begin(body.without_terminator())) {
+      auto add = llvm::dyn_cast<AddOp>(op);
+      auto gelu = llvm::dyn_cast<GeluOp>(op);
+      if (add && stage < 1 && (add.getLhs() == tail || add.getRhs() == tail)) {
+        bias = add.getLhs() == tail ? add.getRhs() : add.getLhs();
+        if (tensorTypeOf(bias).getRank() != 1)
+          return notAnEpilogue(op);
         epilogue = mpk::GemmEpilogue::Bias;
-      } else if (llvm::isa<ReluOp>(op)) {
+        stage = 1;
+      } else if (llvm::isa<ReluOp>(op) && stage < 2 && op.getOperand(0) == tail) {
         epilogue = bias ? mpk::GemmEpilogue::BiasRelu : mpk::GemmEpilogue::Relu;
-      } else if (llvm::isa<GeluOp>(op)) {
+        stage = 2;
+      } else if (gelu && gelu.getApproximate() && stage < 2 && op.getOperand(0) == tail) {
         epilogue = bias ? mpk::GemmEpilogue::BiasGelu : mpk::GemmEpilogue::Gelu;
+        stage = 2;
+      } else if (llvm::isa<CastOp>(op) && stage < 3 && op.getOperand(0) == tail) {
+        stage = 3;
+      } else {
+        return notAnEpilogue(op);
       }
+      tail = op.getResult(0);
     }
+    if (llvm::cast<YieldOp>(body.getTerminator()).getValues() != ValueRange{tail})
+      return fusion.emitError("a gemm group yields exactly the end of its epilogue");
     auto lhs = tensorTypeOf(matmul->getOperand(0)), rhs = tensorTypeOf(matmul->getOperand(1));
     int64_t r = lhs.getRank();
     int64_t m = lhs.getDimSize(transposeA ? r - 1 : r - 2);
@@ -471,7 +555,10 @@ private:
     int64_t o = filter.getDimSize(0), kernelArea = filter.getDimSize(2) * filter.getDimSize(3);
     int64_t spatial = out.getDimSize(2) * out.getDimSize(3);
     int64_t ckk = c * kernelArea;
-    Value columns = scratch(fusion, in.getElementType(), {n, ckk, spatial});
+    FailureOr<Value> scratchBuffer = scratch(fusion, in.getElementType(), {n, ckk, spatial});
+    if (failed(scratchBuffer))
+      return failure();
+    Value columns = *scratchBuffer;
     b.create<mpk::Im2ColOp>(
         fusion.getLoc(), nextKernelName(), bufferOf(conv.getInput()), columns,
         b.getDenseI64ArrayAttr(filter.getShape().drop_front(2)),
@@ -525,7 +612,10 @@ private:
       auto logits = xent.getLogits().getType();
       int64_t rows = logits.getDimSize(0), cols = logits.getDimSize(1);
       Type lossType = mpc::computeType(logits.getElementType());
-      Value losses = scratch(fusion, lossType, {rows});
+      FailureOr<Value> scratchBuffer = scratch(fusion, lossType, {rows});
+      if (failed(scratchBuffer))
+        return failure();
+      Value losses = *scratchBuffer;
       b.create<mpk::CrossEntropyOp>(loc, nextKernelName(), bufferOf(xent.getLogits()),
                                     bufferOf(xent.getLabels()), losses, rows, cols);
       // The mean over rows.

@@ -146,7 +146,10 @@ LogicalResult mpc::lowerToScalar(OpBuilder &b, Operation *op, IRMapping &scalars
   Value result;
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](ConstantOp c) {
-        auto dense = llvm::cast<DenseElementsAttr>(c.getValue());
+        auto dense = llvm::dyn_cast<DenseElementsAttr>(c.getValue());
+        if (!dense || !dense.isSplat())
+          return; // only splats are scalars; the error follows
+
         Type elem = elementOf(c.getResult());
         Type type = computeType(elem);
         if (auto f = llvm::dyn_cast<FloatType>(type))

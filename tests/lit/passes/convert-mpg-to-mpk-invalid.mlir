@@ -1,0 +1,88 @@
+// RUN: mpc-opt %s --convert-mpg-to-mpk -split-input-file -verify-diagnostics
+
+// Hand-written planned graphs that the conversion must refuse with an error
+// rather than lower wrongly or crash.
+
+mpg.graph @input_without_offset attributes {mpg.arena_bytes = 256 : i64, mpg.persistent_bytes = 0 : i64} {
+  // expected-error @+1 {{convert-mpg-to-mpk expects a planned graph: 'mpg.input' has no mpg.arena_offsets (run mpg-plan-memory)}}
+  %x = mpg.input "x" : tensor<4xf32>
+  mpg.output "x" %x : tensor<4xf32>
+}
+
+// -----
+
+mpg.graph @param_without_offset attributes {mpg.arena_bytes = 256 : i64, mpg.persistent_bytes = 256 : i64} {
+  // expected-error @+1 {{convert-mpg-to-mpk expects a planned graph: 'mpg.param' has no mpg.persistent_offset (run mpg-plan-memory)}}
+  %w = mpg.param "w" init(zeros) : tensor<4xf32>
+  mpg.output "w" %w : tensor<4xf32>
+}
+
+// -----
+
+mpg.graph @cross_entropy_without_scratch attributes {mpg.arena_bytes = 1024 : i64, mpg.persistent_bytes = 0 : i64} {
+  %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<4x8xf32>
+  %y = mpg.input "y" {mpg.arena_offsets = array<i64: 256>} : tensor<4xi32>
+  // expected-error @+1 {{convert-mpg-to-mpk expects a planned graph: 'mpg.fusion' has no mpg.scratch_offset (run mpg-plan-memory)}}
+  %l = mpg.fusion row(%x, %y : tensor<4x8xf32>, tensor<4xi32>) -> tensor<f32> attributes {mpg.arena_offsets = array<i64: 512>} {
+  ^bb0(%a: tensor<4x8xf32>, %b: tensor<4xi32>):
+    %0 = mpg.softmax_cross_entropy %a, %b : tensor<4x8xf32>, tensor<4xi32> -> tensor<f32>
+    mpg.yield %0 : tensor<f32>
+  }
+  mpg.output "l" %l : tensor<f32>
+}
+
+// -----
+
+mpg.graph @gemm_with_foreign_op attributes {mpg.arena_bytes = 1024 : i64, mpg.persistent_bytes = 0 : i64} {
+  %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<4x4xf32>
+  %y = mpg.fusion gemm(%x : tensor<4x4xf32>) -> tensor<4x4xf32> attributes {mpg.arena_offsets = array<i64: 256>} {
+  ^bb0(%a: tensor<4x4xf32>):
+    %0 = mpg.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    // expected-error @+1 {{'mpg.exp' in a gemm group is not a cuBLASLt epilogue (bias, then relu or approximate gelu, then a cast)}}
+    %1 = mpg.exp %0 : tensor<4x4xf32>
+    mpg.yield %1 : tensor<4x4xf32>
+  }
+  mpg.output "y" %y : tensor<4x4xf32>
+}
+
+// -----
+
+mpg.graph @gemm_with_exact_gelu attributes {mpg.arena_bytes = 1024 : i64, mpg.persistent_bytes = 0 : i64} {
+  %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<4x4xf32>
+  %y = mpg.fusion gemm(%x : tensor<4x4xf32>) -> tensor<4x4xf32> attributes {mpg.arena_offsets = array<i64: 256>} {
+  ^bb0(%a: tensor<4x4xf32>):
+    %0 = mpg.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    // expected-error @+1 {{'mpg.gelu' in a gemm group is not a cuBLASLt epilogue}}
+    %1 = mpg.gelu %0 : tensor<4x4xf32>
+    mpg.yield %1 : tensor<4x4xf32>
+  }
+  mpg.output "y" %y : tensor<4x4xf32>
+}
+
+// -----
+
+mpg.graph @row_group_with_two_ops attributes {mpg.arena_bytes = 1024 : i64, mpg.persistent_bytes = 0 : i64} {
+  %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<4x8xf32>
+  // expected-error @+1 {{a 'row' group lowers one op; this one holds more}}
+  %y = mpg.fusion row(%x : tensor<4x8xf32>) -> tensor<4x8xf32> attributes {mpg.arena_offsets = array<i64: 256>} {
+  ^bb0(%a: tensor<4x8xf32>):
+    %0 = mpg.softmax %a : tensor<4x8xf32> -> tensor<4x8xf32>
+    %1 = mpg.exp %0 : tensor<4x8xf32>
+    mpg.yield %1 : tensor<4x8xf32>
+  }
+  mpg.output "y" %y : tensor<4x8xf32>
+}
+
+// -----
+
+mpg.graph @non_splat_constant_in_kernel attributes {mpg.arena_bytes = 1024 : i64, mpg.persistent_bytes = 0 : i64} {
+  %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<2xf32>
+  %y = mpg.fusion pointwise(%x : tensor<2xf32>) -> tensor<2xf32> attributes {mpg.arena_offsets = array<i64: 256>} {
+  ^bb0(%a: tensor<2xf32>):
+    // expected-error @+1 {{'mpg.constant' has no scalar form for a generated kernel}}
+    %c = mpg.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %0 = mpg.add %a, %c : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+    mpg.yield %0 : tensor<2xf32>
+  }
+  mpg.output "y" %y : tensor<2xf32>
+}
