@@ -15,7 +15,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 for example in mlp cnn transformer_block char_lstm; do
-  "$mpc" compile "$root/examples/$example.mlir" -o "$out/$example.mlir"
+  "$mpc" compile "$root/examples/$example.mlir" --emit graph -o "$out/$example.mlir"
   ops=$(grep -c ' = mpg\.\| mpg\.output\| mpg\.minimize\| mpg\.state_write' "$out/$example.mlir")
   params=$(grep -c 'mpg\.param' "$out/$example.mlir")
   printf '%-18s verified: %3d ops, %2d parameters\n' "$example" "$ops" "$params"
@@ -25,7 +25,7 @@ echo
 echo "A graph with a shape error (fc2.weight resized to 100x10) is refused with its location:"
 sed 's/tensor<128x10xf32>/tensor<100x10xf32>/g' \
   "$root/examples/mlp.mlir" > "$out/broken-mlp.mlir"
-if "$mpc" compile "$out/broken-mlp.mlir" -o "$out/never-written.mlir"; then
+if "$mpc" compile "$out/broken-mlp.mlir" --emit graph -o "$out/never-written.mlir"; then
   echo "error: the broken graph was accepted" >&2
   exit 1
 fi

@@ -94,7 +94,12 @@ bool ArgParser::parse(llvm::ArrayRef<std::string> args, std::string &error) {
               llvm::join(spec->choices, ", ");
       return false;
     }
-    values[spec->name] = value;
+    std::vector<std::string> &given = values[spec->name];
+    if (!given.empty() && !spec->repeatable) {
+      error = "option '" + shown + "' is given twice";
+      return false;
+    }
+    given.push_back(value);
   }
   if (wantsHelp)
     return true;
@@ -114,11 +119,16 @@ bool ArgParser::parse(llvm::ArrayRef<std::string> args, std::string &error) {
 std::optional<std::string> ArgParser::get(llvm::StringRef name) const {
   auto it = values.find(name.str());
   if (it != values.end())
-    return it->second;
+    return it->second.back();
   if (const OptionSpec *spec = find(name))
     if (!spec->defaultValue.empty())
       return spec->defaultValue;
   return std::nullopt;
+}
+
+std::vector<std::string> ArgParser::getAll(llvm::StringRef name) const {
+  auto it = values.find(name.str());
+  return it == values.end() ? std::vector<std::string>() : it->second;
 }
 
 void ArgParser::printHelp(llvm::raw_ostream &os) const {
@@ -135,6 +145,8 @@ void ArgParser::printHelp(llvm::raw_ostream &os) const {
       os << " (" << llvm::join(o.choices, "|") << ")";
     if (!o.defaultValue.empty())
       os << " [default: " << o.defaultValue << "]";
+    if (o.repeatable)
+      os << " (repeatable)";
     os << "\n";
   }
   for (const auto &[name, help] : flagSpecs)

@@ -32,6 +32,7 @@ struct OptionSpec {
   std::string help;
   std::string defaultValue;         // shown in --help; used when absent
   std::vector<std::string> choices; // allowed values; empty = any
+  bool repeatable = false;          // may be given several times
 };
 
 /// Parses the arguments of one command.
@@ -51,8 +52,11 @@ public:
   /// `error` says what is wrong in a sentence that names the option.
   bool parse(llvm::ArrayRef<std::string> args, std::string &error);
 
-  /// The value of an option: given, else its default, else none.
+  /// The value of an option: given (the last one), else its default, else
+  /// none.
   std::optional<std::string> get(llvm::StringRef name) const;
+  /// Every value given for a repeatable option, in order.
+  std::vector<std::string> getAll(llvm::StringRef name) const;
   bool isSet(llvm::StringRef name) const { return values.count(name.str()) != 0; }
   bool flag(llvm::StringRef name) const { return flags.count(name.str()) != 0; }
   const std::vector<std::string> &positionals() const { return positionalValues; }
@@ -71,7 +75,7 @@ private:
   std::string positionalMetavar, positionalHelp;
   unsigned minPositionals = 0, maxPositionals = 0;
 
-  std::map<std::string, std::string> values;
+  std::map<std::string, std::vector<std::string>> values;
   std::map<std::string, bool> flags;
   std::vector<std::string> positionalValues;
   bool wantsHelp = false;

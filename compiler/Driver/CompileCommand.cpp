@@ -2,23 +2,23 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// Reads a graph file, verifies it and writes the requested form. The output
-// file is written through a temporary file and renamed into place, so a
-// failure never leaves a half-written output behind.
+// Reads a graph file, verifies it, runs the pipeline as far as --emit asks,
+// and writes the result. Outputs are written through a temporary file and
+// renamed into place, so a failure never leaves a half-written output.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/CodeGen/BundleWriter.h"
 #include "compiler/CodeGen/CudaEmitter.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Frontend/GraphLoader.h"
 #include "passes/Passes.h"
 
-#include "mlir/Pass/PassManager.h"
-
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -26,17 +26,49 @@
 using namespace mpc::driver;
 
 static ArgParser makeCompileParser() {
-  ArgParser parser("compile", "mpc compile GRAPH [-o FILE] [--emit KIND]",
-                   "Compiles a training graph (MLIR text in the mpg dialect). Errors are "
+  ArgParser parser("compile", "mpc compile GRAPH -o BUNDLE [--target LIST] [--emit KIND]",
+                   "Compiles a training graph (MLIR text in the mpg dialect) into a bundle that "
+                   "`mpc run`\nand the runtime load, or writes an intermediate form. Errors are "
                    "reported as\nFILE:LINE:COL: error: MESSAGE.");
   parser.setPositionals("GRAPH", "the graph file, or - for standard input", 1, 1);
-  parser.addOption({"output", 'o', "FILE", "where to write the result; - is standard output",
-                    "-", {}});
+  parser.addOption({"output", 'o', "FILE",
+                    "where to write the result; - is standard output (not for bundles)", "-",
+                    {}});
   parser.addOption({"emit", 0, "KIND",
-                    "what to write: graph = the verified graph; fused = after fusion and the "
-                    "memory plan; kernels = the mpk program; cuda = the generated CUDA C++",
-                    "graph", {"graph", "fused", "kernels", "cuda"}});
+                    "what to write: bundle = kernels compiled for --target with the step "
+                    "program; graph = the verified graph; fused = after fusion and the memory "
+                    "plan; kernels = the mpk program; cuda = the generated CUDA C++",
+                    "bundle", {"bundle", "graph", "fused", "kernels", "cuda"}});
+  parser.addOption({"target", 0, "LIST",
+                    "comma-separated targets of a bundle: cpu and/or GPU architectures sm_XX",
+                    "cpu", {}});
+  parser.addOption({"graph", 0, "NAME",
+                    "the graph to compile when the file holds several (by its @name)", "", {}});
   return parser;
+}
+
+/// Keeps only the graph a bundle is made of; errors when that is ambiguous.
+static mlir::LogicalResult selectGraph(mlir::ModuleOp module, const std::string &name) {
+  llvm::SmallVector<mlir::mpg::GraphOp> graphs(module.getOps<mlir::mpg::GraphOp>());
+  mlir::mpg::GraphOp chosen;
+  for (mlir::mpg::GraphOp graph : graphs)
+    if (name.empty() ? graphs.size() == 1 : graph.getSymName() == name)
+      chosen = graph;
+  if (!chosen) {
+    std::string names;
+    for (mlir::mpg::GraphOp graph : graphs)
+      names += (names.empty() ? "@" : ", @") + graph.getSymName().str();
+    reportError(name.empty()
+                    ? "a bundle holds one graph and the file has " +
+                          std::to_string(graphs.size()) + " (" + names +
+                          "); choose one with --graph NAME"
+                    : "the file has no graph @" + name + " (it has " + names + ")");
+    return mlir::failure();
+  }
+  for (mlir::mpg::GraphOp graph : graphs)
+    if (graph != chosen)
+      graph.erase();
+  return mlir::success();
 }
 
 int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
@@ -50,6 +82,18 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     parser.printHelp(llvm::outs());
     return kExitOk;
   }
+  std::string emit = *parser.get("emit");
+  std::string output = *parser.get("output");
+  if (emit == "bundle" && output == "-") {
+    reportError("a bundle is a binary file: name it with -o FILE (or choose --emit graph, "
+                "fused, kernels or cuda to print text)");
+    return kExitUsage;
+  }
+  llvm::Expected<BundleTargets> targets = parseTargets(*parser.get("target"));
+  if (!targets) {
+    reportError(llvm::toString(targets.takeError()));
+    return kExitUsage;
+  }
 
   mlir::MLIRContext context;
   context.printOpOnDiagnostic(false);
@@ -61,8 +105,10 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   mlir::OwningOpRef<mlir::ModuleOp> module = mpc::loadGraphFile(input, sourceMgr, context);
   if (!module)
     return kExitError;
+  if ((emit == "bundle" || parser.isSet("graph")) &&
+      mlir::failed(selectGraph(*module, parser.get("graph").value_or(""))))
+    return kExitError;
 
-  std::string emit = *parser.get("emit");
   if (emit != "graph") {
     mlir::PassManager pm(&context);
     if (emit == "fused") {
@@ -76,20 +122,32 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     if (mlir::failed(pm.run(*module)))
       return kExitError;
   }
-  std::string source;
-  if (emit == "cuda") {
+
+  std::vector<mpc::GeneratedKernels> generated;
+  std::vector<mlir::mpk::ProgramOp> programs;
+  if (emit == "cuda" || emit == "bundle") {
     for (auto program : module->getOps<mlir::mpk::ProgramOp>()) {
       mlir::FailureOr<mpc::GeneratedKernels> kernels = mpc::emitCuda(program);
       if (mlir::failed(kernels))
         return kExitError;
-      source += kernels->source;
+      generated.push_back(std::move(*kernels));
+      programs.push_back(program);
     }
   }
 
-  std::string output = *parser.get("output");
+  if (emit == "bundle") {
+    if (llvm::Error failure =
+            mpc::writeProgramBundle(programs.front(), generated.front(), *targets, output)) {
+      reportError("cannot compile " + input + ": " + llvm::toString(std::move(failure)));
+      return kExitError;
+    }
+    return kExitOk;
+  }
+
   llvm::Error written = llvm::writeToOutput(output, [&](llvm::raw_ostream &os) {
     if (emit == "cuda") {
-      os << source;
+      for (const mpc::GeneratedKernels &kernels : generated)
+        os << kernels.source;
       return llvm::Error::success();
     }
     mlir::OpPrintingFlags flags;

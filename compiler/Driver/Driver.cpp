@@ -24,7 +24,10 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"compile", "parse and verify a training graph and emit it", runCompileCommand},
+    {"compile", "compile a training graph into a bundle (or an intermediate form)",
+     runCompileCommand},
+    {"run", "run one step of a bundle on inputs from .npy files", runRunCommand},
+    {"report", "show the kernels and the memory plan of a compiled graph", runReportCommand},
 };
 } // namespace
 

@@ -28,6 +28,12 @@ int runDriver(llvm::ArrayRef<std::string> args);
 /// `mpc compile`: parse, verify and emit a graph.
 int runCompileCommand(llvm::ArrayRef<std::string> args);
 
+/// `mpc run`: one step of a bundle on .npy inputs.
+int runRunCommand(llvm::ArrayRef<std::string> args);
+
+/// `mpc report`: the kernels and memory plan of a compiled graph.
+int runReportCommand(llvm::ArrayRef<std::string> args);
+
 /// Prints "mpc: error: MESSAGE" to stderr.
 void reportError(const llvm::Twine &message);
 

@@ -22,6 +22,8 @@ extern "C" const char *mpc_status_code_name(mpc_status_code code) {
     return "unsupported";
   case MPC_INTERNAL:
     return "internal error";
+  case MPC_RESOURCE_EXHAUSTED:
+    return "resource exhausted";
   }
   return "unknown status";
 }

@@ -2,16 +2,49 @@
  *
  * Part of mpc, a mixed-precision training compiler.
  *
- * The runtime loads compiled training steps and runs them. Every fallible
- * call returns an mpc_status_code; MPC_OK is 0. This header grows with the
- * runtime; what it declares is implemented.
+ * The runtime loads a compiled training step (a bundle written by
+ * `mpc compile`) and runs it:
  *
- * Thread safety: the functions declared here are pure and may be called
- * from any thread.
+ *   mpc_program_options options;
+ *   mpc_program_options_initialize(&options);
+ *   options.seed = 42;
+ *   mpc_program *program = NULL;
+ *   if (mpc_program_load("mlp.mpcb", &options, &program) != MPC_OK) {
+ *     fprintf(stderr, "%s\n", mpc_last_error());
+ *     return 1;
+ *   }
+ *   mpc_program_set_input(program, "pixels", pixels, sizeof pixels);
+ *   mpc_program_run(program);
+ *   mpc_program_get_output(program, "logits", logits, sizeof logits);
+ *   mpc_program_save_params(program, "mlp.safetensors");
+ *   mpc_program_release(program);
+ *
+ * Errors: every fallible call returns an mpc_status_code (MPC_OK is 0) and,
+ * on failure, sets the calling thread's last-error text, which names the
+ * file, tensor or kernel at fault (mpc_last_error). A failed call changes
+ * nothing: outputs are written, and state is modified, only on success.
+ *
+ * Ownership: a program is created by mpc_program_load and owned by the
+ * caller until mpc_program_release. The runtime copies whatever data it is
+ * given; strings and shapes it returns belong to the runtime and stay valid
+ * as documented at each function.
+ *
+ * Thread safety: functions without a program argument may be called from
+ * any thread at any time. Different programs may be used concurrently from
+ * different threads; one program must not be used by two threads at once
+ * (the caller serialises, e.g. with a mutex), except that the *_count and
+ * *_info functions, which read only what a load fixes, may be called from
+ * any thread at any time while the program lives.
+ *
+ * Memory layout of tensor data: dense, row-major (C order), little-endian;
+ * f16 and bf16 elements are their 16-bit patterns, i1 is one byte (0 or 1).
  *===----------------------------------------------------------------------===*/
 
 #ifndef MPC_RUNTIME_H
 #define MPC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,12 +53,13 @@ extern "C" {
 /** Outcome of a runtime call. */
 typedef enum mpc_status_code {
   MPC_OK = 0,
-  MPC_INVALID_ARGUMENT = 1, /**< a caller error: null pointer, wrong name, shape */
+  MPC_INVALID_ARGUMENT = 1, /**< a caller error: null pointer, wrong size */
   MPC_NOT_FOUND = 2,        /**< a file, input or parameter does not exist */
   MPC_IO_ERROR = 3,         /**< reading or writing a file failed */
   MPC_FORMAT_ERROR = 4,     /**< a file is damaged, truncated or foreign */
   MPC_UNSUPPORTED = 5,      /**< the request needs something this build lacks */
-  MPC_INTERNAL = 6          /**< a bug in mpc */
+  MPC_INTERNAL = 6,         /**< a bug in mpc */
+  MPC_RESOURCE_EXHAUSTED = 7 /**< memory (host or device) ran out */
 } mpc_status_code;
 
 /** A static, human-readable name of `code` ("ok", "invalid argument", ...);
@@ -34,6 +68,113 @@ const char *mpc_status_code_name(mpc_status_code code);
 
 /** The runtime's version, "MAJOR.MINOR.PATCH". Never NULL. */
 const char *mpc_runtime_version(void);
+
+/** The message of the last call on this thread that failed, or "" when none
+ *  has. Successful calls leave it as it is. The text stays valid until the
+ *  next failing call on the same thread. Never NULL. */
+const char *mpc_last_error(void);
+
+/** A loaded program: its memory, kernels and parameters. Opaque. */
+typedef struct mpc_program mpc_program;
+
+/** How to load a program. Initialise with mpc_program_options_initialize,
+ *  then change fields; fields added later get defaults there. */
+typedef struct mpc_program_options {
+  /** "cpu" (the default; NULL means it too). This build has no "cuda"
+   *  backend. The string is read during mpc_program_load only. */
+  const char *device;
+  /** Seed of the random parameter initialisation (default 0). The same
+   *  seed gives the same values on every platform; each tensor's values
+   *  depend only on the seed and its name. */
+  uint64_t seed;
+} mpc_program_options;
+
+/** Sets `options` to the defaults. */
+void mpc_program_options_initialize(mpc_program_options *options);
+
+/** Loads the bundle at `path` with `options` (NULL for the defaults) and
+ *  sets `*out` to the new program, whose parameters and state hold their
+ *  initial values. On failure `*out` is left unchanged. Errors:
+ *  MPC_NOT_FOUND / MPC_IO_ERROR for the file, MPC_FORMAT_ERROR for a
+ *  damaged, foreign or inconsistent bundle (a kernel missing from its host
+ *  object included), MPC_UNSUPPORTED for another bundle format version or a
+ *  device this build lacks, MPC_RESOURCE_EXHAUSTED when memory runs out. */
+mpc_status_code mpc_program_load(const char *path,
+                                 const mpc_program_options *options,
+                                 mpc_program **out);
+
+/** Releases `program` and everything it owns. NULL is ignored. */
+void mpc_program_release(mpc_program *program);
+
+/** mpc_tensor_info.flags of a parameter that the optimizer updates. */
+#define MPC_TENSOR_TRAINABLE 1u
+/** mpc_tensor_info.flags of optimizer or loss-scaling state. */
+#define MPC_TENSOR_STATE 2u
+
+/** A description of an input, output or parameter. The pointers stay valid
+ *  until the program is released. */
+typedef struct mpc_tensor_info {
+  const char *name;     /**< NUL-terminated */
+  const char *dtype;    /**< "f16", "bf16", "f32", "f64", "i32", "i64", "i1" */
+  size_t rank;          /**< number of dimensions, 0 for a scalar */
+  const int64_t *shape; /**< rank dimensions; may be NULL when rank is 0 */
+  size_t bytes;         /**< size of the tensor's data */
+  uint32_t flags;       /**< MPC_TENSOR_* for parameters, 0 otherwise */
+} mpc_tensor_info;
+
+/** The number of inputs, outputs and parameters (state included) of
+ *  `program`; 0 for NULL. Indices of the *_info functions are below it. */
+size_t mpc_program_input_count(const mpc_program *program);
+size_t mpc_program_output_count(const mpc_program *program);
+size_t mpc_program_param_count(const mpc_program *program);
+
+/** Describes input, output or parameter `index` in `*info`.
+ *  MPC_INVALID_ARGUMENT for a NULL argument or an index out of range. */
+mpc_status_code mpc_program_input_info(const mpc_program *program,
+                                       size_t index, mpc_tensor_info *info);
+mpc_status_code mpc_program_output_info(const mpc_program *program,
+                                        size_t index, mpc_tensor_info *info);
+mpc_status_code mpc_program_param_info(const mpc_program *program,
+                                       size_t index, mpc_tensor_info *info);
+
+/** Copies `bytes` bytes from `data` as input `name`, which keeps that value
+ *  for every later run until it is set again. `bytes` must be the input's
+ *  size. MPC_NOT_FOUND for an unknown name, MPC_INVALID_ARGUMENT for a wrong
+ *  size or a NULL argument. */
+mpc_status_code mpc_program_set_input(mpc_program *program, const char *name,
+                                      const void *data, size_t bytes);
+
+/** Runs the program's step once. Every input must have been set
+ *  (MPC_INVALID_ARGUMENT names the first that was not). */
+mpc_status_code mpc_program_run(mpc_program *program);
+
+/** Copies output `name` of the last run to `data`, which holds `bytes`
+ *  bytes, the output's size. MPC_INVALID_ARGUMENT before the first run. */
+mpc_status_code mpc_program_get_output(const mpc_program *program,
+                                       const char *name, void *data,
+                                       size_t bytes);
+
+/** Copies the current value of parameter (or state) `name` to `data`, or
+ *  replaces it with `bytes` bytes from `data`; `bytes` must be its size. */
+mpc_status_code mpc_program_get_param(const mpc_program *program,
+                                      const char *name, void *data,
+                                      size_t bytes);
+mpc_status_code mpc_program_set_param(mpc_program *program, const char *name,
+                                      const void *data, size_t bytes);
+
+/** Writes every parameter and piece of state to a safetensors file at
+ *  `path`, atomically: a failure or a crash leaves the old file or the
+ *  complete new one. Tensor names are the parameter names. */
+mpc_status_code mpc_program_save_params(const mpc_program *program,
+                                        const char *path);
+
+/** Replaces every parameter and piece of state with the tensors of the
+ *  safetensors file at `path`, which must hold exactly the program's
+ *  parameters with their dtypes and shapes; otherwise nothing changes and
+ *  the MPC_FORMAT_ERROR message names each missing, extra or mismatched
+ *  tensor. */
+mpc_status_code mpc_program_load_params(mpc_program *program,
+                                        const char *path);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,243 @@
+//===- BundleWriter.cpp - write a compiled program as one bundle ----------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/CodeGen/BundleWriter.h"
+#include "compiler/CodeGen/KernelCompiler.h"
+
+#include "Bundle.h"
+#include "Manifest.h"
+
+#include "dialects/mpg/IR/MpgOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+namespace mpk = mlir::mpk;
+namespace rt = mpc::rt;
+
+namespace {
+
+rt::DType dtypeOf(Type type) {
+  if (type.isF16())
+    return rt::DType::F16;
+  if (type.isBF16())
+    return rt::DType::BF16;
+  if (type.isF64())
+    return rt::DType::F64;
+  if (type.isInteger(1))
+    return rt::DType::Bool;
+  if (type.isInteger(32))
+    return rt::DType::I32;
+  if (type.isInteger(64))
+    return rt::DType::I64;
+  return rt::DType::F32;
+}
+
+/// The bytes of a constant as stored in memory: row-major, i1 as one byte.
+std::string constantBytes(DenseElementsAttr value) {
+  Type elem = value.getElementType();
+  int64_t count = value.getNumElements();
+  std::string bytes;
+  if (elem.isInteger(1)) {
+    for (bool b : value.getValues<bool>())
+      bytes.push_back(b ? 1 : 0);
+    return bytes;
+  }
+  size_t width = elem.getIntOrFloatBitWidth() / 8;
+  llvm::ArrayRef<char> raw = value.getRawData();
+  if (value.isSplat()) {
+    for (int64_t i = 0; i < count; ++i)
+      bytes.append(raw.data(), width);
+    return bytes;
+  }
+  return std::string(raw.data(), raw.size());
+}
+
+class ManifestBuilder {
+public:
+  explicit ManifestBuilder(mpk::ProgramOp program) : program(program) {}
+
+  llvm::Expected<rt::Manifest> build(const mpc::GeneratedKernels &kernels,
+                                     std::vector<rt::BundleSection> &constantSections) {
+    manifest.program = program.getSymName().str();
+    manifest.arenaBytes = program.getArenaBytes();
+    manifest.persistentBytes = program.getPersistentBytes();
+    llvm::StringMap<const mpc::KernelLaunch *> launches;
+    for (const mpc::KernelLaunch &launch : kernels.kernels) {
+      launches[launch.name] = &launch;
+      manifest.kernels.push_back({launch.name, launch.grid, launch.block});
+    }
+    for (Operation &op : program.getBody().front()) {
+      if (auto symbol = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())) {
+        const mpc::KernelLaunch *launch = launches.lookup(symbol.getValue());
+        if (!launch)
+          return llvm::createStringError("kernel " + symbol.getValue().str() + " was not emitted");
+        rt::LaunchStep step;
+        step.kernel = launch->name;
+        for (Value buffer : launch->buffers)
+          step.buffers.push_back(ref(buffer));
+        manifest.steps.push_back(std::move(step));
+        continue;
+      }
+      llvm::TypeSwitch<Operation *>(&op)
+          .Case([&](mpk::InputOp input) {
+            manifest.inputs.push_back(spec(input.getName(), input.getBuffer()));
+          })
+          .Case([&](mpk::OutputOp output) {
+            manifest.outputs.push_back(spec(output.getName(), output.getBuffer()));
+          })
+          .Case([&](mpk::ParamOp param) {
+            rt::ParamSpec p;
+            static_cast<rt::TensorSpec &>(p) = spec(param.getName(), param.getBuffer());
+            auto init = llvm::cast<mpg::InitializerAttr>(param.getInit());
+            p.init.kind = static_cast<rt::InitKind>(static_cast<int>(init.getKind()));
+            for (NamedAttribute arg : init.getArgs())
+              p.init.args[arg.getName().str()] = init.getArg(arg.getName(), 0.0);
+            p.trainable = !param.getFrozen();
+            p.state = param.getState();
+            manifest.params.push_back(std::move(p));
+          })
+          .Case([&](mpk::ConstantOp constant) {
+            rt::ConstantSpec c;
+            auto type = llvm::cast<MemRefType>(constant.getBuffer().getType());
+            c.dtype = dtypeOf(type.getElementType());
+            c.shape.assign(type.getShape().begin(), type.getShape().end());
+            c.buffer = ref(constant.getBuffer());
+            c.section = "const." + std::to_string(constantSections.size());
+            constantSections.push_back(
+                {c.section, constantBytes(llvm::cast<DenseElementsAttr>(constant.getValue()))});
+            manifest.constants.push_back(std::move(c));
+          })
+          .Case([&](mpk::GemmOp gemm) { manifest.steps.push_back(gemmStep(gemm)); })
+          .Case([&](mpk::CopyOp copy) {
+            rt::CopyStep step;
+            step.source = ref(copy.getSource());
+            step.target = ref(copy.getTarget());
+            step.bytes = bytesOf(copy.getSource());
+            manifest.steps.push_back(step);
+          });
+    }
+    return std::move(manifest);
+  }
+
+private:
+  static rt::BufferRef ref(Value buffer) {
+    auto op = buffer.getDefiningOp<mpk::BufferOp>();
+    rt::BufferRef r;
+    r.space = op.getSpace() == mpk::Space::Arena ? rt::BufferSpace::Arena
+                                                 : rt::BufferSpace::Persistent;
+    r.offset = op.getOffset();
+    return r;
+  }
+
+  static uint64_t bytesOf(Value buffer) {
+    auto type = llvm::cast<MemRefType>(buffer.getType());
+    return rt::tensorBytes(dtypeOf(type.getElementType()),
+                           std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
+  }
+
+  static rt::TensorSpec spec(llvm::StringRef name, Value buffer) {
+    auto type = llvm::cast<MemRefType>(buffer.getType());
+    rt::TensorSpec s;
+    s.name = name.str();
+    s.dtype = dtypeOf(type.getElementType());
+    s.shape.assign(type.getShape().begin(), type.getShape().end());
+    s.buffer = ref(buffer);
+    return s;
+  }
+
+  static rt::GemmStep gemmStep(mpk::GemmOp gemm) {
+    rt::GemmStep step;
+    step.a = ref(gemm.getA());
+    step.b = ref(gemm.getB());
+    step.c = ref(gemm.getC());
+    auto elem = [](Value v) { return dtypeOf(llvm::cast<MemRefType>(v.getType()).getElementType()); };
+    step.aDtype = elem(gemm.getA());
+    step.bDtype = elem(gemm.getB());
+    step.cDtype = elem(gemm.getC());
+    if (gemm.getBias()) {
+      step.bias = ref(gemm.getBias());
+      step.biasDtype = elem(gemm.getBias());
+    }
+    step.m = gemm.getM();
+    step.n = gemm.getN();
+    step.k = gemm.getK();
+    step.batch = gemm.getBatch();
+    step.offsetA = gemm.getOffsetA();
+    step.offsetB = gemm.getOffsetB();
+    step.offsetC = gemm.getOffsetC();
+    step.strideA = gemm.getStrideA();
+    step.strideB = gemm.getStrideB();
+    step.strideC = gemm.getStrideC();
+    step.transposeA = gemm.getTransposeA();
+    step.transposeB = gemm.getTransposeB();
+    step.epilogue = static_cast<rt::Epilogue>(static_cast<int>(gemm.getEpilogue()));
+    return step;
+  }
+
+  mpk::ProgramOp program;
+  rt::Manifest manifest;
+};
+
+} // namespace
+
+llvm::Expected<mpc::BundleTargets> mpc::parseTargets(llvm::StringRef list) {
+  BundleTargets targets;
+  targets.cpu = false;
+  llvm::SmallVector<llvm::StringRef> parts;
+  list.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef part : parts) {
+    part = part.trim();
+    if (part == "cpu") {
+      targets.cpu = true;
+      continue;
+    }
+    llvm::StringRef number = part;
+    if (!number.consume_front("sm_") || number.empty() ||
+        !llvm::all_of(number, [](char c) { return llvm::isDigit(c); }))
+      return llvm::createStringError("unknown target '" + part.str() +
+                                     "'; expected cpu or sm_XX (e.g. sm_80, sm_90)");
+    if (!llvm::is_contained(targets.gpuArchs, part.str()))
+      targets.gpuArchs.push_back(part.str());
+  }
+  if (!targets.cpu && targets.gpuArchs.empty())
+    return llvm::createStringError("--target names no target; expected e.g. cpu,sm_90");
+  return targets;
+}
+
+llvm::Error mpc::writeProgramBundle(mpk::ProgramOp program, const GeneratedKernels &kernels,
+                                    const BundleTargets &targets, const std::string &path) {
+  std::vector<rt::BundleSection> sections, constants;
+  ManifestBuilder builder(program);
+  llvm::Expected<rt::Manifest> manifest = builder.build(kernels, constants);
+  if (!manifest)
+    return manifest.takeError();
+  if (rt::Status status = rt::verifyManifest(*manifest); !status.isOk())
+    return llvm::createStringError("internal error: the generated manifest is invalid: " +
+                                   status.message());
+  sections.push_back({rt::kManifestSection, rt::writeManifest(*manifest)});
+  sections.push_back({"kernels.cu", kernels.source});
+  if (targets.cpu) {
+    llvm::Expected<std::string> host = compileForHost(kernels.source);
+    if (!host)
+      return host.takeError();
+    sections.push_back({"host.so", std::move(*host)});
+  }
+  for (const std::string &arch : targets.gpuArchs) {
+    llvm::Expected<GpuBinary> gpu = compileForGpu(kernels.source, arch);
+    if (!gpu)
+      return gpu.takeError();
+    sections.push_back({"cubin." + arch, std::move(gpu->cubin)});
+    sections.push_back({"ptx." + arch, std::move(gpu->ptx)});
+  }
+  for (rt::BundleSection &constant : constants)
+    sections.push_back(std::move(constant));
+  if (rt::Status status = rt::writeBundle(path, sections); !status.isOk())
+    return llvm::createStringError(status.message());
+  return llvm::Error::success();
+}

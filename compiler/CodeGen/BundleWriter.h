@@ -1,0 +1,42 @@
+//===- BundleWriter.h - write a compiled program as one bundle --*- C++ -*-===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// A bundle holds everything the runtime needs to run one program: the
+// manifest (buffers, inputs, outputs, parameters, constants, kernels, steps;
+// runtime/src/Manifest.h), the generated CUDA C++ source, the host shared
+// object for the CPU backend, a cubin and PTX per requested GPU
+// architecture, and the constants' data. The container format is
+// runtime/src/Bundle.h's; the README describes both.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_COMPILER_CODEGEN_BUNDLEWRITER_H
+#define MPC_COMPILER_CODEGEN_BUNDLEWRITER_H
+
+#include "compiler/CodeGen/CudaEmitter.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace mpc {
+
+/// The targets a bundle carries binaries for.
+struct BundleTargets {
+  bool cpu = true;
+  std::vector<std::string> gpuArchs; // "sm_80", "sm_90", ...
+};
+
+/// Parses "cpu,sm_80,sm_90" (any order, at least one target).
+llvm::Expected<BundleTargets> parseTargets(llvm::StringRef list);
+
+/// Compiles the kernels of `program` for `targets` and writes the bundle to
+/// `path` atomically.
+llvm::Error writeProgramBundle(mlir::mpk::ProgramOp program, const GeneratedKernels &kernels,
+                               const BundleTargets &targets, const std::string &path);
+
+} // namespace mpc
+
+#endif // MPC_COMPILER_CODEGEN_BUNDLEWRITER_H

@@ -1,0 +1,210 @@
+//===- ReportCommand.cpp - `mpc report` ------------------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Compiles a graph and reports what the compiler made of it: the kernels of
+// one step (launches and library calls, the ops each computes, the bytes
+// each reads and writes, the launch configuration) and the memory plan.
+// Text for people, --json for tools.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/CodeGen/CudaEmitter.h"
+#include "compiler/Driver/ArgParser.h"
+#include "compiler/Driver/Driver.h"
+#include "compiler/Frontend/GraphLoader.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mpc::driver;
+using namespace mlir;
+
+namespace {
+
+int64_t bufferBytes(Value buffer) {
+  auto type = llvm::cast<MemRefType>(buffer.getType());
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  return type.getNumElements() * (bits == 1 ? 1 : bits / 8);
+}
+
+/// One launch or library call of a step.
+struct StepInfo {
+  std::string kind; // "kernel", "gemm", "copy"
+  std::string name;
+  std::string detail; // kernel op or gemm epilogue
+  std::vector<std::string> fused;
+  int64_t readBytes = 0, writtenBytes = 0;
+  int64_t grid = 0, block = 0;
+};
+
+std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedKernels &kernels) {
+  llvm::StringMap<const mpc::KernelLaunch *> launches;
+  for (const mpc::KernelLaunch &launch : kernels.kernels)
+    launches[launch.name] = &launch;
+  std::vector<StepInfo> steps;
+  for (Operation &op : program.getBody().front()) {
+    StepInfo step;
+    if (auto fused = op.getAttrOfType<ArrayAttr>("mpk.fused"))
+      for (Attribute name : fused)
+        step.fused.push_back(llvm::cast<StringAttr>(name).getValue().drop_front(4).str());
+    if (auto symbol = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())) {
+      const mpc::KernelLaunch *launch = launches.lookup(symbol.getValue());
+      step.kind = "kernel";
+      step.name = symbol.getValue().str();
+      step.detail = op.getName().getStringRef().drop_front(4).str();
+      step.grid = launch ? launch->grid : 0;
+      step.block = launch ? launch->block : 0;
+      // Buffers the op writes: outputs of pointwise/reduce and the last
+      // operand of the other kernels.
+      unsigned numOperands = op.getNumOperands();
+      unsigned numWritten = 1;
+      if (auto pw = llvm::dyn_cast<mpk::PointwiseOp>(op))
+        numWritten = pw.getOutputs().size();
+      else if (auto red = llvm::dyn_cast<mpk::ReduceOp>(op))
+        numWritten = red.getOutputs().size();
+      for (unsigned i = 0; i < numOperands; ++i)
+        (i + numWritten >= numOperands ? step.writtenBytes : step.readBytes) +=
+            bufferBytes(op.getOperand(i));
+    } else if (auto gemm = llvm::dyn_cast<mpk::GemmOp>(op)) {
+      step.kind = "gemm";
+      step.detail = mpk::stringifyGemmEpilogue(gemm.getEpilogue()).str();
+      step.readBytes = bufferBytes(gemm.getA()) + bufferBytes(gemm.getB()) +
+                       (gemm.getBias() ? bufferBytes(gemm.getBias()) : 0);
+      step.writtenBytes = bufferBytes(gemm.getC());
+      step.name = std::to_string(gemm.getM()) + "x" + std::to_string(gemm.getN()) + "x" +
+                  std::to_string(gemm.getK()) +
+                  (gemm.getBatch() > 1 ? " batch " + std::to_string(gemm.getBatch()) : "");
+    } else if (auto copy = llvm::dyn_cast<mpk::CopyOp>(op)) {
+      step.kind = "copy";
+      step.detail = "state write";
+      step.readBytes = step.writtenBytes = bufferBytes(copy.getSource());
+    } else {
+      continue;
+    }
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+void printText(llvm::raw_ostream &os, mpk::ProgramOp program, const std::vector<StepInfo> &steps,
+               bool kernels, bool memory) {
+  if (kernels) {
+    int64_t generated = 0, gemms = 0, copies = 0, read = 0, written = 0;
+    for (const StepInfo &s : steps) {
+      generated += s.kind == "kernel";
+      gemms += s.kind == "gemm";
+      copies += s.kind == "copy";
+      read += s.readBytes;
+      written += s.writtenBytes;
+    }
+    os << "kernels of @" << program.getSymName() << ": " << steps.size()
+       << " launches per step (" << generated << " generated kernels, " << gemms << " GEMM calls, "
+       << copies << " copies)\n";
+    os << llvm::format("  %-4s %-7s %-16s %-14s %-44s %12s %12s %s\n", (const char *)"#",
+                       (const char *)"kind", (const char *)"name", (const char *)"what",
+                       (const char *)"mpg ops", (const char *)"read B",
+                       (const char *)"written B", (const char *)"grid x block");
+    for (auto [i, s] : llvm::enumerate(steps)) {
+      std::string ops = llvm::join(s.fused, " + ");
+      std::string launch =
+          s.kind == "kernel" ? std::to_string(s.grid) + " x " + std::to_string(s.block) : "-";
+      os << llvm::format("  %-4zu %-7s %-16s %-14s %-44s %12lld %12lld %s\n", i, s.kind.c_str(),
+                         s.name.empty() ? "-" : s.name.c_str(), s.detail.c_str(),
+                         ops.empty() ? "-" : ops.c_str(), (long long)s.readBytes,
+                         (long long)s.writtenBytes, launch.c_str());
+    }
+    os << "  total: " << read << " bytes read, " << written << " bytes written per step\n";
+  }
+  if (memory) {
+    os << "memory of @" << program.getSymName() << ": arena " << program.getArenaBytes()
+       << " bytes (inputs, intermediates, outputs of one step), persistent "
+       << program.getPersistentBytes() << " bytes (parameters, state, constants)\n";
+  }
+}
+
+llvm::json::Value toJson(mpk::ProgramOp program, const std::vector<StepInfo> &steps) {
+  llvm::json::Array array;
+  for (const StepInfo &s : steps) {
+    llvm::json::Array fused;
+    for (const std::string &op : s.fused)
+      fused.push_back(op);
+    llvm::json::Object step{{"kind", s.kind},
+                            {"name", s.name},
+                            {"what", s.detail},
+                            {"ops", std::move(fused)},
+                            {"read_bytes", s.readBytes},
+                            {"written_bytes", s.writtenBytes}};
+    if (s.kind == "kernel") {
+      step["grid"] = s.grid;
+      step["block"] = s.block;
+    }
+    array.push_back(std::move(step));
+  }
+  return llvm::json::Object{{"program", program.getSymName().str()},
+                            {"launches_per_step", static_cast<int64_t>(steps.size())},
+                            {"arena_bytes", static_cast<int64_t>(program.getArenaBytes())},
+                            {"persistent_bytes", static_cast<int64_t>(program.getPersistentBytes())},
+                            {"steps", std::move(array)}};
+}
+
+} // namespace
+
+int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
+  ArgParser parser("report", "mpc report GRAPH [kernels|memory] [--json]",
+                   "Compiles a graph and reports the kernels of one step (each launch or library "
+                   "call,\nthe mpg ops it computes, bytes read and written, launch configuration) "
+                   "and the\nmemory plan. Without a section, both.");
+  parser.setPositionals("GRAPH [SECTION]", "the graph file, then kernels or memory", 1, 2);
+  parser.addFlag("json", "write JSON instead of text");
+  std::string error;
+  if (!parser.parse(args, error)) {
+    reportError(error + "; run 'mpc report --help' for usage");
+    return kExitUsage;
+  }
+  if (parser.helpRequested()) {
+    parser.printHelp(llvm::outs());
+    return kExitOk;
+  }
+  std::string section = parser.positionals().size() > 1 ? parser.positionals()[1] : "";
+  if (!section.empty() && section != "kernels" && section != "memory") {
+    reportError("unknown report section '" + section + "'; expected kernels or memory");
+    return kExitUsage;
+  }
+
+  MLIRContext context;
+  context.printOpOnDiagnostic(false);
+  mpc::loadGraphDialects(context);
+  llvm::SourceMgr sourceMgr;
+  DiagnosticPrinter diagnostics(sourceMgr, context);
+  OwningOpRef<ModuleOp> module =
+      mpc::loadGraphFile(parser.positionals().front(), sourceMgr, context);
+  if (!module)
+    return kExitError;
+  PassManager pm(&context);
+  mpc::buildForwardPipeline(pm);
+  if (failed(pm.run(*module)))
+    return kExitError;
+
+  llvm::json::Array reports;
+  for (auto program : module->getOps<mpk::ProgramOp>()) {
+    FailureOr<mpc::GeneratedKernels> kernels = mpc::emitCuda(program);
+    if (failed(kernels))
+      return kExitError;
+    std::vector<StepInfo> steps = collectSteps(program, *kernels);
+    if (parser.flag("json"))
+      reports.push_back(toJson(program, steps));
+    else
+      printText(llvm::outs(), program, steps, section != "memory", section != "kernels");
+  }
+  if (parser.flag("json"))
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(reports))) << "\n";
+  return kExitOk;
+}

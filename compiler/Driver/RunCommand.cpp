@@ -1,0 +1,199 @@
+//===- RunCommand.cpp - `mpc run` -------------------------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Loads a bundle with the runtime's C API, binds inputs from .npy files by
+// name, runs one step and writes outputs as .npy files. Shapes and dtypes
+// are checked against the program and mismatches are reported by name.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/ArgParser.h"
+#include "compiler/Driver/Driver.h"
+
+#include "HostTensor.h"
+#include "Npy.h"
+
+#include "mpc/runtime.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <map>
+
+using namespace mpc::driver;
+namespace rt = mpc::rt;
+
+namespace {
+
+/// The program's inputs, outputs or parameters by name.
+std::map<std::string, mpc_tensor_info>
+describe(const mpc_program *program, size_t (*count)(const mpc_program *),
+         mpc_status_code (*info)(const mpc_program *, size_t, mpc_tensor_info *)) {
+  std::map<std::string, mpc_tensor_info> result;
+  for (size_t i = 0, e = count(program); i < e; ++i) {
+    mpc_tensor_info tensor;
+    if (info(program, i, &tensor) == MPC_OK)
+      result[tensor.name] = tensor;
+  }
+  return result;
+}
+
+std::string describeTensor(const mpc_tensor_info &info) {
+  std::vector<int64_t> shape(info.shape, info.shape + info.rank);
+  return std::string(info.dtype) + "[" + llvm::join(llvm::map_range(shape, [](int64_t d) {
+                                                       return std::to_string(d);
+                                                     }),
+                                                     ", ") +
+         "]";
+}
+
+std::string names(const std::map<std::string, mpc_tensor_info> &tensors) {
+  std::vector<std::string> list;
+  for (const auto &entry : tensors)
+    list.push_back(entry.first);
+  return llvm::join(list, ", ");
+}
+
+/// Splits NAME=PATH.
+bool splitBinding(const std::string &text, std::string &name, std::string &path) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    return false;
+  name = text.substr(0, eq);
+  path = text.substr(eq + 1);
+  return true;
+}
+
+int fail(const std::string &message) {
+  reportError(message);
+  return kExitError;
+}
+
+} // namespace
+
+int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
+  ArgParser parser("run", "mpc run BUNDLE --input NAME=FILE.npy ... [--output NAME=FILE.npy ...]",
+                   "Loads a bundle, binds every input from a .npy file, runs one step and "
+                   "writes the\nrequested outputs as .npy files (all outputs are summarised when "
+                   "none is requested).\nParameters start from their initializers (--seed) or "
+                   "from a safetensors file (--params).");
+  parser.setPositionals("BUNDLE", "a bundle written by mpc compile", 1, 1);
+  parser.addOption({"input", 'i', "NAME=FILE", "bind input NAME to a .npy file", "", {}, true});
+  parser.addOption({"output", 'o', "NAME=FILE", "write output NAME to a .npy file", "", {}, true});
+  parser.addOption({"params", 0, "FILE", "load parameters and state from a safetensors file",
+                    "", {}});
+  parser.addOption({"seed", 0, "N", "seed of the parameter initializers", "0", {}});
+  parser.addOption({"device", 0, "DEVICE", "where to run", "cpu", {"cpu", "cuda"}});
+  std::string error;
+  if (!parser.parse(args, error)) {
+    reportError(error + "; run 'mpc run --help' for usage");
+    return kExitUsage;
+  }
+  if (parser.helpRequested()) {
+    parser.printHelp(llvm::outs());
+    return kExitOk;
+  }
+  uint64_t seed = 0;
+  if (llvm::StringRef(*parser.get("seed")).getAsInteger(10, seed)) {
+    reportError("--seed expects a non-negative integer, got '" + *parser.get("seed") + "'");
+    return kExitUsage;
+  }
+
+  mpc_program_options options;
+  mpc_program_options_initialize(&options);
+  std::string device = *parser.get("device");
+  options.device = device.c_str();
+  options.seed = seed;
+  mpc_program *program = nullptr;
+  const std::string &path = parser.positionals().front();
+  if (mpc_program_load(path.c_str(), &options, &program) != MPC_OK)
+    return fail(mpc_last_error());
+  std::unique_ptr<mpc_program, void (*)(mpc_program *)> owner(program, mpc_program_release);
+
+  if (auto params = parser.get("params"); params && !params->empty())
+    if (mpc_program_load_params(program, params->c_str()) != MPC_OK)
+      return fail(mpc_last_error());
+
+  auto inputs = describe(program, mpc_program_input_count, mpc_program_input_info);
+  auto outputs = describe(program, mpc_program_output_count, mpc_program_output_info);
+  std::map<std::string, bool> bound;
+  for (const std::string &binding : parser.getAll("input")) {
+    std::string name, file;
+    if (!splitBinding(binding, name, file)) {
+      reportError("--input expects NAME=FILE.npy, got '" + binding + "'");
+      return kExitUsage;
+    }
+    auto it = inputs.find(name);
+    if (it == inputs.end())
+      return fail("the program has no input '" + name + "' (its inputs: " + names(inputs) + ")");
+    rt::HostTensor tensor;
+    if (rt::Status status = rt::readNpy(file, tensor); !status.isOk())
+      return fail(status.message());
+    const mpc_tensor_info &info = it->second;
+    std::vector<int64_t> expected(info.shape, info.shape + info.rank);
+    if (std::string(rt::dtypeName(tensor.dtype)) != info.dtype || tensor.shape != expected)
+      return fail("input '" + name + "' expects " + describeTensor(info) + ", but " + file +
+                  " holds " + rt::dtypeName(tensor.dtype) + rt::formatShape(tensor.shape));
+    if (mpc_program_set_input(program, name.c_str(), tensor.bytes.data(), tensor.bytes.size()) !=
+        MPC_OK)
+      return fail(mpc_last_error());
+    bound[name] = true;
+  }
+  for (const auto &[name, info] : inputs)
+    if (!bound.count(name))
+      return fail("input '" + name + "' (" + describeTensor(info) +
+                  ") is not bound; pass --input " + name + "=FILE.npy");
+
+  if (mpc_program_run(program) != MPC_OK)
+    return fail(mpc_last_error());
+
+  auto readOutput = [&](const mpc_tensor_info &info, rt::HostTensor &tensor) -> bool {
+    tensor.shape.assign(info.shape, info.shape + info.rank);
+    tensor.bytes.resize(info.bytes);
+    for (rt::DType dtype : {rt::DType::F16, rt::DType::BF16, rt::DType::F32, rt::DType::F64,
+                            rt::DType::I32, rt::DType::I64, rt::DType::Bool})
+      if (std::string(rt::dtypeName(dtype)) == info.dtype)
+        tensor.dtype = dtype;
+    return mpc_program_get_output(program, info.name, tensor.bytes.data(), info.bytes) == MPC_OK;
+  };
+
+  std::vector<std::string> requested = parser.getAll("output");
+  for (const std::string &binding : requested) {
+    std::string name, file;
+    if (!splitBinding(binding, name, file)) {
+      reportError("--output expects NAME=FILE.npy, got '" + binding + "'");
+      return kExitUsage;
+    }
+    auto it = outputs.find(name);
+    if (it == outputs.end())
+      return fail("the program has no output '" + name + "' (its outputs: " + names(outputs) +
+                  ")");
+    rt::HostTensor tensor;
+    if (!readOutput(it->second, tensor))
+      return fail(mpc_last_error());
+    if (rt::Status status = rt::writeNpy(file, tensor); !status.isOk())
+      return fail(status.message());
+  }
+  if (requested.empty()) {
+    // A summary: each output's type, and the value of scalar outputs.
+    for (const auto &[name, info] : outputs) {
+      llvm::outs() << name << ": " << describeTensor(info);
+      rt::HostTensor tensor;
+      if (info.rank == 0 && readOutput(info, tensor)) {
+        if (tensor.dtype == rt::DType::F32) {
+          float v;
+          std::memcpy(&v, tensor.bytes.data(), sizeof v);
+          llvm::outs() << " = " << v;
+        } else if (tensor.dtype == rt::DType::F64) {
+          double v;
+          std::memcpy(&v, tensor.bytes.data(), sizeof v);
+          llvm::outs() << " = " << v;
+        }
+      }
+      llvm::outs() << "\n";
+    }
+  }
+  return kExitOk;
+}

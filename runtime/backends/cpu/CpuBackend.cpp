@@ -1,0 +1,176 @@
+//===- CpuBackend.cpp - running programs on the host ----------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuBackend.h"
+
+#include "HostGemm.h"
+#include "HostObject.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <variant>
+
+namespace mpc::rt {
+
+namespace {
+
+/// Alignment of both memory spaces, as cudaMalloc gives on the GPU.
+constexpr size_t kMemoryAlignment = 256;
+
+struct FreeDeleter {
+  void operator()(uint8_t *memory) const { std::free(memory); }
+};
+
+/// Zeroed, aligned host memory of one space.
+class HostMemory {
+public:
+  Status allocate(const std::string &bundlePath, BufferSpace space,
+                  uint64_t bytes) {
+    // aligned_alloc wants a non-zero multiple of the alignment.
+    uint64_t rounded =
+        (bytes + kMemoryAlignment) / kMemoryAlignment * kMemoryAlignment;
+    void *memory =
+        rounded >= bytes
+            ? std::aligned_alloc(kMemoryAlignment, static_cast<size_t>(rounded))
+            : nullptr;
+    if (!memory)
+      return Status::error(MPC_RESOURCE_EXHAUSTED,
+                           bundlePath + ": cannot allocate " +
+                               std::to_string(bytes) + " bytes of " +
+                               bufferSpaceName(space) + " memory");
+    std::memset(memory, 0, static_cast<size_t>(rounded));
+    memory_.reset(static_cast<uint8_t *>(memory));
+    return Status();
+  }
+
+  uint8_t *at(uint64_t offset) const { return memory_.get() + offset; }
+
+private:
+  std::unique_ptr<uint8_t, FreeDeleter> memory_;
+};
+
+struct PlannedLaunch {
+  HostKernel kernel;
+  std::vector<void *> table;
+};
+
+struct PlannedGemm {
+  GemmStep step;
+  const uint8_t *a, *b, *bias;
+  uint8_t *c;
+};
+
+struct PlannedCopy {
+  const uint8_t *source;
+  uint8_t *target;
+  size_t bytes;
+};
+
+using PlannedStep = std::variant<PlannedLaunch, PlannedGemm, PlannedCopy>;
+
+class CpuBackend final : public Backend {
+public:
+  Status create(const std::string &bundlePath, const Manifest &manifest,
+                const std::vector<BundleSection> &sections) {
+    if (Status status = arena_.allocate(bundlePath, BufferSpace::Arena,
+                                        manifest.arenaBytes);
+        !status.isOk())
+      return status;
+    if (Status status = persistent_.allocate(
+            bundlePath, BufferSpace::Persistent, manifest.persistentBytes);
+        !status.isOk())
+      return status;
+    if (!manifest.kernels.empty()) {
+      const BundleSection *object = findSection(sections, kHostObjectSection);
+      if (!object)
+        return Status::error(MPC_FORMAT_ERROR,
+                             bundlePath + ": the program has " +
+                                 std::to_string(manifest.kernels.size()) +
+                                 " kernels but the bundle has no \"" +
+                                 kHostObjectSection + "\" section");
+      if (Status status = object_.load(bundlePath, object->bytes);
+          !status.isOk())
+        return status;
+    }
+    for (const Step &step : manifest.steps)
+      if (Status status = plan(step); !status.isOk())
+        return status;
+    return Status();
+  }
+
+  Status write(const BufferRef &at, const void *data, size_t size) override {
+    if (size > 0)
+      std::memcpy(address(at), data, size);
+    return Status();
+  }
+
+  Status read(const BufferRef &at, void *data, size_t size) const override {
+    if (size > 0)
+      std::memcpy(data, address(at), size);
+    return Status();
+  }
+
+  Status run() override {
+    for (const PlannedStep &step : steps_) {
+      if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
+        launch->kernel(launch->table.data());
+      } else if (const auto *gemm = std::get_if<PlannedGemm>(&step)) {
+        gemm_.run(gemm->step, gemm->a, gemm->b, gemm->bias, gemm->c);
+      } else {
+        const auto &copy = std::get<PlannedCopy>(step);
+        std::memcpy(copy.target, copy.source, copy.bytes);
+      }
+    }
+    return Status();
+  }
+
+private:
+  uint8_t *address(const BufferRef &at) const {
+    return (at.space == BufferSpace::Arena ? arena_ : persistent_)
+        .at(at.offset);
+  }
+
+  Status plan(const Step &step) {
+    if (const auto *launch = std::get_if<LaunchStep>(&step)) {
+      PlannedLaunch planned;
+      if (Status status = object_.kernel(launch->kernel, planned.kernel);
+          !status.isOk())
+        return status;
+      for (const BufferRef &buffer : launch->buffers)
+        planned.table.push_back(address(buffer));
+      steps_.push_back(std::move(planned));
+    } else if (const auto *gemm = std::get_if<GemmStep>(&step)) {
+      steps_.push_back(PlannedGemm{*gemm, address(gemm->a), address(gemm->b),
+                                   gemm->bias ? address(*gemm->bias) : nullptr,
+                                   address(gemm->c)});
+    } else {
+      const auto &copy = std::get<CopyStep>(step);
+      steps_.push_back(PlannedCopy{address(copy.source), address(copy.target),
+                                   static_cast<size_t>(copy.bytes)});
+    }
+    return Status();
+  }
+
+  HostMemory arena_, persistent_;
+  HostObject object_;
+  HostGemm gemm_;
+  std::vector<PlannedStep> steps_;
+};
+
+} // namespace
+
+Status createCpuBackend(const std::string &bundlePath, const Manifest &manifest,
+                        const std::vector<BundleSection> &sections,
+                        std::unique_ptr<Backend> &out) {
+  auto backend = std::make_unique<CpuBackend>();
+  if (Status status = backend->create(bundlePath, manifest, sections);
+      !status.isOk())
+    return status;
+  out = std::move(backend);
+  return Status();
+}
+
+} // namespace mpc::rt

@@ -1,0 +1,124 @@
+//===- HostGemm.cpp - GEMM steps on the CPU with OpenBLAS -----------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostGemm.h"
+
+#include "Elements.h"
+
+#include <cblas.h>
+
+#include <cmath>
+
+namespace mpc::rt {
+
+namespace {
+
+template <typename T> constexpr DType kComputeDtype = DType::F32;
+template <> constexpr DType kComputeDtype<double> = DType::F64;
+
+void blasGemm(bool transposeA, bool transposeB, int m, int n, int k,
+              const float *a, const float *b, float *c) {
+  cblas_sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
+              transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a,
+              transposeA ? m : k, b, transposeB ? k : n, 0.0f, c, n);
+}
+
+void blasGemm(bool transposeA, bool transposeB, int m, int n, int k,
+              const double *a, const double *b, double *c) {
+  cblas_dgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
+              transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a,
+              transposeA ? m : k, b, transposeB ? k : n, 0.0, c, n);
+}
+
+/// `count` elements of `dtype` at `data` as T: the memory itself when it
+/// already holds T, else a widened copy in `scratch`.
+template <typename T>
+const T *asCompute(DType dtype, const uint8_t *data, size_t count,
+                   std::vector<T> &scratch) {
+  if (dtype == kComputeDtype<T>)
+    return reinterpret_cast<const T *>(data);
+  scratch.resize(count);
+  widenElements(dtype, data, scratch.data(), count);
+  return scratch.data();
+}
+
+template <typename T> T gelu(T x) {
+  const T kSqrt2OverPi = static_cast<T>(0.79788456080286535588);
+  const T kCubic = static_cast<T>(0.044715);
+  return static_cast<T>(0.5) * x *
+         (static_cast<T>(1) +
+          std::tanh(kSqrt2OverPi * (x + kCubic * x * x * x)));
+}
+
+/// Applies `epilogue` to the m x n result `c` in place.
+template <typename T>
+void applyEpilogue(Epilogue epilogue, const T *bias, T *c, int64_t m,
+                   int64_t n) {
+  if (epilogue == Epilogue::None)
+    return;
+  bool addBias = epilogueHasBias(epilogue);
+  bool relu = epilogue == Epilogue::Relu || epilogue == Epilogue::BiasRelu;
+  bool useGelu = epilogue == Epilogue::Gelu || epilogue == Epilogue::BiasGelu;
+  for (int64_t row = 0; row < m; ++row) {
+    T *values = c + row * n;
+    for (int64_t col = 0; col < n; ++col) {
+      T value = values[col];
+      if (addBias)
+        value += bias[col];
+      if (relu)
+        value = value < 0 ? static_cast<T>(0) : value;
+      else if (useGelu)
+        value = gelu(value);
+      values[col] = value;
+    }
+  }
+}
+
+template <typename T>
+void runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
+           const uint8_t *bias, uint8_t *c, GemmScratch<T> &scratch) {
+  const size_t aSize = dtypeSize(step.aDtype), bSize = dtypeSize(step.bDtype),
+               cSize = dtypeSize(step.cDtype);
+  const size_t aCount = static_cast<size_t>(step.m * step.k);
+  const size_t bCount = static_cast<size_t>(step.k * step.n);
+  const size_t cCount = static_cast<size_t>(step.m * step.n);
+  const T *biasValues =
+      bias ? asCompute(step.biasDtype, bias, static_cast<size_t>(step.n),
+                       scratch.bias)
+           : nullptr;
+  for (int64_t i = 0; i < step.batch; ++i) {
+    const T *aValues =
+        asCompute(step.aDtype, a + (step.offsetA + i * step.strideA) * aSize,
+                  aCount, scratch.a);
+    const T *bValues =
+        asCompute(step.bDtype, b + (step.offsetB + i * step.strideB) * bSize,
+                  bCount, scratch.b);
+    uint8_t *cBytes = c + (step.offsetC + i * step.strideC) * cSize;
+    bool direct = step.cDtype == kComputeDtype<T>;
+    if (!direct)
+      scratch.c.resize(cCount);
+    T *cValues = direct ? reinterpret_cast<T *>(cBytes) : scratch.c.data();
+    blasGemm(step.transposeA, step.transposeB, static_cast<int>(step.m),
+             static_cast<int>(step.n), static_cast<int>(step.k), aValues,
+             bValues, cValues);
+    applyEpilogue(step.epilogue, biasValues, cValues, step.m, step.n);
+    if (!direct)
+      narrowElements(cValues, step.cDtype, cBytes, cCount);
+  }
+}
+
+} // namespace
+
+void HostGemm::run(const GemmStep &step, const uint8_t *a, const uint8_t *b,
+                   const uint8_t *bias, uint8_t *c) {
+  if (step.aDtype == DType::F64 && step.bDtype == DType::F64 &&
+      step.cDtype == DType::F64)
+    runIn(step, a, b, bias, c, double_);
+  else
+    runIn(step, a, b, bias, c, single_);
+}
+
+} // namespace mpc::rt

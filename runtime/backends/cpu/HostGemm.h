@@ -1,0 +1,44 @@
+//===- HostGemm.h - GEMM steps on the CPU with OpenBLAS -------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Runs a manifest's gemm step (see Manifest.h) with OpenBLAS. Operands that
+// are not already in the compute type are widened into scratch memory; the
+// compute type is f32 (cblas_sgemm), which gives fp16/bf16 products
+// accumulated in fp32 as on the GPU, or f64 (cblas_dgemm) when A, B and C are
+// all f64, for reference runs. The epilogue runs on the host in the compute
+// type, and the result is rounded once to C's dtype:
+//   bias: adds bias[j] to every column j; relu: max(x, 0), NaN stays NaN;
+//   gelu: the tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
+//   x^3))).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_RUNTIME_BACKENDS_CPU_HOSTGEMM_H
+#define MPC_RUNTIME_BACKENDS_CPU_HOSTGEMM_H
+
+#include "Manifest.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mpc::rt {
+
+/// Scratch memory for widened operands of one compute type.
+template <typename T> struct GemmScratch { std::vector<T> a, b, c, bias; };
+
+class HostGemm {
+public:
+  /// Runs `step` (a verified step) on its operands: `a`, `b`, `c` and `bias`
+  /// (null without a bias) are the addresses of the step's buffers.
+  void run(const GemmStep &step, const uint8_t *a, const uint8_t *b,
+           const uint8_t *bias, uint8_t *c);
+
+private:
+  GemmScratch<float> single_;
+  GemmScratch<double> double_;
+};
+
+} // namespace mpc::rt
+
+#endif // MPC_RUNTIME_BACKENDS_CPU_HOSTGEMM_H

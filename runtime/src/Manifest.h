@@ -1,0 +1,207 @@
+//===- Manifest.h - the program description inside a bundle ---------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// The bundle section "manifest.json" describes one compiled program: the
+// sizes of its two memory spaces, where each input, output, parameter and
+// constant lives, the kernels of the host object, and the steps that one
+// run() performs in order. An example, abridged:
+//
+//   {"format": "mpc-program", "version": 1, "program": "mlp",
+//    "arena_bytes": 49408, "persistent_bytes": 38656,
+//    "inputs": [{"name": "pixels", "dtype": "f32", "shape": [64, 64],
+//                "buffer": {"space": "arena", "offset": 32768}}],
+//    "outputs": [...same fields...],
+//    "params": [{...same fields..., "init": {"kind": "glorot_uniform",
+//                "args": {"gain": 1.0}}, "trainable": true, "state": false}],
+//    "constants": [{"dtype": "f32", "shape": [3], "buffer": {...},
+//                   "section": "const.0"}],
+//    "kernels": [{"name": "k0", "grid": 32, "block": 256}],
+//    "steps": [{"op": "launch", "kernel": "k0", "buffers": [{...}, ...]},
+//              {"op": "gemm", ...}, {"op": "copy", ...}]}
+//
+// Memory: the arena is scratch for one run (inputs, outputs, intermediates);
+// persistent memory keeps parameters, optimizer state and constants across
+// runs. Both start zeroed. A buffer is a byte offset into one of them, and
+// every tensor lies at an offset aligned to its element size.
+//
+// Steps:
+//   - launch: calls a kernel of the host object with the table of `buffers`.
+//   - gemm: for each b in [0, batch), C_b = epilogue(op(A_b) op(B_b) + bias)
+//     with op(A_b) m x k, op(B_b) k x n and C_b m x n, all dense row-major;
+//     op transposes when transpose_a/transpose_b is set (A_b is then stored
+//     k x m, B_b n x k). Operand X_b starts offset_x + b * stride_x elements
+//     of x_dtype after X's buffer; a stride of 0 shares the operand across
+//     the batch. The bias holds n elements added to every row. Products
+//     accumulate in fp32 (fp64 when A, B and C are all f64), and the result
+//     is rounded once to c_dtype, to nearest even. C overlaps neither A, B
+//     nor the bias, and the batch's outputs do not overlap each other.
+//   - copy: copies `bytes` bytes from `source` to `target` (no overlap).
+//
+// Initializers and their arguments (defaults in parentheses):
+//   zeros, ones, constant(value = 0), normal(mean = 0, std = 1),
+//   uniform(low = 0, high = 1), glorot_uniform(gain = 1): U(-a, a) with
+//   a = gain * sqrt(6 / (fan_in + fan_out)), he_normal(gain = sqrt 2):
+//   N(0, gain / sqrt(fan_in)). Fans: for a rank-2 shape [in, out], fan_in is
+//   dim 0 and fan_out dim 1; for rank >= 3 [out, in, k...], fan_in is
+//   dim 1 * prod(k) and fan_out dim 0 * prod(k). Random initializers need a
+//   floating-point dtype, glorot_uniform and he_normal rank 2 or more.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_RUNTIME_MANIFEST_H
+#define MPC_RUNTIME_MANIFEST_H
+
+#include "HostTensor.h"
+#include "Status.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace mpc::rt {
+
+/// The manifest's "format" and "version".
+constexpr char kManifestFormat[] = "mpc-program";
+constexpr int64_t kManifestVersion = 1;
+/// The bundle section that holds the manifest.
+constexpr char kManifestSection[] = "manifest.json";
+
+enum class BufferSpace { Arena, Persistent };
+
+/// "arena" or "persistent".
+const char *bufferSpaceName(BufferSpace space);
+
+/// A byte offset into one of the two memory spaces.
+struct BufferRef {
+  BufferSpace space = BufferSpace::Arena;
+  uint64_t offset = 0;
+};
+
+/// An input or output.
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  BufferRef buffer;
+};
+
+/// The size in bytes of a tensor of `dtype` and `shape` (a verified shape).
+uint64_t tensorBytes(DType dtype, const std::vector<int64_t> &shape);
+
+enum class InitKind {
+  Zeros,
+  Ones,
+  Constant,
+  Normal,
+  Uniform,
+  GlorotUniform,
+  HeNormal
+};
+
+/// The manifest spelling: "zeros", ..., "glorot_uniform", "he_normal".
+const char *initKindName(InitKind kind);
+
+struct Initializer {
+  InitKind kind = InitKind::Zeros;
+  /// The kind's arguments by name; parseManifest fills in the defaults.
+  std::map<std::string, double> args;
+
+  /// The argument `name`, or its default when absent.
+  double arg(const std::string &name) const;
+};
+
+/// A parameter or a piece of persistent state (optimizer moments, the loss
+/// scale, a step counter): it lives in persistent memory, is initialised at
+/// load and is part of a checkpoint.
+struct ParamSpec : TensorSpec {
+  Initializer init;
+  bool trainable = true;
+  /// True for state that the optimizer or the loss scaler keeps.
+  bool state = false;
+};
+
+/// Persistent data filled at load from a bundle section of exactly its size.
+struct ConstantSpec {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  BufferRef buffer;
+  std::string section;
+};
+
+/// A kernel of the host object (and of the CUDA module), with its launch
+/// configuration on the GPU; the CPU backend ignores grid and block.
+struct KernelSpec {
+  std::string name;
+  int64_t grid = 1;
+  int64_t block = 1;
+};
+
+struct LaunchStep {
+  std::string kernel;
+  /// The kernel's buffer table, in order.
+  std::vector<BufferRef> buffers;
+};
+
+enum class Epilogue { None, Bias, Relu, BiasRelu, Gelu, BiasGelu };
+
+/// "none", "bias", "relu", "bias_relu", "gelu" or "bias_gelu".
+const char *epilogueName(Epilogue epilogue);
+
+/// Whether `epilogue` adds a bias.
+bool epilogueHasBias(Epilogue epilogue);
+
+struct GemmStep {
+  BufferRef a, b, c;
+  std::optional<BufferRef> bias;
+  DType aDtype = DType::F32, bDtype = DType::F32, cDtype = DType::F32;
+  /// Meaningful only with a bias.
+  DType biasDtype = DType::F32;
+  int64_t m = 1, n = 1, k = 1, batch = 1;
+  /// In elements of the operand's dtype.
+  int64_t offsetA = 0, offsetB = 0, offsetC = 0;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+  bool transposeA = false, transposeB = false;
+  Epilogue epilogue = Epilogue::None;
+};
+
+struct CopyStep {
+  BufferRef source, target;
+  uint64_t bytes = 0;
+};
+
+using Step = std::variant<LaunchStep, GemmStep, CopyStep>;
+
+struct Manifest {
+  std::string program;
+  uint64_t arenaBytes = 0;
+  uint64_t persistentBytes = 0;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::vector<ParamSpec> params;
+  std::vector<ConstantSpec> constants;
+  std::vector<KernelSpec> kernels;
+  std::vector<Step> steps;
+};
+
+/// Parses and verifies (see verifyManifest) the manifest `json`. On failure
+/// `out` is unchanged and the MPC_FORMAT_ERROR message starts with the JSON
+/// path of the problem, e.g. "steps[3].a.offset: ...".
+Status parseManifest(const std::string &json, Manifest &out);
+
+/// Checks what the JSON structure cannot: unique names, initializer
+/// arguments, tensors and GEMM operands inside their memory space and
+/// aligned, kernels that steps launch declared, copies without overlap.
+/// Messages start with the JSON path of the problem.
+Status verifyManifest(const Manifest &manifest);
+
+/// `manifest` as JSON that parseManifest reads back to the same manifest.
+/// The manifest should pass verifyManifest; the writer does not check.
+std::string writeManifest(const Manifest &manifest);
+
+} // namespace mpc::rt
+
+#endif // MPC_RUNTIME_MANIFEST_H

@@ -1,0 +1,312 @@
+//===- Program.cpp - a loaded bundle, ready to run ------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+
+#include "Bundle.h"
+#include "CpuBackend.h"
+#include "Initializers.h"
+#include "Json.h"
+#include "Safetensors.h"
+
+#include <map>
+
+namespace mpc::rt {
+
+namespace {
+
+/// How many names a "not found" message lists.
+constexpr size_t kListedNames = 8;
+
+std::string describe(DType dtype, const std::vector<int64_t> &shape) {
+  return std::string(dtypeName(dtype)) + " " + formatShape(shape);
+}
+
+/// `specs`' names for a message: "\"a\", \"b\"", shortened when long.
+template <typename Spec> std::string nameList(const std::vector<Spec> &specs) {
+  if (specs.empty())
+    return "none";
+  std::string text;
+  for (size_t i = 0; i < specs.size() && i < kListedNames; ++i)
+    text += (i ? ", " : "") + quoteJson(specs[i].name);
+  if (specs.size() > kListedNames)
+    text += " and " + std::to_string(specs.size() - kListedNames) + " more";
+  return text;
+}
+
+template <typename Spec>
+Status findByName(const std::vector<Spec> &specs, const std::string &name,
+                  const std::string &where, const char *what, size_t &index) {
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].name == name) {
+      index = i;
+      return Status();
+    }
+  return Status::error(MPC_NOT_FOUND, where + ": no " + what + " named " +
+                                          quoteJson(name) + " (the " + what +
+                                          "s: " + nameList(specs) + ")");
+}
+
+Status unsupportedDevice(const std::string &device) {
+  if (device == "cuda")
+    return Status::error(MPC_UNSUPPORTED,
+                         "device \"cuda\": the CUDA backend is not built into "
+                         "this runtime; use device \"cpu\"");
+  return Status::error(MPC_UNSUPPORTED,
+                       "unknown device " + quoteJson(device) +
+                           ": this runtime has device \"cpu\" only (the CUDA "
+                           "backend is not built)");
+}
+
+} // namespace
+
+Program::~Program() = default;
+
+Status Program::load(const std::string &path, const ProgramOptions &options,
+                     std::unique_ptr<Program> &out) {
+  if (options.device != "cpu")
+    return unsupportedDevice(options.device);
+  std::vector<BundleSection> sections;
+  if (Status status = readBundle(path, sections); !status.isOk())
+    return status;
+  const BundleSection *manifestSection =
+      findSection(sections, kManifestSection);
+  if (!manifestSection)
+    return Status::error(MPC_FORMAT_ERROR, path + ": the bundle has no \"" +
+                                               kManifestSection + "\" section");
+  std::unique_ptr<Program> program(new Program());
+  program->path_ = path;
+  Manifest &manifest = program->manifest_;
+  if (Status status = parseManifest(manifestSection->bytes, manifest);
+      !status.isOk())
+    return Status::error(status.code(), path + ": " + kManifestSection + ": " +
+                                            status.message());
+
+  std::vector<const BundleSection *> constants;
+  for (size_t i = 0; i < manifest.constants.size(); ++i) {
+    const ConstantSpec &constant = manifest.constants[i];
+    std::string where = path + ": constants[" + std::to_string(i) + "]: ";
+    const BundleSection *section = findSection(sections, constant.section);
+    if (!section)
+      return Status::error(MPC_FORMAT_ERROR, where +
+                                                 "the bundle has no section " +
+                                                 quoteJson(constant.section));
+    uint64_t bytes = tensorBytes(constant.dtype, constant.shape);
+    if (section->bytes.size() != bytes)
+      return Status::error(
+          MPC_FORMAT_ERROR,
+          where + "section " + quoteJson(constant.section) + " holds " +
+              std::to_string(section->bytes.size()) + " bytes but the " +
+              describe(constant.dtype, constant.shape) + " constant needs " +
+              std::to_string(bytes));
+    constants.push_back(section);
+  }
+
+  if (Status status =
+          createCpuBackend(path, manifest, sections, program->backend_);
+      !status.isOk())
+    return status;
+  Backend &backend = *program->backend_;
+  for (size_t i = 0; i < constants.size(); ++i)
+    if (Status status = backend.write(manifest.constants[i].buffer,
+                                      constants[i]->bytes.data(),
+                                      constants[i]->bytes.size());
+        !status.isOk())
+      return status;
+  for (const ParamSpec &param : manifest.params) {
+    std::vector<uint8_t> bytes(tensorBytes(param.dtype, param.shape));
+    initializeParam(param, options.seed, bytes.data());
+    if (Status status = backend.write(param.buffer, bytes.data(), bytes.size());
+        !status.isOk())
+      return status;
+  }
+  program->inputs_.resize(manifest.inputs.size());
+  program->inputSet_.assign(manifest.inputs.size(), false);
+  out = std::move(program);
+  return Status();
+}
+
+Status Program::findInput(const std::string &name, size_t &index) const {
+  return findByName(manifest_.inputs, name, path_, "input", index);
+}
+
+Status Program::findOutput(const std::string &name, size_t &index) const {
+  return findByName(manifest_.outputs, name, path_, "output", index);
+}
+
+Status Program::findParam(const std::string &name, size_t &index) const {
+  return findByName(manifest_.params, name, path_, "parameter", index);
+}
+
+Status Program::checkSize(const TensorSpec &spec, const char *what,
+                          size_t bytes) const {
+  uint64_t size = tensorBytes(spec.dtype, spec.shape);
+  if (bytes != size)
+    return Status::error(MPC_INVALID_ARGUMENT,
+                         path_ + ": " + what + " " + quoteJson(spec.name) +
+                             " is " + describe(spec.dtype, spec.shape) + " (" +
+                             std::to_string(size) + " bytes), not " +
+                             std::to_string(bytes) + " bytes");
+  return Status();
+}
+
+Status Program::setInput(const std::string &name, const void *data,
+                         size_t bytes) {
+  size_t index;
+  if (Status status = findInput(name, index); !status.isOk())
+    return status;
+  if (Status status = checkSize(manifest_.inputs[index], "input", bytes);
+      !status.isOk())
+    return status;
+  const uint8_t *begin = static_cast<const uint8_t *>(data);
+  inputs_[index].assign(begin, begin + bytes);
+  inputSet_[index] = true;
+  return Status();
+}
+
+Status Program::setInput(const std::string &name, const HostTensor &tensor) {
+  size_t index;
+  if (Status status = findInput(name, index); !status.isOk())
+    return status;
+  const TensorSpec &spec = manifest_.inputs[index];
+  if (tensor.dtype != spec.dtype || tensor.shape != spec.shape)
+    return Status::error(MPC_INVALID_ARGUMENT,
+                         path_ + ": input " + quoteJson(name) + " is " +
+                             describe(spec.dtype, spec.shape) + ", not " +
+                             describe(tensor.dtype, tensor.shape));
+  if (Status status =
+          checkHostTensor(tensor, path_ + ": input " + quoteJson(name));
+      !status.isOk())
+    return status;
+  return setInput(name, tensor.bytes.data(), tensor.bytes.size());
+}
+
+Status Program::run() {
+  for (size_t i = 0; i < manifest_.inputs.size(); ++i)
+    if (!inputSet_[i])
+      return Status::error(MPC_INVALID_ARGUMENT,
+                           path_ + ": input " +
+                               quoteJson(manifest_.inputs[i].name) +
+                               " was never set");
+  for (size_t i = 0; i < manifest_.inputs.size(); ++i)
+    if (Status status = backend_->write(manifest_.inputs[i].buffer,
+                                        inputs_[i].data(), inputs_[i].size());
+        !status.isOk())
+      return status;
+  if (Status status = backend_->run(); !status.isOk())
+    return status;
+  hasRun_ = true;
+  return Status();
+}
+
+Status Program::getOutput(const std::string &name, void *data,
+                          size_t bytes) const {
+  size_t index;
+  if (Status status = findOutput(name, index); !status.isOk())
+    return status;
+  const TensorSpec &spec = manifest_.outputs[index];
+  if (Status status = checkSize(spec, "output", bytes); !status.isOk())
+    return status;
+  if (!hasRun_)
+    return Status::error(MPC_INVALID_ARGUMENT,
+                         path_ + ": output " + quoteJson(name) +
+                             " has no value before the first run");
+  return backend_->read(spec.buffer, data, bytes);
+}
+
+Status Program::getOutput(const std::string &name, HostTensor &out) const {
+  size_t index;
+  if (Status status = findOutput(name, index); !status.isOk())
+    return status;
+  const TensorSpec &spec = manifest_.outputs[index];
+  HostTensor tensor;
+  tensor.dtype = spec.dtype;
+  tensor.shape = spec.shape;
+  tensor.bytes.resize(tensorBytes(spec.dtype, spec.shape));
+  if (Status status = getOutput(name, tensor.bytes.data(), tensor.bytes.size());
+      !status.isOk())
+    return status;
+  out = std::move(tensor);
+  return Status();
+}
+
+Status Program::getParam(const std::string &name, void *data,
+                         size_t bytes) const {
+  size_t index;
+  if (Status status = findParam(name, index); !status.isOk())
+    return status;
+  const ParamSpec &spec = manifest_.params[index];
+  if (Status status = checkSize(spec, "parameter", bytes); !status.isOk())
+    return status;
+  return backend_->read(spec.buffer, data, bytes);
+}
+
+Status Program::setParam(const std::string &name, const void *data,
+                         size_t bytes) {
+  size_t index;
+  if (Status status = findParam(name, index); !status.isOk())
+    return status;
+  const ParamSpec &spec = manifest_.params[index];
+  if (Status status = checkSize(spec, "parameter", bytes); !status.isOk())
+    return status;
+  return backend_->write(spec.buffer, data, bytes);
+}
+
+Status Program::saveParams(const std::string &path) const {
+  std::map<std::string, HostTensor> tensors;
+  for (const ParamSpec &spec : manifest_.params) {
+    HostTensor &tensor = tensors[spec.name];
+    tensor.dtype = spec.dtype;
+    tensor.shape = spec.shape;
+    tensor.bytes.resize(tensorBytes(spec.dtype, spec.shape));
+    if (Status status = backend_->read(spec.buffer, tensor.bytes.data(),
+                                       tensor.bytes.size());
+        !status.isOk())
+      return status;
+  }
+  return writeSafetensors(path, tensors, {{"mpc.program", manifest_.program}});
+}
+
+Status Program::loadParams(const std::string &path) {
+  std::map<std::string, HostTensor> tensors;
+  if (Status status = readSafetensors(path, tensors, nullptr); !status.isOk())
+    return status;
+  std::string problems;
+  auto report = [&](const std::string &problem) {
+    problems += (problems.empty() ? "" : "; ") + problem;
+  };
+  for (const ParamSpec &spec : manifest_.params) {
+    auto found = tensors.find(spec.name);
+    if (found == tensors.end())
+      report("tensor " + quoteJson(spec.name) + " is missing");
+    else if (found->second.dtype != spec.dtype ||
+             found->second.shape != spec.shape)
+      report("tensor " + quoteJson(spec.name) + " is " +
+             describe(found->second.dtype, found->second.shape) +
+             " but the program's parameter is " +
+             describe(spec.dtype, spec.shape));
+  }
+  for (const auto &entry : tensors) {
+    size_t index;
+    if (!findParam(entry.first, index).isOk())
+      report("tensor " + quoteJson(entry.first) +
+             " is not a parameter of the program");
+  }
+  if (!problems.empty())
+    return Status::error(MPC_FORMAT_ERROR, path + ": does not fit program " +
+                                               quoteJson(manifest_.program) +
+                                               ": " + problems);
+  for (const ParamSpec &spec : manifest_.params) {
+    const HostTensor &tensor = tensors[spec.name];
+    if (Status status = backend_->write(spec.buffer, tensor.bytes.data(),
+                                        tensor.bytes.size());
+        !status.isOk())
+      return status;
+  }
+  return Status();
+}
+
+} // namespace mpc::rt

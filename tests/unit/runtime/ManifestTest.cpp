@@ -1,0 +1,445 @@
+//===- ManifestTest.cpp - the program description inside a bundle ---------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// writeManifest and parseManifest round trip a manifest that uses every
+// feature; a hand-written manifest in the documented format parses; every
+// structural error (JSON text edits) and every semantic error (edits of the
+// parsed manifest, checked by verifyManifest and again through the JSON) is
+// refused with the JSON path of the problem.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Manifest.h"
+
+#include "ProgramTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+
+using mpc::rt::BufferSpace;
+using mpc::rt::ConstantSpec;
+using mpc::rt::CopyStep;
+using mpc::rt::DType;
+using mpc::rt::Epilogue;
+using mpc::rt::GemmStep;
+using mpc::rt::InitKind;
+using mpc::rt::KernelSpec;
+using mpc::rt::LaunchStep;
+using mpc::rt::Manifest;
+using mpc::rt::ParamSpec;
+using mpc::rt::parseManifest;
+using mpc::rt::Status;
+using mpc::rt::verifyManifest;
+using mpc::rt::writeManifest;
+using mpc::test::arena;
+using mpc::test::persistent;
+using mpc::test::tensorSpec;
+
+namespace {
+
+ParamSpec param(std::string name, DType dtype, std::vector<int64_t> shape,
+                uint64_t offset, InitKind kind,
+                std::map<std::string, double> args = {}) {
+  ParamSpec spec;
+  static_cast<mpc::rt::TensorSpec &>(spec) =
+      tensorSpec(std::move(name), dtype, std::move(shape), persistent(offset));
+  spec.init.kind = kind;
+  spec.init.args = std::move(args);
+  return spec;
+}
+
+/// A manifest with every kind of entry and step.
+Manifest sampleManifest() {
+  Manifest m;
+  m.program = "mlp";
+  m.arenaBytes = 4096;
+  m.persistentBytes = 2048;
+  m.inputs = {tensorSpec("pixels", DType::F32, {4, 8}, arena(0)),
+              tensorSpec("labels", DType::I32, {4}, arena(128))};
+  m.outputs = {tensorSpec("logits", DType::F32, {4, 3}, arena(256))};
+  m.params = {
+      param("fc.weight", DType::F32, {8, 3}, 0, InitKind::GlorotUniform,
+            {{"gain", 1.0}}),
+      param("fc.bias", DType::F16, {3}, 128, InitKind::Zeros),
+      param("step", DType::I64, {}, 256, InitKind::Constant, {{"value", 0}}),
+      param("noise", DType::BF16, {2, 2}, 512, InitKind::Normal,
+            {{"mean", 0.0}, {"std", 0.5}}),
+      param("range", DType::F32, {5}, 640, InitKind::Uniform,
+            {{"low", -1.0}, {"high", 1.0}}),
+      param("conv", DType::F32, {4, 2, 3, 3}, 768, InitKind::HeNormal,
+            {{"gain", std::sqrt(2.0)}}),
+  };
+  m.params[2].trainable = false;
+  m.params[2].state = true;
+  ConstantSpec constant;
+  constant.dtype = DType::F32;
+  constant.shape = {3};
+  constant.buffer = persistent(1088);
+  constant.section = "const.0";
+  m.constants = {constant};
+  m.kernels = {KernelSpec{"k0", 1, 256}};
+
+  GemmStep dense;
+  dense.a = arena(0);
+  dense.b = persistent(0);
+  dense.c = arena(512);
+  dense.bias = persistent(1088);
+  dense.m = 4;
+  dense.n = 3;
+  dense.k = 8;
+  dense.epilogue = Epilogue::BiasRelu;
+  GemmStep batched;
+  batched.a = arena(0);
+  batched.b = persistent(0);
+  batched.c = arena(2048);
+  batched.cDtype = DType::F16;
+  batched.m = 2;
+  batched.n = 3;
+  batched.k = 8;
+  batched.batch = 2;
+  batched.strideA = 16;
+  batched.offsetC = 2;
+  batched.strideC = 8;
+  batched.transposeA = true;
+  batched.transposeB = true;
+  batched.epilogue = Epilogue::Gelu;
+  m.steps = {dense, LaunchStep{"k0", {arena(512), persistent(128), arena(256)}},
+             CopyStep{arena(256), arena(1024), 48}, batched};
+  return m;
+}
+
+TEST(Manifest, RoundTrip) {
+  Manifest original = sampleManifest();
+  ASSERT_TRUE(verifyManifest(original).isOk())
+      << verifyManifest(original).message();
+  std::string json = writeManifest(original);
+  Manifest parsed;
+  Status status = parseManifest(json, parsed);
+  ASSERT_TRUE(status.isOk()) << status.message() << "\n" << json;
+  EXPECT_EQ(writeManifest(parsed), json);
+
+  EXPECT_EQ(parsed.program, "mlp");
+  EXPECT_EQ(parsed.arenaBytes, 4096u);
+  ASSERT_EQ(parsed.inputs.size(), 2u);
+  EXPECT_EQ(parsed.inputs[1].name, "labels");
+  EXPECT_EQ(parsed.inputs[1].dtype, DType::I32);
+  EXPECT_EQ(parsed.inputs[1].buffer.offset, 128u);
+  ASSERT_EQ(parsed.params.size(), 6u);
+  EXPECT_EQ(parsed.params[2].shape, std::vector<int64_t>{});
+  EXPECT_TRUE(parsed.params[2].state);
+  EXPECT_FALSE(parsed.params[2].trainable);
+  EXPECT_EQ(parsed.params[5].init.kind, InitKind::HeNormal);
+  EXPECT_EQ(parsed.params[5].init.arg("gain"), std::sqrt(2.0));
+  EXPECT_EQ(parsed.params[3].init.arg("std"), 0.5);
+  ASSERT_EQ(parsed.constants.size(), 1u);
+  EXPECT_EQ(parsed.constants[0].section, "const.0");
+  ASSERT_EQ(parsed.steps.size(), 4u);
+  const auto &dense = std::get<GemmStep>(parsed.steps[0]);
+  ASSERT_TRUE(dense.bias.has_value());
+  EXPECT_EQ(dense.bias->space, BufferSpace::Persistent);
+  EXPECT_EQ(dense.epilogue, Epilogue::BiasRelu);
+  const auto &batched = std::get<GemmStep>(parsed.steps[3]);
+  EXPECT_FALSE(batched.bias.has_value());
+  EXPECT_EQ(batched.cDtype, DType::F16);
+  EXPECT_TRUE(batched.transposeA);
+  EXPECT_EQ(batched.strideC, 8);
+  const auto &launch = std::get<LaunchStep>(parsed.steps[1]);
+  ASSERT_EQ(launch.buffers.size(), 3u);
+  EXPECT_EQ(launch.buffers[1].space, BufferSpace::Persistent);
+  EXPECT_EQ(std::get<CopyStep>(parsed.steps[2]).bytes, 48u);
+}
+
+TEST(Manifest, WriterOmitsTheDtypeOfAnAbsentBias) {
+  std::string json = writeManifest(sampleManifest());
+  EXPECT_NE(json.find("\"bias\":null"), std::string::npos);
+  EXPECT_EQ(json.find("\"bias_dtype\""), json.rfind("\"bias_dtype\""));
+}
+
+TEST(Manifest, ParsesTheDocumentedFormat) {
+  const char *json = R"({"format": "mpc-program", "version": 1,
+    "program": "mlp", "arena_bytes": 49408, "persistent_bytes": 38656,
+    "inputs": [{"name": "pixels", "dtype": "f32", "shape": [64, 64],
+                "buffer": {"space": "arena", "offset": 32768}}],
+    "outputs": [{"name": "logits", "dtype": "f32", "shape": [64, 10],
+                 "buffer": {"space": "arena", "offset": 0}}],
+    "params": [{"name": "fc1.weight", "dtype": "f32", "shape": [64, 128],
+                "buffer": {"space": "persistent", "offset": 0},
+                "init": {"kind": "glorot_uniform", "args": {"gain": 1.0}},
+                "trainable": true, "state": false},
+               {"name": "fc1.bias", "dtype": "f32", "shape": [128],
+                "buffer": {"space": "persistent", "offset": 32768},
+                "init": {"kind": "normal"}, "trainable": true,
+                "state": false}],
+    "constants": [{"dtype": "f32", "shape": [3],
+                   "buffer": {"space": "persistent", "offset": 33792},
+                   "section": "const.0"}],
+    "kernels": [{"name": "k0", "grid": 32, "block": 256}],
+    "steps": [
+      {"op": "launch", "kernel": "k0",
+       "buffers": [{"space": "arena", "offset": 0},
+                   {"space": "persistent", "offset": 33792}]},
+      {"op": "gemm", "a": {"space": "arena", "offset": 32768},
+       "b": {"space": "persistent", "offset": 0},
+       "c": {"space": "arena", "offset": 0},
+       "bias": {"space": "persistent", "offset": 32768},
+       "a_dtype": "f32", "b_dtype": "f32", "c_dtype": "f32",
+       "bias_dtype": "f32", "m": 64, "n": 128, "k": 64, "batch": 1,
+       "offset_a": 0, "offset_b": 0, "offset_c": 0, "stride_a": 0,
+       "stride_b": 0, "stride_c": 0, "transpose_a": false,
+       "transpose_b": false, "epilogue": "bias_relu"},
+      {"op": "copy", "source": {"space": "arena", "offset": 0},
+       "target": {"space": "arena", "offset": 40960}, "bytes": 64}]})";
+  Manifest parsed;
+  Status status = parseManifest(json, parsed);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_EQ(parsed.kernels[0].grid, 32);
+  // Absent arguments take their defaults.
+  EXPECT_EQ(parsed.params[1].init.args.at("mean"), 0.0);
+  EXPECT_EQ(parsed.params[1].init.args.at("std"), 1.0);
+  EXPECT_EQ(mpc::rt::tensorBytes(DType::F16, {3, 5}), 30u);
+}
+
+void expectRefused(const Status &status, mpc_status_code code,
+                   const std::string &message) {
+  ASSERT_FALSE(status.isOk()) << "accepted; expected: " << message;
+  EXPECT_EQ(status.code(), code) << status.message();
+  EXPECT_EQ(status.message().substr(0, message.size()), message)
+      << "full message: " << status.message();
+}
+
+struct TextCase {
+  const char *from;
+  const char *to;
+  mpc_status_code code;
+  const char *message; ///< how the message starts
+};
+
+TEST(Manifest, RefusesStructuralErrors) {
+  const std::string json = writeManifest(sampleManifest());
+  const TextCase cases[] = {
+      {"{\"format\"", "[\"format\"", MPC_FORMAT_ERROR, "invalid JSON at byte"},
+      {"\"format\":\"mpc-program\"", "\"format\":\"onnx\"", MPC_FORMAT_ERROR,
+       "format: expected \"mpc-program\", got \"onnx\""},
+      {"\"version\":1", "\"version\":2", MPC_UNSUPPORTED,
+       "version: manifest version 2, this runtime reads version 1"},
+      {"\"program\":\"mlp\"", "\"program\":\"mlp\",\"extra\":1",
+       MPC_FORMAT_ERROR, "extra: unknown key"},
+      {"\"arena_bytes\":4096", "\"arena_bytes\":-1", MPC_FORMAT_ERROR,
+       "arena_bytes: -1 is negative"},
+      {"\"arena_bytes\":4096", "\"arena_bytes\":\"4096\"", MPC_FORMAT_ERROR,
+       "arena_bytes: expected an integer, got a string"},
+      {"\"shape\":[4,8]", "\"shape\":{}", MPC_FORMAT_ERROR,
+       "inputs[0].shape: expected an array, got an object"},
+      {",\"trainable\":false,\"state\":true", ",\"state\":true",
+       MPC_FORMAT_ERROR, "params[2].trainable: missing"},
+      {"\"name\":\"labels\",\"dtype\":\"i32\"",
+       "\"name\":\"labels\",\"dtype\":\"f8\"", MPC_FORMAT_ERROR,
+       "inputs[1].dtype: unknown dtype \"f8\""},
+      {"\"shape\":[4,8]", "\"shape\":[4,-8]", MPC_FORMAT_ERROR,
+       "inputs[0].shape[1]: expected a non-negative integer dimension"},
+      {"\"shape\":[4,8],\"buffer\":{\"space\":\"arena\"",
+       "\"shape\":[4,8],\"buffer\":{\"space\":\"gpu\"", MPC_FORMAT_ERROR,
+       "inputs[0].buffer.space: expected \"arena\" or \"persistent\", got "
+       "\"gpu\""},
+      {"\"kind\":\"glorot_uniform\"", "\"kind\":\"xavier\"", MPC_FORMAT_ERROR,
+       "params[0].init.kind: unknown initializer \"xavier\""},
+      {"\"args\":{\"gain\":1}", "\"args\":{\"gain\":\"1\"}", MPC_FORMAT_ERROR,
+       "params[0].init.args.gain: expected a number, got a string"},
+      {"\"op\":\"copy\"", "\"op\":\"memset\"", MPC_FORMAT_ERROR,
+       "steps[2].op: expected \"launch\", \"gemm\" or \"copy\""},
+      {"\"bias\":{\"space\":\"persistent\",\"offset\":1088}", "\"bias\":null",
+       MPC_FORMAT_ERROR, "steps[0].bias_dtype: given without a bias"},
+      {",\"bias_dtype\":\"f32\"", "", MPC_FORMAT_ERROR,
+       "steps[0].bias_dtype: missing (the step has a bias)"},
+      {"\"m\":4", "\"m\":4.5", MPC_FORMAT_ERROR,
+       "steps[0].m: expected an integer, got a fraction"},
+      {"\"m\":4", "\"m\":99999999999999999999", MPC_FORMAT_ERROR,
+       "steps[0].m: expected an integer"},
+      {"\"epilogue\":\"gelu\"", "\"epilogue\":\"swish\"", MPC_FORMAT_ERROR,
+       "steps[3].epilogue: unknown epilogue \"swish\""},
+      {"\"epilogue\":\"gelu\"", "\"epilogue\":\"gelu\",\"alpha\":1",
+       MPC_FORMAT_ERROR, "steps[3].alpha: unknown key"},
+      {"\"transpose_a\":true", "\"transpose_a\":1", MPC_FORMAT_ERROR,
+       "steps[3].transpose_a: expected true or false, got a number"},
+      {"{\"op\":\"launch\",\"kernel\":\"k0\",\"buffers\":[{",
+       "{\"op\":\"launch\",\"kernel\":\"k0\",\"buffers\":[7,{",
+       MPC_FORMAT_ERROR,
+       "steps[1].buffers[0]: expected an object, got a "
+       "number"},
+  };
+  for (const TextCase &c : cases) {
+    SCOPED_TRACE(std::string(c.from) + " -> " + c.to);
+    size_t at = json.find(c.from);
+    ASSERT_NE(at, std::string::npos);
+    ASSERT_EQ(json.find(c.from, at + 1), std::string::npos) << "not unique";
+    std::string edited = json;
+    edited.replace(at, std::strlen(c.from), c.to);
+    Manifest out;
+    out.program = "untouched";
+    expectRefused(parseManifest(edited, out), c.code, c.message);
+    EXPECT_EQ(out.program, "untouched");
+  }
+}
+
+struct EditCase {
+  std::function<void(Manifest &)> edit;
+  const char *message; ///< how the message starts
+  /// False when the edit cannot be written as JSON (a non-finite number).
+  bool viaJson = true;
+};
+
+GemmStep &gemmStep(Manifest &m, size_t index) {
+  return std::get<GemmStep>(m.steps[index]);
+}
+
+TEST(Manifest, RefusesSemanticErrors) {
+  const double kInf = std::numeric_limits<double>::infinity();
+  const EditCase cases[] = {
+      {[](Manifest &m) { m.inputs[0].buffer.offset = 4000; },
+       "inputs[0].buffer.offset: the input's f32 [4, 8] needs bytes "
+       "[4000, 4128) of the arena, which has 4096 (arena_bytes)"},
+      {[](Manifest &m) { m.inputs[1].buffer.offset = 130; },
+       "inputs[1].buffer.offset: 130 is not a multiple of 4, the size of i32"},
+      {[](Manifest &m) { m.inputs[1].name = "pixels"; },
+       "inputs[1].name: another input is named \"pixels\""},
+      {[](Manifest &m) { m.outputs[0].name = ""; }, "outputs[0].name: empty"},
+      {[](Manifest &m) {
+         m.outputs[0].shape = {4, -3};
+       },
+       "outputs[0].shape[1]: -3 is negative", false},
+      {[](Manifest &m) {
+         m.outputs[0].shape = {1 << 30, 1 << 30, 1 << 30};
+       },
+       "outputs[0].buffer.offset: the output's f32 [1073741824, 1073741824, "
+       "1073741824] does not fit in 64-bit byte offsets"},
+      {[](Manifest &m) { m.params[0].buffer.space = BufferSpace::Arena; },
+       "params[0].buffer.space: a parameter must live in persistent memory"},
+      {[](Manifest &m) { m.params[1].name = "fc.weight"; },
+       "params[1].name: another parameter is named \"fc.weight\""},
+      {[](Manifest &m) { m.params[4].buffer.offset = 2040; },
+       "params[4].buffer.offset: the parameter's f32 [5] needs bytes "
+       "[2040, 2060) of persistent memory, which has 2048 "
+       "(persistent_bytes)"},
+      {[](Manifest &m) { m.params[0].shape = {24}; },
+       "params[0].init.kind: glorot_uniform needs a shape of rank 2 or more, "
+       "the parameter has [24]"},
+      {[](Manifest &m) { m.params[0].init.args["scale"] = 2; },
+       "params[0].init.args.scale: glorot_uniform takes no argument "
+       "\"scale\""},
+      {[&](Manifest &m) { m.params[0].init.args["gain"] = kInf; },
+       "params[0].init.args.gain: must be finite", false},
+      {[](Manifest &m) { m.params[0].init.args["gain"] = -1; },
+       "params[0].init.args.gain: must not be negative"},
+      {[](Manifest &m) { m.params[3].init.args["std"] = -0.5; },
+       "params[3].init.args.std: must not be negative"},
+      {[](Manifest &m) { m.params[4].init.args["low"] = 2; },
+       "params[4].init.args: low 2.000000 is above high 1.000000"},
+      {[](Manifest &m) {
+         m.params[2].init = {InitKind::Normal, {}};
+       },
+       "params[2].init.kind: normal needs a floating-point dtype, the "
+       "parameter is i64"},
+      {[](Manifest &m) { m.params[2].init.args["value"] = 0.5; },
+       "params[2].init.args.value: 0.500000 is not a value of i64"},
+      {[](Manifest &m) {
+         m.params[2].dtype = DType::Bool;
+         m.params[2].init.args["value"] = 2;
+       },
+       "params[2].init.args.value: 2.000000 is not a value of i1"},
+      {[](Manifest &m) { m.constants[0].section = ""; },
+       "constants[0].section: empty"},
+      {[](Manifest &m) { m.constants[0].buffer = arena(0); },
+       "constants[0].buffer.space: a constant must live in persistent "
+       "memory"},
+      {[](Manifest &m) { m.kernels[0].name = "2k"; },
+       "kernels[0].name: \"2k\" is not a C identifier"},
+      {[](Manifest &m) { m.kernels.push_back(m.kernels[0]); },
+       "kernels[1].name: another kernel is named \"k0\""},
+      {[](Manifest &m) { m.kernels[0].block = 2048; },
+       "kernels[0].block: 2048 is outside [1, 1024]"},
+      {[](Manifest &m) { m.kernels[0].grid = 0; },
+       "kernels[0].grid: 0 is outside [1, 2147483647]"},
+      {[](Manifest &m) { std::get<LaunchStep>(m.steps[1]).kernel = "k9"; },
+       "steps[1].kernel: no kernel named \"k9\" in \"kernels\""},
+      {[](Manifest &m) {
+         std::get<LaunchStep>(m.steps[1]).buffers[2] = arena(5000);
+       },
+       "steps[1].buffers[2].offset: 5000 is past the end of the arena "
+       "(arena_bytes 4096)"},
+      {[](Manifest &m) { gemmStep(m, 0).m = 0; },
+       "steps[0].m: 0 is outside [1, 2147483647]"},
+      {[](Manifest &m) { gemmStep(m, 3).batch = 1ll << 31; },
+       "steps[3].batch: 2147483648 is outside [1, 2147483647]"},
+      {[](Manifest &m) { gemmStep(m, 3).offsetA = -1; },
+       "steps[3].offset_a: -1 is negative"},
+      {[](Manifest &m) { gemmStep(m, 0).aDtype = DType::I32; },
+       "steps[0].a_dtype: a GEMM operand must be f16, bf16, f32 or f64, not "
+       "i32"},
+      {[](Manifest &m) { gemmStep(m, 0).biasDtype = DType::I64; },
+       "steps[0].bias_dtype: a GEMM operand must be f16, bf16, f32 or f64, "
+       "not i64"},
+      {[](Manifest &m) { gemmStep(m, 0).a = arena(4000); },
+       "steps[0].a.offset: operand a needs bytes [4000, 4128) of the arena, "
+       "which has 4096 (arena_bytes)"},
+      {[](Manifest &m) { gemmStep(m, 3).strideA = 1020; },
+       "steps[3].a.offset: operand a needs bytes [0, 4144) of the arena"},
+      {[](Manifest &m) { gemmStep(m, 3).offsetC = 1030; },
+       "steps[3].c.offset: operand c needs bytes [4108, 4136) of the arena"},
+      {[](Manifest &m) { gemmStep(m, 0).c = arena(514); },
+       "steps[0].c.offset: 514 is not a multiple of 4, the size of f32"},
+      {[](Manifest &m) { gemmStep(m, 0).bias.reset(); },
+       "steps[0].bias: epilogue \"bias_relu\" needs a bias"},
+      {[](Manifest &m) { gemmStep(m, 0).epilogue = Epilogue::Relu; },
+       "steps[0].bias: given, but epilogue \"relu\" adds no bias"},
+      {[](Manifest &m) { gemmStep(m, 3).strideC = 5; },
+       "steps[3].stride_c: the batch's outputs overlap: stride 5 is below "
+       "m * n = 6"},
+      {[](Manifest &m) { gemmStep(m, 0).c = arena(64); },
+       "steps[0].c: the output overlaps operand a"},
+      {[](Manifest &m) { gemmStep(m, 0).c = persistent(32); },
+       "steps[0].c: the output overlaps operand b"},
+      {[](Manifest &m) { gemmStep(m, 0).c = persistent(1088); },
+       "steps[0].c: the output overlaps the bias"},
+      {[](Manifest &m) { std::get<CopyStep>(m.steps[2]).target = arena(272); },
+       "steps[2]: source and target overlap"},
+      {[](Manifest &m) { std::get<CopyStep>(m.steps[2]).bytes = 4000; },
+       "steps[2].source.offset: the copy needs bytes [256, 4256) of the "
+       "arena"},
+  };
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i) + ": " + cases[i].message);
+    Manifest m = sampleManifest();
+    cases[i].edit(m);
+    expectRefused(verifyManifest(m), MPC_FORMAT_ERROR, cases[i].message);
+    if (cases[i].viaJson) {
+      Manifest out;
+      expectRefused(parseManifest(writeManifest(m), out), MPC_FORMAT_ERROR,
+                    cases[i].message);
+    }
+  }
+}
+
+TEST(Manifest, AcceptsEdgeCases) {
+  Manifest m = sampleManifest();
+  // A tensor that ends exactly at the end of its space, an empty tensor
+  // at the very end, a launch buffer at the end, a shared operand.
+  m.outputs.push_back(tensorSpec("last", DType::F64, {2}, arena(4080)));
+  m.outputs.push_back(tensorSpec("nothing", DType::F32, {0, 7}, arena(4096)));
+  std::get<LaunchStep>(m.steps[1]).buffers.push_back(arena(4096));
+  gemmStep(m, 3).strideB = 0;
+  m.params[2].dtype = DType::Bool;
+  m.params[2].init.args["value"] = 1;
+  Status status = verifyManifest(m);
+  EXPECT_TRUE(status.isOk()) << status.message();
+  Manifest parsed;
+  status = parseManifest(writeManifest(m), parsed);
+  EXPECT_TRUE(status.isOk()) << status.message();
+}
+
+} // namespace

@@ -1,0 +1,240 @@
+//===- ProgramGemmTest.cpp - GEMM steps on the CPU backend ----------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Programs of one gemm step, loaded and run through the C API, against a
+// naive GEMM in double on the same (rounded) operands: f32, f16, bf16 and
+// f64 operands and results, transposes, batches with offsets and strides
+// (a stride of 0 shares an operand), every epilogue. Bytes of C outside the
+// batch's outputs must stay untouched.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Elements.h"
+#include "ProgramTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+#include <ostream>
+
+using mpc::rt::DType;
+using mpc::rt::Epilogue;
+using mpc::rt::GemmStep;
+using mpc::rt::Manifest;
+using mpc::test::arena;
+using mpc::test::LoadedProgram;
+using mpc::test::randomValues;
+using mpc::test::TempDir;
+using mpc::test::tensorSpec;
+using mpc::test::writeProgramBundle;
+
+namespace {
+
+struct GemmCase {
+  const char *name;
+  DType a, b, c;
+  std::optional<DType> bias;
+  int64_t m, n, k, batch;
+  int64_t offsetA, offsetB, offsetC;
+  int64_t strideA, strideB, strideC;
+  bool transposeA, transposeB;
+  Epilogue epilogue;
+};
+
+/// Failure messages show a case by its name.
+void PrintTo(const GemmCase &gemm, std::ostream *out) { *out << gemm.name; }
+
+/// Elements an operand spans: offset + (batch - 1) * stride + rows * cols.
+int64_t span(int64_t offset, int64_t stride, int64_t batch, int64_t count) {
+  return offset + (batch - 1) * stride + count;
+}
+
+uint64_t alignUp(uint64_t value) { return (value + 255) / 256 * 256; }
+
+/// `count` random values stored as `dtype`, and the stored values widened
+/// back to double.
+std::vector<uint8_t> randomOperand(DType dtype, int64_t count, unsigned seed,
+                                   std::vector<double> &exact) {
+  std::vector<double> values = randomValues<double>(count, -1.0, 1.0, seed);
+  std::vector<uint8_t> bytes(count * mpc::rt::dtypeSize(dtype));
+  mpc::rt::narrowElements(values.data(), dtype, bytes.data(), count);
+  exact.resize(count);
+  mpc::rt::widenElements(dtype, bytes.data(), exact.data(), count);
+  return bytes;
+}
+
+double gelu(double x) {
+  return 0.5 * x *
+         (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+/// The relative rounding of one store to `dtype`.
+double storeTolerance(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+    return 0x1p-11;
+  case DType::BF16:
+    return 0x1p-8;
+  case DType::F32:
+    return 0x1p-24;
+  default:
+    return 0.0;
+  }
+}
+
+class ProgramGemm : public ::testing::TestWithParam<GemmCase> {};
+
+TEST_P(ProgramGemm, MatchesANaiveDoubleGemm) {
+  const GemmCase &g = GetParam();
+  const int64_t aCount = span(g.offsetA, g.strideA, g.batch, g.m * g.k);
+  const int64_t bCount = span(g.offsetB, g.strideB, g.batch, g.k * g.n);
+  const int64_t cCount = span(g.offsetC, g.strideC, g.batch, g.m * g.n);
+  const size_t aBytes = aCount * mpc::rt::dtypeSize(g.a);
+  const size_t bBytes = bCount * mpc::rt::dtypeSize(g.b);
+  const size_t cBytes = cCount * mpc::rt::dtypeSize(g.c);
+  const size_t biasBytes = g.bias ? g.n * mpc::rt::dtypeSize(*g.bias) : 0;
+  const uint64_t aAt = 0, bAt = alignUp(aAt + aBytes);
+  const uint64_t biasAt = alignUp(bAt + bBytes);
+  const uint64_t cAt = alignUp(biasAt + biasBytes);
+
+  Manifest m;
+  m.program = g.name;
+  m.arenaBytes = cAt + cBytes;
+  m.inputs = {tensorSpec("a", g.a, {aCount}, arena(aAt)),
+              tensorSpec("b", g.b, {bCount}, arena(bAt))};
+  if (g.bias)
+    m.inputs.push_back(tensorSpec("bias", *g.bias, {g.n}, arena(biasAt)));
+  m.outputs = {tensorSpec("c", g.c, {cCount}, arena(cAt))};
+  GemmStep step;
+  step.a = arena(aAt);
+  step.b = arena(bAt);
+  step.c = arena(cAt);
+  if (g.bias) {
+    step.bias = arena(biasAt);
+    step.biasDtype = *g.bias;
+  }
+  step.aDtype = g.a;
+  step.bDtype = g.b;
+  step.cDtype = g.c;
+  step.m = g.m;
+  step.n = g.n;
+  step.k = g.k;
+  step.batch = g.batch;
+  step.offsetA = g.offsetA;
+  step.offsetB = g.offsetB;
+  step.offsetC = g.offsetC;
+  step.strideA = g.strideA;
+  step.strideB = g.strideB;
+  step.strideC = g.strideC;
+  step.transposeA = g.transposeA;
+  step.transposeB = g.transposeB;
+  step.epilogue = g.epilogue;
+  m.steps = {step};
+
+  TempDir dir;
+  std::string path = dir.file("gemm.mpcb");
+  writeProgramBundle(path, m);
+  LoadedProgram program;
+  ASSERT_EQ(program.load(path), MPC_OK) << mpc_last_error();
+
+  std::vector<double> a, b, bias;
+  std::vector<uint8_t> aData = randomOperand(g.a, aCount, 1, a);
+  std::vector<uint8_t> bData = randomOperand(g.b, bCount, 2, b);
+  ASSERT_EQ(mpc_program_set_input(program.get(), "a", aData.data(), aBytes),
+            MPC_OK)
+      << mpc_last_error();
+  ASSERT_EQ(mpc_program_set_input(program.get(), "b", bData.data(), bBytes),
+            MPC_OK)
+      << mpc_last_error();
+  if (g.bias) {
+    std::vector<uint8_t> biasData = randomOperand(*g.bias, g.n, 3, bias);
+    ASSERT_EQ(mpc_program_set_input(program.get(), "bias", biasData.data(),
+                                    biasBytes),
+              MPC_OK)
+        << mpc_last_error();
+  }
+  ASSERT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
+  std::vector<uint8_t> cData(cBytes);
+  ASSERT_EQ(
+      mpc_program_get_output(program.get(), "c", cData.data(), cData.size()),
+      MPC_OK)
+      << mpc_last_error();
+  std::vector<double> c(cCount);
+  mpc::rt::widenElements(g.c, cData.data(), c.data(), cCount);
+
+  // f32 accumulation of k products; f64 when everything is f64.
+  const bool inDouble =
+      g.a == DType::F64 && g.b == DType::F64 && g.c == DType::F64;
+  const double accumulate = inDouble ? 1e-14 : 4e-7 * std::sqrt(g.k + 1.0);
+  std::vector<bool> written(cCount, false);
+  for (int64_t batch = 0; batch < g.batch; ++batch)
+    for (int64_t row = 0; row < g.m; ++row)
+      for (int64_t col = 0; col < g.n; ++col) {
+        double sum = 0.0, magnitude = 0.0;
+        for (int64_t i = 0; i < g.k; ++i) {
+          double x = a[g.offsetA + batch * g.strideA +
+                       (g.transposeA ? i * g.m + row : row * g.k + i)];
+          double y = b[g.offsetB + batch * g.strideB +
+                       (g.transposeB ? col * g.k + i : i * g.n + col)];
+          sum += x * y;
+          magnitude += std::abs(x * y);
+        }
+        if (g.bias) {
+          sum += bias[col];
+          magnitude += std::abs(bias[col]);
+        }
+        double want = sum;
+        if (g.epilogue == Epilogue::Relu || g.epilogue == Epilogue::BiasRelu)
+          want = std::max(sum, 0.0);
+        if (g.epilogue == Epilogue::Gelu || g.epilogue == Epilogue::BiasGelu)
+          want = gelu(sum);
+        int64_t at = g.offsetC + batch * g.strideC + row * g.n + col;
+        written[at] = true;
+        // gelu's slope is below 1.13, so it grows an input error at most
+        // that much.
+        double tolerance = 1.13 * accumulate * magnitude +
+                           storeTolerance(g.c) * std::abs(want) + 0x1p-24;
+        ASSERT_NEAR(c[at], want, tolerance)
+            << "batch " << batch << ", C[" << row << ", " << col << "]";
+      }
+  for (int64_t i = 0; i < cCount; ++i)
+    if (!written[i])
+      ASSERT_EQ(c[i], 0.0) << "element " << i << " of C is not an output";
+}
+
+std::string caseName(const ::testing::TestParamInfo<GemmCase> &info) {
+  return info.param.name;
+}
+
+const GemmCase kCases[] = {
+    {"F32Plain", DType::F32, DType::F32, DType::F32, std::nullopt, 5, 7, 3, 1,
+     0, 0, 0, 0, 0, 0, false, false, Epilogue::None},
+    {"F16TransposedABiasRelu", DType::F16, DType::F16, DType::F32, DType::F32,
+     6, 5, 9, 1, 0, 0, 0, 0, 0, 0, true, false, Epilogue::BiasRelu},
+    {"F16ToF16TransposedBBatchedGelu", DType::F16, DType::F16, DType::F16,
+     std::nullopt, 3, 4, 5, 3, 2, 1, 3, 17, 20, 13, false, true,
+     Epilogue::Gelu},
+    {"Bf16MixedSharedBBiasGelu", DType::BF16, DType::F32, DType::BF16,
+     DType::F16, 4, 6, 7, 2, 0, 0, 5, 28, 0, 24, true, true,
+     Epilogue::BiasGelu},
+    {"F32Relu", DType::F32, DType::F16, DType::F32, std::nullopt, 8, 8, 16, 1,
+     0, 0, 0, 0, 0, 0, false, false, Epilogue::Relu},
+    {"F64InDouble", DType::F64, DType::F64, DType::F64, DType::F64, 5, 3, 4, 2,
+     0, 0, 0, 20, 12, 15, false, false, Epilogue::Bias},
+    {"F64NarrowedToF32", DType::F64, DType::F32, DType::F32, DType::BF16, 3, 3,
+     3, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::Bias},
+    {"F16ToF64", DType::F16, DType::F16, DType::F64, std::nullopt, 4, 4, 4, 1,
+     0, 0, 0, 0, 0, 0, false, false, Epilogue::None},
+    {"F16LargeBiasRelu", DType::F16, DType::F16, DType::F32, DType::F16, 64,
+     128, 64, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::BiasRelu},
+    {"F16LargeBatchedTransposed", DType::F16, DType::BF16, DType::F16,
+     DType::F32, 48, 40, 72, 3, 0, 5, 0, 48 * 72, 40 * 72 + 5, 48 * 40, true,
+     true, Epilogue::BiasGelu},
+};
+
+INSTANTIATE_TEST_SUITE_P(Cases, ProgramGemm, ::testing::ValuesIn(kCases),
+                         caseName);
+
+} // namespace

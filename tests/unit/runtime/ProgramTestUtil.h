@@ -1,0 +1,142 @@
+//===- ProgramTestUtil.h - building and loading bundles in tests ----------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Program tests make their bundles themselves, as the compiler would: a
+// manifest written by writeManifest, kernels in the kernel ABI compiled with
+// the host C++ compiler against the device headers, constants as sections.
+// They load them through the C API with a private object cache.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_TESTS_UNIT_RUNTIME_PROGRAMTESTUTIL_H
+#define MPC_TESTS_UNIT_RUNTIME_PROGRAMTESTUTIL_H
+
+#include "Bundle.h"
+#include "Manifest.h"
+#include "TestUtil.h"
+
+#include "mpc/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace mpc::test {
+
+inline rt::BufferRef arena(uint64_t offset) {
+  return {rt::BufferSpace::Arena, offset};
+}
+
+inline rt::BufferRef persistent(uint64_t offset) {
+  return {rt::BufferSpace::Persistent, offset};
+}
+
+inline rt::TensorSpec tensorSpec(std::string name, rt::DType dtype,
+                                 std::vector<int64_t> shape,
+                                 rt::BufferRef buffer) {
+  rt::TensorSpec spec;
+  spec.name = std::move(name);
+  spec.dtype = dtype;
+  spec.shape = std::move(shape);
+  spec.buffer = buffer;
+  return spec;
+}
+
+/// Writes a bundle holding `manifest` (as "manifest.json") and `sections`.
+inline void writeProgramBundle(const std::string &path,
+                               const rt::Manifest &manifest,
+                               std::vector<rt::BundleSection> sections = {}) {
+  sections.insert(sections.begin(),
+                  {rt::kManifestSection, rt::writeManifest(manifest)});
+  rt::Status status = rt::writeBundle(path, sections);
+  ASSERT_TRUE(status.isOk()) << status.message();
+}
+
+/// Points MPC_CACHE_DIR at a fresh folder while it lives.
+class ScopedCacheDir {
+public:
+  ScopedCacheDir() {
+    const char *old = std::getenv("MPC_CACHE_DIR");
+    hadOld_ = old != nullptr;
+    old_ = old ? old : "";
+    ::setenv("MPC_CACHE_DIR", dir_.root().c_str(), 1);
+  }
+  ~ScopedCacheDir() {
+    if (hadOld_)
+      ::setenv("MPC_CACHE_DIR", old_.c_str(), 1);
+    else
+      ::unsetenv("MPC_CACHE_DIR");
+  }
+  ScopedCacheDir(const ScopedCacheDir &) = delete;
+  ScopedCacheDir &operator=(const ScopedCacheDir &) = delete;
+
+  const TempDir &dir() const { return dir_; }
+
+private:
+  TempDir dir_;
+  bool hadOld_ = false;
+  std::string old_;
+};
+
+/// An mpc_program released at the end of the scope.
+class LoadedProgram {
+public:
+  LoadedProgram() = default;
+  LoadedProgram(const LoadedProgram &) = delete;
+  LoadedProgram &operator=(const LoadedProgram &) = delete;
+  ~LoadedProgram() { mpc_program_release(program_); }
+
+  mpc_status_code load(const std::string &path, uint64_t seed = 0,
+                       const char *device = "cpu") {
+    mpc_program_options options;
+    mpc_program_options_initialize(&options);
+    options.seed = seed;
+    options.device = device;
+    mpc_program_release(program_);
+    program_ = nullptr;
+    return mpc_program_load(path.c_str(), &options, &program_);
+  }
+
+  mpc_program *get() const { return program_; }
+
+private:
+  mpc_program *program_ = nullptr;
+};
+
+/// Compiles the kernel source `source` as the CPU backend's shared object
+/// and returns its bytes; on failure records a test failure with the
+/// compiler's output and returns "".
+inline std::string compileHostObject(const std::string &source) {
+  TempDir dir;
+  writeBytes(dir.file("kernels.cpp"), source);
+  std::string command =
+      std::string(MPC_HOST_CXX) + " -O2 -shared -fPIC -std=c++17 -I'" +
+      MPC_DEVICE_INCLUDE_DIR + "' '" + dir.file("kernels.cpp") + "' -o '" +
+      dir.file("kernels.so") + "' > '" + dir.file("log.txt") + "' 2>&1";
+  if (std::system(command.c_str()) != 0) {
+    ADD_FAILURE() << "compiling the test kernels failed:\n"
+                  << readBytes(dir.file("log.txt"));
+    return "";
+  }
+  return readBytes(dir.file("kernels.so"));
+}
+
+/// Values of T in [low, high) from a fixed generator.
+template <typename T>
+std::vector<T> randomValues(size_t count, double low, double high,
+                            unsigned seed) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<double> distribution(low, high);
+  std::vector<T> values(count);
+  for (T &value : values)
+    value = static_cast<T>(distribution(engine));
+  return values;
+}
+
+} // namespace mpc::test
+
+#endif // MPC_TESTS_UNIT_RUNTIME_PROGRAMTESTUTIL_H
