@@ -34,6 +34,9 @@ public:
   Value sub(Value x, Value y) { return b.create<SubOp>(loc, x, y); }
   Value mul(Value x, Value y) { return b.create<MulOp>(loc, x, y); }
   Value rsqrt(Value x) { return b.create<RsqrtOp>(loc, x); }
+  Value div(Value x, Value y) { return b.create<DivOp>(loc, x, y); }
+  Value sqrt(Value x) { return b.create<SqrtOp>(loc, x); }
+  Value pow(Value x, Value y) { return b.create<PowOp>(loc, x, y); }
   Value reshape(Value x, llvm::ArrayRef<int64_t> shape) {
     auto type = llvm::cast<RankedTensorType>(x.getType());
     return b.create<ReshapeOp>(loc, RankedTensorType::get(shape, type.getElementType()), x);
@@ -130,11 +133,68 @@ void decomposeBatchNorm(BatchNormOp op) {
   op.erase();
 }
 
+/// p' = p - lr * update, with g' = g + wd * p and, with momentum,
+/// v' = momentum * v + g' and update = v' (Nesterov: g' + momentum * v').
+void decomposeSgd(SgdOp op) {
+  OpBuilder builder(op);
+  Emitter e(builder, op.getLoc());
+  Value p = op.getParam();
+  Type elem = llvm::cast<RankedTensorType>(p.getType()).getElementType();
+  Value g = e.castTo(op.getGrad(), elem);
+  double wd = op.getWeightDecay().convertToDouble();
+  if (wd != 0)
+    g = e.add(g, e.mul(p, e.scalar(elem, wd)));
+  Value update = g;
+  double momentum = op.getMomentum().convertToDouble();
+  if (Value v = op.getVelocity()) {
+    Value next = e.add(e.mul(v, e.scalar(elem, momentum)), g);
+    op.getNewVelocity().replaceAllUsesWith(next);
+    update = op.getNesterov() ? e.add(g, e.mul(next, e.scalar(elem, momentum))) : next;
+  }
+  Value lr = e.castTo(op.getLr(), elem);
+  op.getNewParam().replaceAllUsesWith(e.sub(p, e.mul(update, lr)));
+  op.erase();
+}
+
+/// Adam (weight decay added to the gradient) and AdamW (decoupled: the
+/// parameter shrinks by lr * wd first); bias correction from the step count
+/// t: m_hat = m' / (1 - beta1^t), v_hat = v' / (1 - beta2^t).
+template <typename AdamLike>
+void decomposeAdam(AdamLike op, bool decoupled) {
+  OpBuilder builder(op);
+  Emitter e(builder, op.getLoc());
+  Value p = op.getParam();
+  Type elem = llvm::cast<RankedTensorType>(p.getType()).getElementType();
+  Value g = e.castTo(op.getGrad(), elem);
+  Value lr = e.castTo(op.getLr(), elem);
+  double wd = op.getWeightDecay().convertToDouble();
+  double beta1 = op.getBeta1().convertToDouble(), beta2 = op.getBeta2().convertToDouble();
+  if (wd != 0 && !decoupled)
+    g = e.add(g, e.mul(p, e.scalar(elem, wd)));
+  Value m = e.add(e.mul(op.getM(), e.scalar(elem, beta1)), e.mul(g, e.scalar(elem, 1 - beta1)));
+  Value v = e.add(e.mul(op.getV(), e.scalar(elem, beta2)),
+                  e.mul(e.mul(g, g), e.scalar(elem, 1 - beta2)));
+  Value t = e.castTo(op.getStep(), elem);
+  Value one = e.scalar(elem, 1.0);
+  Value correction1 = e.sub(one, e.pow(e.scalar(elem, beta1), t));
+  Value correction2 = e.sub(one, e.pow(e.scalar(elem, beta2), t));
+  Value denominator = e.add(e.sqrt(e.div(v, correction2)),
+                            e.scalar(elem, op.getEps().convertToDouble()));
+  Value step = e.mul(e.div(e.div(m, correction1), denominator), lr);
+  Value base = p;
+  if (wd != 0 && decoupled)
+    base = e.sub(p, e.mul(p, e.mul(lr, e.scalar(elem, wd))));
+  op.getNewParam().replaceAllUsesWith(e.sub(base, step));
+  op.getNewM().replaceAllUsesWith(m);
+  op.getNewV().replaceAllUsesWith(v);
+  op.erase();
+}
+
 struct MpgDecomposePass : mpc::impl::MpgDecomposeBase<MpgDecomposePass> {
   void runOnOperation() override {
     llvm::SmallVector<Operation *> targets;
     getOperation().walk([&](Operation *op) {
-      if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp>(op))
+      if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp, SgdOp, AdamOp, AdamWOp>(op))
         targets.push_back(op);
     });
     for (Operation *op : targets) {
@@ -142,8 +202,14 @@ struct MpgDecomposePass : mpc::impl::MpgDecomposeBase<MpgDecomposePass> {
         decomposeMseLoss(mse);
       else if (auto pool = llvm::dyn_cast<GlobalAvgPoolOp>(op))
         decomposeGlobalAvgPool(pool);
+      else if (auto norm = llvm::dyn_cast<BatchNormOp>(op))
+        decomposeBatchNorm(norm);
+      else if (auto sgd = llvm::dyn_cast<SgdOp>(op))
+        decomposeSgd(sgd);
+      else if (auto adam = llvm::dyn_cast<AdamOp>(op))
+        decomposeAdam(adam, /*decoupled=*/false);
       else
-        decomposeBatchNorm(llvm::cast<BatchNormOp>(op));
+        decomposeAdam(llvm::cast<AdamWOp>(op), /*decoupled=*/true);
     }
   }
 };

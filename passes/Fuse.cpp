@@ -251,7 +251,8 @@ private:
       return;
     }
     FusionKind kind = llvm::isa<Conv2DOp>(op) ? FusionKind::Conv
-                      : llvm::isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, SoftmaxCrossEntropyOp>(op)
+                      : llvm::isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, SoftmaxCrossEntropyOp,
+                                  SoftmaxCrossEntropyGradOp>(op)
                           ? FusionKind::Row
                           : FusionKind::Single;
     int g = create(op, kind, shapeOf(op->getResult(0)));

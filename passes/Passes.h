@@ -24,6 +24,9 @@ namespace mpc {
 /// decompose, fuse, plan memory (per graph), then convert-mpg-to-mpk.
 void buildForwardPipeline(mlir::OpPassManager &pm);
 
+/// mpg-autodiff, then the forward pipeline: a whole training step.
+void buildTrainingPipeline(mlir::OpPassManager &pm);
+
 /// Registers the pipelines with the pass registry (for mpc-opt).
 void registerPipelines();
 

@@ -11,6 +11,41 @@
 
 include "mlir/Pass/PassBase.td"
 
+def MpgAutodiff : Pass<"mpg-autodiff", "::mlir::mpg::GraphOp"> {
+  let summary = "Turns forward + loss + mpg.minimize into a whole training step";
+  let description = [{
+    Reverse-mode differentiation of the graph from the loss named by
+    `mpg.minimize`, through the VJP rule each op implements
+    (DifferentiableOpInterface). Gradients of values used several times are
+    summed; frozen parameters, integer values and values the loss does not
+    depend on get none. For each trainable parameter the optimizer's update
+    follows as an `mpg.sgd`, `mpg.adam` or `mpg.adamw` op with its state
+    (`<param>.momentum_buffer`; `<param>.exp_avg`, `<param>.exp_avg_sq` and a
+    shared `optimizer.step` counter), and the new values are written back
+    with `mpg.state_write`. The learning rate is a rank-0 constant. The
+    `mpg.minimize` is replaced by an output named "loss".
+
+    A graph without `mpg.minimize` (an inference graph) is left alone.
+
+    ```mlir
+    // before
+    %w = mpg.param "w" init(zeros) : tensor<4x3xf32>
+    %y = mpg.matmul %x, %w : ...
+    %l = mpg.softmax_cross_entropy %y, %labels : ...
+    mpg.minimize %l optimizer(sgd, lr = 1.000000e-01) : tensor<f32>
+    // after
+    %one = mpg.constant dense<1.0> : tensor<f32>
+    %dy = mpg.softmax_cross_entropy_grad %y, %labels, %one : ...
+    %dw = mpg.matmul %x, %dy transpose_a : ...
+    %lr = mpg.constant dense<0.1> : tensor<f32>
+    %w2 = mpg.sgd %w, %dw, %lr : ...
+    mpg.state_write %w, %w2 : tensor<4x3xf32>
+    mpg.output "loss" %l : tensor<f32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
 def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
   let summary = "Rewrites composite ops into the ops the kernel generator handles";
   let description = [{
@@ -23,7 +58,10 @@ def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
     - training-mode `batch_norm` becomes per-channel `reduce_mean`s for the
       batch mean and biased variance, a pointwise normalisation with `rsqrt`,
       and the pointwise running-statistics update (unbiased variance, as in
-      PyTorch).
+      PyTorch);
+    - the optimizer updates `sgd`, `adam` and `adamw` become their pointwise
+      formulas (weight decay, momentum or moments, bias correction from the
+      step counter), so each parameter's update is one fused kernel.
 
     Other ops are left alone.
 

@@ -20,7 +20,19 @@ void mpc::buildForwardPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createConvertMpgToMpk());
 }
 
+void mpc::buildTrainingPipeline(mlir::OpPassManager &pm) {
+  // The backward pass and the updates come first, so that fusion and the
+  // memory plan see the whole step.
+  pm.nest<mlir::mpg::GraphOp>().addPass(createMpgAutodiff());
+  buildForwardPipeline(pm);
+}
+
 void mpc::registerPipelines() {
+  mlir::PassPipelineRegistration<>(
+      "mpc-train-pipeline",
+      "Compiles mpg graphs to mpk programs of a whole training step: autodiff, then the "
+      "forward pipeline",
+      buildTrainingPipeline);
   mlir::PassPipelineRegistration<>(
       "mpc-forward-pipeline",
       "Compiles mpg graphs to mpk programs: decompose, fuse, plan memory, lower",

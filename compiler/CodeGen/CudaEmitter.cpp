@@ -195,6 +195,7 @@ public:
               .Case([&](mpk::SoftmaxOp k) { return emitSoftmax(os, k); })
               .Case([&](mpk::LayerNormOp k) { return emitLayerNorm(os, k); })
               .Case([&](mpk::CrossEntropyOp k) { return emitCrossEntropy(os, k); })
+              .Case([&](mpk::CrossEntropyGradOp k) { return emitCrossEntropyGrad(os, k); })
               .Case([&](mpk::Pool2DOp k) { return emitPool(os, k); })
               .Case([&](mpk::Im2ColOp k) { return emitIm2Col(os, k); })
               .Case([&](mpk::GatherOp k) { return emitGather(os, k); })
@@ -548,6 +549,33 @@ private:
     endFunctor(os, k.getSymName(), buffers, written,
                "mpc::rows(" + std::to_string(k.getRows()) + ", fn)", rowGrid(k.getRows()),
                rowBlock(cols));
+    return success();
+  }
+
+  LogicalResult emitCrossEntropyGrad(llvm::raw_ostream &os, mpk::CrossEntropyGradOp k) {
+    llvm::SmallVector<Value> buffers{k.getLogits(), k.getLabels(), k.getGradLoss(),
+                                     k.getGradLogits()};
+    if (elementOf(buffers[0]).isF64())
+      return k.emitError("f64 cross-entropy is not supported by the kernel generator yet");
+    llvm::SmallVector<bool> written{false, false, false, true};
+    auto m = beginFunctor(os, k.getSymName(), buffers, written);
+    int64_t rows = k.getRows(), cols = k.getCols();
+    std::string x = loadExpr(buffers[0], m[0], "base + c");
+    os << "  template <class Row> MPC_HD void operator()(const Row &row) const {\n"
+       << "    const int64_t base = row.index() * " << cols << ";\n"
+       << "    const float mx = row.reduce_max(" << cols << ", [&](int64_t c) { return " << x
+       << "; });\n"
+       << "    const float s = row.reduce_sum(" << cols
+       << ", [&](int64_t c) { return mpc::exp_f(" << x << " - mx); });\n"
+       << "    const int64_t label = static_cast<int64_t>(" << m[1] << "[row.index()]);\n"
+       << "    const float scale = " << loadExpr(buffers[2], m[2], "0") << " * "
+       << floatLiteral(1.0 / rows, false) << ";\n"
+       << "    row.for_each(" << cols << ", [&](int64_t c) {\n"
+       << "      const float p = mpc::exp_f(" << x << " - mx) / s - (c == label ? 1.0f : 0.0f);\n"
+       << "      " << m[3] << "[base + c] = " << storeExpr(buffers[3], "p * scale") << ";\n"
+       << "    });\n  }\n";
+    endFunctor(os, k.getSymName(), buffers, written,
+               "mpc::rows(" + std::to_string(rows) + ", fn)", rowGrid(rows), rowBlock(cols));
     return success();
   }
 

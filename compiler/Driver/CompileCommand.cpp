@@ -42,6 +42,14 @@ static ArgParser makeCompileParser() {
   parser.addOption({"target", 0, "LIST",
                     "comma-separated targets of a bundle: cpu and/or GPU architectures sm_XX",
                     "cpu", {}});
+  parser.addOption({"step", 0, "KIND",
+                    "which step to compile: forward = the graph as written (mpg.minimize's "
+                    "loss becomes the output \"loss\"); train = the whole training step "
+                    "(backward pass and optimizer update). Training steps are generated for "
+                    "graphs of pointwise ops, reductions, softmax, matmul and cross-entropy; "
+                    "the gradient kernels of conv2d, pooling, normalisation, embedding and "
+                    "slicing are not generated yet",
+                    "forward", {"forward", "train"}});
   parser.addOption({"graph", 0, "NAME",
                     "the graph to compile when the file holds several (by its @name)", "", {}});
   return parser;
@@ -111,11 +119,16 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
 
   if (emit != "graph") {
     mlir::PassManager pm(&context);
+    bool train = *parser.get("step") == "train";
     if (emit == "fused") {
       mlir::OpPassManager &graphPm = pm.nest<mlir::mpg::GraphOp>();
+      if (train)
+        graphPm.addPass(mpc::createMpgAutodiff());
       graphPm.addPass(mpc::createMpgDecompose());
       graphPm.addPass(mpc::createMpgFuse());
       graphPm.addPass(mpc::createMpgPlanMemory());
+    } else if (train) {
+      mpc::buildTrainingPipeline(pm);
     } else {
       mpc::buildForwardPipeline(pm);
     }

@@ -84,6 +84,10 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
   parser.addOption({"output", 'o', "NAME=FILE", "write output NAME to a .npy file", "", {}, true});
   parser.addOption({"params", 0, "FILE", "load parameters and state from a safetensors file",
                     "", {}});
+  parser.addOption({"save-params", 0, "FILE",
+                    "after the step, write parameters and state to a safetensors file (a "
+                    "training step updates them)",
+                    "", {}});
   parser.addOption({"seed", 0, "N", "seed of the parameter initializers", "0", {}});
   parser.addOption({"device", 0, "DEVICE", "where to run", "cpu", {"cpu", "cuda"}});
   std::string error;
@@ -148,6 +152,9 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
 
   if (mpc_program_run(program) != MPC_OK)
     return fail(mpc_last_error());
+  if (auto save = parser.get("save-params"); save && !save->empty())
+    if (mpc_program_save_params(program, save->c_str()) != MPC_OK)
+      return fail(mpc_last_error());
 
   auto readOutput = [&](const mpc_tensor_info &info, rt::HostTensor &tensor) -> bool {
     tensor.shape.assign(info.shape, info.shape + info.rank);

@@ -640,6 +640,14 @@ private:
       b.create<mpk::YieldOp>(loc, ValueRange{mean});
       return success();
     }
+    if (auto grad = llvm::dyn_cast<SoftmaxCrossEntropyGradOp>(op)) {
+      auto logits = grad.getLogits().getType();
+      b.create<mpk::CrossEntropyGradOp>(loc, nextKernelName(), bufferOf(grad.getLogits()),
+                                        bufferOf(grad.getLabels()), bufferOf(grad.getGradLoss()),
+                                        bufferOfResult(0), logits.getDimSize(0),
+                                        logits.getDimSize(1));
+      return success();
+    }
     if (auto pool = llvm::dyn_cast<MaxPool2DOp>(op)) {
       b.create<mpk::Pool2DOp>(loc, nextKernelName(), mpk::PoolKind::Max,
                               bufferOf(pool.getOperand()), bufferOfResult(0), pool.getKernel(),

@@ -248,11 +248,11 @@ LogicalResult GraphOp::verify() {
     else if (auto state = llvm::dyn_cast<StateOp>(op))
       result = checkUniqueName(persistent, &op, state.getName(), "parameter/state");
     else if (auto write = llvm::dyn_cast<StateWriteOp>(op)) {
-      StateOp target = write.getStateOp();
+      Operation *target = write.getTarget();
       if (target) {
         auto [it, inserted] = writes.try_emplace(target, &op);
         if (!inserted)
-          return op.emitOpError() << "writes state '" << target.getName()
+          return op.emitOpError() << "writes state '" << write.getTargetName()
                                   << "' a second time; each state is written at most once "
                                      "per step (first write at "
                                   << it->second->getLoc() << ")";
@@ -344,11 +344,23 @@ LogicalResult StateOp::verify() {
   return verifyInitializer(*this, getInit(), getType());
 }
 
-StateOp StateWriteOp::getStateOp() { return getState().getDefiningOp<StateOp>(); }
+Operation *StateWriteOp::getTarget() {
+  Operation *def = getState().getDefiningOp();
+  return llvm::isa_and_nonnull<StateOp, ParamOp>(def) ? def : nullptr;
+}
+
+llvm::StringRef StateWriteOp::getTargetName() {
+  if (auto state = getState().getDefiningOp<StateOp>())
+    return state.getName();
+  if (auto param = getState().getDefiningOp<ParamOp>())
+    return param.getName();
+  return "";
+}
 
 LogicalResult StateWriteOp::verify() {
-  if (!getStateOp())
-    return emitOpError("expects its first operand to be the result of an mpg.state");
+  if (!getTarget())
+    return emitOpError("expects its first operand to be the result of an mpg.state or an "
+                       "mpg.param");
   return success();
 }
 
@@ -404,7 +416,8 @@ LogicalResult FusionOp::verifyRegions() {
       anchor = llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op);
       break;
     case FusionKind::Row:
-      anchor = llvm::isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, SoftmaxCrossEntropyOp>(op);
+      anchor = llvm::isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, SoftmaxCrossEntropyOp,
+                         SoftmaxCrossEntropyGradOp>(op);
       break;
     case FusionKind::Gemm:
       anchor = llvm::isa<MatmulOp, BatchMatmulOp>(op);

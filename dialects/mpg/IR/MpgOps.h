@@ -30,6 +30,8 @@ class MinimizeOp;
 class StateOp;
 } // namespace mlir::mpg
 
+#include "dialects/mpg/IR/MpgInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "dialects/mpg/IR/MpgOps.h.inc"
 

@@ -13,6 +13,7 @@
 #define MPC_DIALECT_MPG_OPS
 
 include "dialects/mpg/IR/MpgBase.td"
+include "dialects/mpg/IR/MpgInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -21,6 +22,9 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 
 class Mpg_Op<string mnemonic, list<Trait> traits = []>
     : Op<Mpg_Dialect, mnemonic, traits>;
+
+/// Ops with a VJP rule (MpgVjp.cpp).
+def Mpg_Differentiable : DeclareOpInterfaceMethods<Mpg_DifferentiableOpInterface>;
 
 //===----------------------------------------------------------------------===//
 // Graph structure
@@ -159,7 +163,7 @@ def Mpg_FusionOp : Mpg_Op<"fusion", [IsolatedFromAbove, SingleBlockImplicitTermi
     |-------------|---------------------------------------------------------------|
     | `pointwise` | pointwise ops whose results all have the group's shape        |
     | `reduction` | one reduction, its pointwise prologue and epilogue            |
-    | `row`       | one softmax, log_softmax, layer_norm or softmax_cross_entropy |
+    | `row`       | one softmax, log_softmax, layer_norm, softmax_cross_entropy or its gradient |
     | `gemm`      | one matmul/batch_matmul and a cuBLASLt epilogue (bias, relu, gelu) |
     | `conv`      | one conv2d                                                    |
     | `single`    | one op with a kernel of its own (pooling, transpose, ...)     |
@@ -204,7 +208,7 @@ def Mpg_YieldOp : Mpg_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"Fusi
 // Dot-product ops
 //===----------------------------------------------------------------------===//
 
-def Mpg_MatmulOp : Mpg_Op<"matmul", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+def Mpg_MatmulOp : Mpg_Op<"matmul", [Pure, Mpg_Differentiable, InferTypeOpAdaptorWithIsCompatible]> {
   let hasVerifier = 1;
   let summary = "Matrix product of two rank-2 tensors, with optional transposes.";
   let description = [{
@@ -227,7 +231,7 @@ def Mpg_MatmulOp : Mpg_Op<"matmul", [Pure, InferTypeOpAdaptorWithIsCompatible]> 
   }];
 }
 
-def Mpg_BatchMatmulOp : Mpg_Op<"batch_matmul", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+def Mpg_BatchMatmulOp : Mpg_Op<"batch_matmul", [Pure, Mpg_Differentiable, InferTypeOpAdaptorWithIsCompatible]> {
   let hasVerifier = 1;
   let summary = "Batched matrix product over identical leading dimensions.";
   let description = [{
@@ -269,7 +273,7 @@ def Mpg_ConvAttrs {
   }];
 }
 
-def Mpg_Conv2DOp : Mpg_Op<"conv2d", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+def Mpg_Conv2DOp : Mpg_Op<"conv2d", [Pure, Mpg_Differentiable, InferTypeOpAdaptorWithIsCompatible]> {
   let hasVerifier = 1;
   let summary = "2-D convolution (cross-correlation) in NCHW layout.";
   let description = [{
@@ -301,7 +305,7 @@ def Mpg_Conv2DOp : Mpg_Op<"conv2d", [Pure, InferTypeOpAdaptorWithIsCompatible]> 
 class Mpg_UnaryOp<string mnemonic, Type type, string summ, string example,
                   list<Trait> traits = []>
     : Mpg_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
-                                    InferTypeOpInterface], traits)> {
+                                    InferTypeOpInterface, Mpg_Differentiable], traits)> {
   let summary = summ;
   let description = "Applied elementwise.\n\n```mlir\n" # example # "\n```";
   let arguments = (ins type:$operand);
@@ -363,7 +367,7 @@ def Mpg_GeluOp : Mpg_UnaryOp<"gelu", Mpg_FloatTensor,
 }
 
 class Mpg_BroadcastBinaryOp<string mnemonic, Type type, string summ>
-    : Mpg_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Mpg_Op<mnemonic, [Pure, InferTypeOpAdaptor, Mpg_Differentiable]> {
   let hasVerifier = 1;
   let summary = summ;
   let description = [{
@@ -413,7 +417,7 @@ def Mpg_CompareOp : Mpg_Op<"compare", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Mpg_SelectOp : Mpg_Op<"select", [Pure, InferTypeOpAdaptor]> {
+def Mpg_SelectOp : Mpg_Op<"select", [Pure, Mpg_Differentiable, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
   let summary = "Elementwise choice between two tensors by an i1 condition, with broadcasting.";
   let description = [{
@@ -433,7 +437,7 @@ def Mpg_SelectOp : Mpg_Op<"select", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Mpg_CastOp : Mpg_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+def Mpg_CastOp : Mpg_Op<"cast", [Pure, Mpg_Differentiable, SameOperandsAndResultShape]> {
   let summary = "Elementwise conversion to another element type.";
   let description = [{
     Float to float rounds to nearest even; float to integer truncates toward
@@ -455,7 +459,7 @@ def Mpg_CastOp : Mpg_Op<"cast", [Pure, SameOperandsAndResultShape]> {
 //===----------------------------------------------------------------------===//
 
 class Mpg_ReduceOp<string mnemonic, string summ, Type type, list<Trait> traits>
-    : Mpg_Op<mnemonic, !listconcat([Pure], traits)> {
+    : Mpg_Op<mnemonic, !listconcat([Pure, Mpg_Differentiable], traits)> {
   let hasVerifier = 1;
   let summary = summ;
   let description = [{
@@ -482,7 +486,7 @@ def Mpg_ReduceMaxOp : Mpg_ReduceOp<"reduce_max", "Maximum over the given axes.",
     Mpg_NumericTensor, [InferTypeOpAdaptor]>;
 
 class Mpg_SoftmaxLikeOp<string mnemonic, string summ, string formula>
-    : Mpg_Op<mnemonic, [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+    : Mpg_Op<mnemonic, [Pure, InferTypeOpAdaptorWithIsCompatible, Mpg_Differentiable]> {
   let hasVerifier = 1;
   let summary = summ;
   let description = "`" # formula # "` along `axis` (default -1, the last "
@@ -501,7 +505,7 @@ def Mpg_SoftmaxOp : Mpg_SoftmaxLikeOp<"softmax", "Softmax along one axis.",
 def Mpg_LogSoftmaxOp : Mpg_SoftmaxLikeOp<"log_softmax", "Logarithm of the softmax along one axis.",
     "x - max - log(sum(exp(x - max)))">;
 
-def Mpg_LayerNormOp : Mpg_Op<"layer_norm", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+def Mpg_LayerNormOp : Mpg_Op<"layer_norm", [Pure, Mpg_Differentiable, InferTypeOpAdaptorWithIsCompatible]> {
   let hasVerifier = 1;
   let summary = "Layer normalisation over the trailing dimensions from `axis`, with scale and shift.";
   let description = [{
@@ -526,7 +530,7 @@ def Mpg_LayerNormOp : Mpg_Op<"layer_norm", [Pure, InferTypeOpAdaptorWithIsCompat
   }];
 }
 
-def Mpg_BatchNormOp : Mpg_Op<"batch_norm", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+def Mpg_BatchNormOp : Mpg_Op<"batch_norm", [Pure, Mpg_Differentiable, InferTypeOpAdaptorWithIsCompatible]> {
   let hasVerifier = 1;
   let summary = "Batch normalisation in training mode, with the running statistics update.";
   let description = [{
@@ -572,7 +576,7 @@ def Mpg_PoolAttrs {
   }];
 }
 
-def Mpg_MaxPool2DOp : Mpg_Op<"max_pool2d", [Pure, InferTypeOpAdaptor]> {
+def Mpg_MaxPool2DOp : Mpg_Op<"max_pool2d", [Pure, Mpg_Differentiable, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
   let summary = "2-D max pooling in NCHW layout.";
   let description = [{
@@ -592,7 +596,7 @@ def Mpg_MaxPool2DOp : Mpg_Op<"max_pool2d", [Pure, InferTypeOpAdaptor]> {
   let extraClassDeclaration = Mpg_PoolAttrs.accessors;
 }
 
-def Mpg_AvgPool2DOp : Mpg_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor]> {
+def Mpg_AvgPool2DOp : Mpg_Op<"avg_pool2d", [Pure, Mpg_Differentiable, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
   let summary = "2-D average pooling in NCHW layout.";
   let description = [{
@@ -612,7 +616,7 @@ def Mpg_AvgPool2DOp : Mpg_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor]> {
   let extraClassDeclaration = Mpg_PoolAttrs.accessors;
 }
 
-def Mpg_GlobalAvgPoolOp : Mpg_Op<"global_avg_pool", [Pure, InferTypeOpAdaptor]> {
+def Mpg_GlobalAvgPoolOp : Mpg_Op<"global_avg_pool", [Pure, Mpg_Differentiable, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
   let summary = "Mean over the spatial dimensions of an NCHW tensor, giving [N, C].";
   let description = [{
@@ -630,7 +634,7 @@ def Mpg_GlobalAvgPoolOp : Mpg_Op<"global_avg_pool", [Pure, InferTypeOpAdaptor]> 
 //===----------------------------------------------------------------------===//
 
 def Mpg_SoftmaxCrossEntropyOp : Mpg_Op<"softmax_cross_entropy",
-                                       [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+                                       [Pure, Mpg_Differentiable, InferTypeOpAdaptorWithIsCompatible]> {
   let hasVerifier = 1;
   let summary = "Mean cross-entropy of softmax(logits) against integer class labels.";
   let description = [{
@@ -650,7 +654,7 @@ def Mpg_SoftmaxCrossEntropyOp : Mpg_Op<"softmax_cross_entropy",
   }];
 }
 
-def Mpg_MseLossOp : Mpg_Op<"mse_loss", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+def Mpg_MseLossOp : Mpg_Op<"mse_loss", [Pure, Mpg_Differentiable, InferTypeOpAdaptorWithIsCompatible]> {
   let hasVerifier = 1;
   let summary = "Mean squared error between two tensors of the same shape.";
   let description = [{
@@ -671,7 +675,7 @@ def Mpg_MseLossOp : Mpg_Op<"mse_loss", [Pure, InferTypeOpAdaptorWithIsCompatible
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-def Mpg_ReshapeOp : Mpg_Op<"reshape", [Pure]> {
+def Mpg_ReshapeOp : Mpg_Op<"reshape", [Pure, Mpg_Differentiable]> {
   let summary = "Reinterprets a tensor with another shape of the same element count.";
   let description = [{
     Row-major order is kept; the element type does not change.
@@ -686,7 +690,7 @@ def Mpg_ReshapeOp : Mpg_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Mpg_TransposeOp : Mpg_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+def Mpg_TransposeOp : Mpg_Op<"transpose", [Pure, Mpg_Differentiable, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
   let summary = "Permutes the dimensions of a tensor.";
   let description = [{
@@ -702,7 +706,7 @@ def Mpg_TransposeOp : Mpg_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$operand `perm` $perm attr-dict `:` type($operand) `->` type($result)";
 }
 
-def Mpg_BroadcastToOp : Mpg_Op<"broadcast_to", [Pure]> {
+def Mpg_BroadcastToOp : Mpg_Op<"broadcast_to", [Pure, Mpg_Differentiable]> {
   let summary = "Broadcasts a tensor to a larger shape by NumPy rules.";
   let description = [{
     The result shape is the type's; the operand must broadcast to it
@@ -728,7 +732,7 @@ def Mpg_SliceAttrs {
   }];
 }
 
-def Mpg_SliceOp : Mpg_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+def Mpg_SliceOp : Mpg_Op<"slice", [Pure, Mpg_Differentiable, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
   let summary = "A strided window of a tensor.";
   let description = [{
@@ -746,7 +750,7 @@ def Mpg_SliceOp : Mpg_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let extraClassDeclaration = Mpg_SliceAttrs.accessors;
 }
 
-def Mpg_ConcatOp : Mpg_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+def Mpg_ConcatOp : Mpg_Op<"concat", [Pure, Mpg_Differentiable, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
   let summary = "Joins tensors along one axis.";
   let description = [{
@@ -762,7 +766,7 @@ def Mpg_ConcatOp : Mpg_Op<"concat", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$inputs `axis` $axis attr-dict `:` type($inputs) `->` type($result)";
 }
 
-def Mpg_EmbeddingOp : Mpg_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
+def Mpg_EmbeddingOp : Mpg_Op<"embedding", [Pure, Mpg_Differentiable, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
   let summary = "Gathers rows of a [V, D] table by integer indices.";
   let description = [{
@@ -807,9 +811,10 @@ def Mpg_StateOp : Mpg_Op<"state", [HasParent<"GraphOp">,
 
 def Mpg_StateWriteOp : Mpg_Op<"state_write", [HasParent<"GraphOp">,
                                                AllTypesMatch<["state", "value"]>]> {
-  let summary = "Gives a persistent state tensor its value for the next step.";
+  let summary = "Gives a persistent tensor (state or parameter) its value for the next step.";
   let description = [{
-    `state` is the result of an `mpg.state`; `value` has the same type. The
+    `state` is the result of an `mpg.state` or an `mpg.param` (the optimizer
+    writes the updated parameters back); `value` has the same type. The
     write takes effect at the end of the step.
 
     ```mlir
@@ -820,8 +825,10 @@ def Mpg_StateWriteOp : Mpg_Op<"state_write", [HasParent<"GraphOp">,
   let assemblyFormat = "$state `,` $value attr-dict `:` type($state)";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The state declaration written to.
-    StateOp getStateOp();
+    /// The mpg.state or mpg.param written to, or null.
+    Operation *getTarget();
+    /// Its name.
+    llvm::StringRef getTargetName();
   }];
 }
 
@@ -905,7 +912,7 @@ def Mpg_AdamWOp : Mpg_AdamLikeOp<"adamw",
 //===----------------------------------------------------------------------===//
 
 class Mpg_ScaleLikeOp<string mnemonic, string summ, string formula>
-    : Mpg_Op<mnemonic, [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+    : Mpg_Op<mnemonic, [Pure, InferTypeOpAdaptorWithIsCompatible, Mpg_Differentiable]> {
   let hasVerifier = 1;
   let summary = summ;
   let description = "`" # formula # "` elementwise, with `scale` a rank-0 "

@@ -305,6 +305,26 @@ def Mpk_CrossEntropyOp : Mpk_Op<"cross_entropy"> {
   }];
 }
 
+def Mpk_CrossEntropyGradOp : Mpk_Op<"cross_entropy_grad"> {
+  let summary = "A generated row kernel: the gradient of the mean softmax cross-entropy.";
+  let description = [{
+    `grad[r, c] = (softmax(logits[r, :])[c] - (c == labels[r])) * dloss / rows`
+    where `dloss` is the rank-0 gradient of the mean loss.
+
+    ```mlir
+    mpk.cross_entropy_grad @k5 %logits, %labels, %dloss -> %dlogits rows 64 cols 10
+        : memref<64x10xf32>, memref<64xi32>, memref<f32>, memref<64x10xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_Buffer:$logits, Mpk_Buffer:$labels,
+                       Mpk_Buffer:$grad_loss, Mpk_Buffer:$grad_logits, I64Attr:$rows,
+                       I64Attr:$cols);
+  let assemblyFormat = [{
+    $sym_name $logits `,` $labels `,` $grad_loss `->` $grad_logits `rows` $rows `cols` $cols
+    attr-dict `:` type($logits) `,` type($labels) `,` type($grad_loss) `,` type($grad_logits)
+  }];
+}
+
 def Mpk_Pool2DOp : Mpk_Op<"pool2d"> {
   let summary = "A generated kernel: 2-D max or average pooling in NCHW.";
   let description = [{

@@ -492,11 +492,11 @@ mpg.graph @state_write_to_input {
 
 // -----
 
-mpg.graph @state_write_to_param {
-  %w = mpg.param "w" init(zeros) : tensor<4xf32>
+mpg.graph @state_write_to_constant {
+  %c = mpg.constant dense<1.0> : tensor<4xf32>
   %x = mpg.input "x" : tensor<4xf32>
-  // expected-error @+1 {{'mpg.state_write' op expects its first operand to be the result of an mpg.state}}
-  mpg.state_write %w, %x : tensor<4xf32>
+  // expected-error @+1 {{'mpg.state_write' op expects its first operand to be the result of an mpg.state or an mpg.param}}
+  mpg.state_write %c, %x : tensor<4xf32>
 }
 
 // -----
