@@ -87,7 +87,11 @@ void decomposeBatchNorm(BatchNormOp op) {
   Emitter e(builder, op.getLoc());
   Value x = op.getOperand();
   auto xType = llvm::cast<RankedTensorType>(x.getType());
-  Type elem = xType.getElementType();
+  // Statistics and the normalisation compute in fp32 (f64 stays f64): in
+  // f16/bf16 the rounded mean would shift every centred value.
+  Type elem = xType.getElementType().isF64() ? xType.getElementType()
+                                             : Float32Type::get(op.getContext());
+  x = e.castTo(x, elem);
   int64_t rank = xType.getRank(), channels = xType.getDimSize(1);
 
   llvm::SmallVector<int64_t> axes, statShape(rank, 1);

@@ -13,6 +13,7 @@
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
@@ -169,8 +170,10 @@ private:
     if (llvm::isa<ReluOp>(op) || (gelu && gelu.getApproximate()))
       return group.stage < EpilogueStage::Activation &&
              op->getOperand(0) == group.gemmTail;
-    if (llvm::isa<CastOp>(op))
-      return group.stage < EpilogueStage::Cast && op->getOperand(0) == group.gemmTail;
+    // cuBLASLt writes C in a float type only.
+    if (auto cast = llvm::dyn_cast<CastOp>(op))
+      return group.stage < EpilogueStage::Cast && op->getOperand(0) == group.gemmTail &&
+             llvm::isa<FloatType>(cast.getType().getElementType());
     return false;
   }
 
@@ -278,8 +281,11 @@ void materialize(Group &group, Block &body) {
       if (def && members.contains(def))
         continue;
       // Kernels with a scalar body take splat constants as literals.
+      // (A constant the reduction itself reduces is a buffer it reads.)
       bool scalarBody =
-          group.kind == FusionKind::Pointwise || group.kind == FusionKind::Reduction;
+          group.kind == FusionKind::Pointwise ||
+          (group.kind == FusionKind::Reduction &&
+           !llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op));
       if (scalarBody && isSplatConstant(operand))
         clonedConstants.insert(def);
       else
@@ -328,11 +334,54 @@ void materialize(Group &group, Block &body) {
     op->erase();
 }
 
+/// Erases compute ops nothing reads, last first, so that whole dead chains
+/// go (their kernels would run every step for nothing).
+void removeDeadOps(Block &body) {
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (!isStructural(&op) && op.use_empty() && isPure(&op))
+      op.erase();
+}
+
+/// State writes are copies at the end of the step, and outputs are read
+/// after it. An output of a parameter or state that the step writes, or a
+/// write whose value is another persistent tensor the step writes (a swap),
+/// would then see the new value: such reads go through an identity kernel
+/// (mpg.broadcast_to to the same type) that copies the value at the start of
+/// the step into the arena.
+void snapshotWrittenPersistentValues(Block &body) {
+  llvm::DenseSet<Value> written;
+  for (auto write : body.getOps<StateWriteOp>())
+    written.insert(write.getState());
+  if (written.empty())
+    return;
+  llvm::DenseMap<Value, Value> snapshots;
+  auto snapshot = [&](Value value) -> Value {
+    Value &copy = snapshots[value];
+    if (!copy) {
+      OpBuilder builder = OpBuilder::atBlockBegin(&body);
+      builder.setInsertionPointAfterValue(value);
+      copy = builder.create<BroadcastToOp>(value.getLoc(), value.getType(), value);
+    }
+    return copy;
+  };
+  for (Operation &op : body) {
+    if (auto output = llvm::dyn_cast<OutputOp>(op)) {
+      if (written.contains(output.getValue()))
+        output.getValueMutable().assign(snapshot(output.getValue()));
+    } else if (auto write = llvm::dyn_cast<StateWriteOp>(op)) {
+      if (written.contains(write.getValue()))
+        write.getValueMutable().assign(snapshot(write.getValue()));
+    }
+  }
+}
+
 struct MpgFusePass : mpc::impl::MpgFuseBase<MpgFusePass> {
   using MpgFuseBase::MpgFuseBase;
 
   void runOnOperation() override {
     Block &body = getOperation().getBody().front();
+    removeDeadOps(body);
+    snapshotWrittenPersistentValues(body);
     FusionPlanner planner(gemmEpilogues, pointwiseFusion);
     planner.plan(body);
     for (Group &group : planner.getGroups())

@@ -56,7 +56,8 @@ def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
     - `mse_loss(p, t)` becomes `reduce_mean((p - t) * (p - t))` over all axes;
     - `global_avg_pool(x)` becomes `reduce_mean(x)` over axes 2 and 3;
     - training-mode `batch_norm` becomes per-channel `reduce_mean`s for the
-      batch mean and biased variance, a pointwise normalisation with `rsqrt`,
+      batch mean and biased variance (in fp32 for f16/bf16 inputs), a
+      pointwise normalisation with `rsqrt`,
       and the pointwise running-statistics update (unbiased variance, as in
       PyTorch);
     - the optimizer updates `sgd`, `adam` and `adamw` become their pointwise
@@ -110,7 +111,11 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
       slice, concat, embedding, ...) gets a kernel of its own.
     - Splat constants are cloned into the pointwise and reduction groups
       that use them (their kernels take them as literals).
-    - Compute ops whose results nobody reads are removed.
+    - Compute ops whose results nobody reads are removed (whole dead
+      chains).
+    - Outputs of, and state writes from, a parameter or state tensor that
+      the step itself writes read a copy made at the start of the step
+      (writes are copies at its end, after which the old value is gone).
 
     ```mlir
     // before

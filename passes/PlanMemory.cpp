@@ -14,6 +14,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mpc {
 #define GEN_PASS_DEF_MPGPLANMEMORY
@@ -52,10 +54,6 @@ int64_t mpc::scratchBytes(FusionOp fusion) {
 
 namespace {
 
-int64_t alignTo(int64_t value, int64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
 /// The value whose storage `value` uses: reshapes are views of their operand.
 Value storageRoot(Value value) {
   while (auto reshape = value.getDefiningOp<ReshapeOp>())
@@ -82,6 +80,23 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
         return signalPassFailure();
       }
 
+    // Every buffer's byte size must fit in 64 bits before offsets are summed.
+    for (Operation &op : body)
+      for (Value result : op.getResults()) {
+        auto type = llvm::cast<RankedTensorType>(result.getType());
+        std::optional<int64_t> bytes = 1;
+        for (int64_t dim : type.getShape())
+          if (bytes)
+            bytes = llvm::checkedMul(*bytes, dim);
+        if (bytes)
+          bytes = llvm::checkedMul(*bytes, int64_t(8));
+        if (!bytes) {
+          op.emitError() << "mpg-plan-memory: the size of " << type
+                         << " overflows 64-bit byte offsets";
+          return signalPassFailure();
+        }
+      }
+
     Builder builder(graph.getContext());
     planPersistent(body, builder, graph);
     planArena(body, builder, graph);
@@ -95,7 +110,7 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
       if (!persistent)
         continue;
       op.setAttr(mpc::kPersistentOffsetAttr, builder.getI64IntegerAttr(offset));
-      offset += alignTo(mpc::bufferBytes(op.getResult(0).getType()), alignment);
+      offset += static_cast<int64_t>(llvm::alignTo(mpc::bufferBytes(op.getResult(0).getType()), alignment));
     }
     graph->setAttr(mpc::kPersistentBytesAttr, builder.getI64IntegerAttr(offset));
   }

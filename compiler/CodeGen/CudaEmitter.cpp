@@ -129,10 +129,10 @@ std::string affineText(AffineExpr expr, llvm::ArrayRef<std::string> dims) {
   case AffineExprKind::Mod:
     return "(" + lhs + " % " + rhs + ")";
   case AffineExprKind::FloorDiv:
-  case AffineExprKind::CeilDiv:
+    // Indexing maps divide non-negative indices only: truncation is floor.
     return "(" + lhs + " / " + rhs + ")";
   default:
-    return "0";
+    llvm_unreachable("indexing maps hold only +, *, mod and floordiv");
   }
 }
 
@@ -289,7 +289,9 @@ private:
           .Case([&](arith::AddIOp) { expr = binary("+"); })
           .Case([&](arith::SubIOp) { expr = binary("-"); })
           .Case([&](arith::MulIOp) { expr = binary("*"); })
-          .Case([&](arith::DivSIOp) { expr = binary("/"); })
+          .Case([&](arith::DivSIOp) {
+            expr = "mpc::div_i<" + scalarType(resultType) + ">(" + in(0) + ", " + in(1) + ")";
+          })
           .Case([&](arith::MaximumFOp) { expr = call("max_f", 2); })
           .Case([&](arith::MinimumFOp) { expr = call("min_f", 2); })
           .Case([&](arith::MaxSIOp) { expr = "(" + in(0) + " < " + in(1) + " ? " + in(1) + " : " + in(0) + ")"; })
@@ -332,7 +334,10 @@ private:
                        ? "static_cast<" + scalarType(e.getType()) + ">(mpc::to_f32(" + in(0) + "))"
                        : "static_cast<" + scalarType(e.getType()) + ">(" + in(0) + ")";
           })
-          .Case<arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp, arith::ExtSIOp, arith::ExtUIOp,
+          .Case([&](arith::FPToSIOp) {
+            expr = "mpc::to_int_sat<" + scalarType(resultType) + ">(" + in(0) + ")";
+          })
+          .Case<arith::SIToFPOp, arith::UIToFPOp, arith::ExtSIOp, arith::ExtUIOp,
                 arith::TruncIOp>([&](Operation *) {
             expr = "static_cast<" + scalarType(resultType) + ">(" + in(0) + ")";
           })
@@ -391,6 +396,10 @@ private:
     return success();
   }
 
+  /// A reduction: one row per output element. An fp32 accumulator uses the
+  /// row skeleton (a block per row, tree reductions on the GPU); f64 and
+  /// integer accumulators, which the skeleton does not provide, run a serial
+  /// loop per output element on the pointwise skeleton, exact in their type.
   LogicalResult emitReduce(llvm::raw_ostream &os, mpk::ReduceOp k) {
     llvm::SmallVector<Value> buffers(k.getInputs());
     buffers.append(k.getEpilogueInputs().begin(), k.getEpilogueInputs().end());
@@ -398,10 +407,12 @@ private:
     size_t numIn = k.getInputs().size(), numEpi = k.getEpilogueInputs().size();
     llvm::SmallVector<bool> written(numIn + numEpi, false);
     written.append(k.getOutputs().size(), true);
-    for (Value b : buffers)
-      if (elementOf(b).isF64())
-        return k.emitError("f64 reductions are not supported by the kernel generator yet "
-                           "(the row skeleton accumulates in fp32)");
+    Block &pro = k.getPrologue().front();
+    Block &epi = k.getEpilogue().front();
+    Type accType = epi.getArgument(0).getType();
+    bool viaRows = accType.isF32();
+    bool isSum = k.getKind() == mpk::ReduceKind::Sum;
+
     auto members = beginFunctor(os, k.getSymName(), buffers, written);
     llvm::ArrayRef<int64_t> iteration = k.getIteration();
     llvm::ArrayRef<int64_t> reduced = k.getReductionDims();
@@ -417,56 +428,93 @@ private:
     }
     auto maps = llvm::to_vector(k.getIndexing().getAsValueRange<AffineMapAttr>());
     auto outDims = dimNames("q", outShape.size());
-
-    os << "  template <class Row> MPC_HD void operator()(const Row &row) const {\n";
-    emitDecompose(os, "    ", "row.index()", outShape, outNames);
-    // The prologue, per reduced position c.
-    std::string combine = k.getKind() == mpk::ReduceKind::Sum ? "reduce_sum" : "reduce_max";
-    os << "    const float acc = row." << combine << "(" << product(redShape)
-       << ", [&](int64_t c) {\n";
-    emitDecompose(os, "      ", "c", redShape, redNames);
-    Block &pro = k.getPrologue().front();
     llvm::DenseMap<Value, std::string> names;
-    for (auto [j, arg] : llvm::enumerate(pro.getArguments())) {
-      std::string name = "a" + std::to_string(j);
-      os << "      const " << scalarType(arg.getType()) << " " << name << " = "
-         << loadExpr(buffers[j], members[j], linearIndex(maps[j], shapeOf(buffers[j]), fullNames))
-         << ";\n";
-      names[arg] = name;
+    std::string acc = scalarType(accType);
+
+    // Loads the prologue's inputs at reduced position c and computes the
+    // value to accumulate; returns its name.
+    auto emitPrologue = [&](llvm::StringRef indent) -> FailureOr<std::string> {
+      emitDecompose(os, indent, "c", redShape, redNames);
+      for (auto [j, arg] : llvm::enumerate(pro.getArguments())) {
+        std::string name = "a" + std::to_string(j);
+        os << indent << "const " << scalarType(arg.getType()) << " " << name << " = "
+           << loadExpr(buffers[j], members[j],
+                       linearIndex(maps[j], shapeOf(buffers[j]), fullNames))
+           << ";\n";
+        names[arg] = name;
+      }
+      if (failed(emitScalarBody(os, indent, pro, names)))
+        return failure();
+      return names.lookup(llvm::cast<mpk::YieldOp>(pro.getTerminator()).getValues()[0]);
+    };
+    // Computes and stores the outputs from the accumulator `acc`.
+    auto emitEpilogue = [&](llvm::StringRef indent) -> LogicalResult {
+      for (auto [j, name] : llvm::enumerate(outNames))
+        os << indent << "const int64_t " << outDims[j] << " = " << name << ";\n";
+      names[epi.getArgument(0)] = "acc";
+      for (size_t j = 0; j < numEpi; ++j) {
+        BlockArgument arg = epi.getArgument(j + 1);
+        std::string name = "e" + std::to_string(j);
+        size_t b = numIn + j;
+        os << indent << "const " << scalarType(arg.getType()) << " " << name << " = "
+           << loadExpr(buffers[b], members[b], linearIndex(maps[b], shapeOf(buffers[b]), outDims))
+           << ";\n";
+        names[arg] = name;
+      }
+      if (failed(emitScalarBody(os, indent, epi, names)))
+        return failure();
+      auto epiYield = llvm::cast<mpk::YieldOp>(epi.getTerminator());
+      for (auto [j, value] : llvm::enumerate(epiYield.getValues())) {
+        size_t b = numIn + numEpi + j;
+        os << indent << members[b] << "[" << linearIndex(maps[b], shapeOf(buffers[b]), outDims)
+           << "] = " << storeExpr(buffers[b], names.lookup(value)) << ";\n";
+      }
+      return success();
+    };
+
+    int64_t rows = product(outShape), count = product(redShape);
+    if (viaRows) {
+      os << "  template <class Row> MPC_HD void operator()(const Row &row) const {\n";
+      emitDecompose(os, "    ", "row.index()", outShape, outNames);
+      os << "    const float acc = row." << (isSum ? "reduce_sum" : "reduce_max") << "(" << count
+         << ", [&](int64_t c) {\n";
+      FailureOr<std::string> value = emitPrologue("      ");
+      if (failed(value))
+        return failure();
+      os << "      return " << *value << ";\n    });\n";
+      os << "    row.for_each(1, [&](int64_t) {\n";
+      if (failed(emitEpilogue("      ")))
+        return failure();
+      os << "    });\n  }\n";
+      endFunctor(os, k.getSymName(), buffers, written,
+                 "mpc::rows(" + std::to_string(rows) + ", fn)", rowGrid(rows), rowBlock(count));
+      return success();
     }
-    if (failed(emitScalarBody(os, "      ", pro, names)))
+    std::string identity =
+        isSum ? "static_cast<" + acc + ">(0)"
+              : (accType.isF64() ? std::string("static_cast<double>(-mpc::inf_f())")
+                                 : "static_cast<" + acc + ">(0 - (1ULL << " +
+                                       std::to_string(accType.getIntOrFloatBitWidth() - 1) +
+                                       "))");
+    os << "  MPC_HD void operator()(int64_t i) const {\n";
+    emitDecompose(os, "    ", "i", outShape, outNames);
+    os << "    " << acc << " acc = " << identity << ";\n"
+       << "    for (int64_t c = 0; c < " << count << "; ++c) {\n";
+    FailureOr<std::string> value = emitPrologue("      ");
+    if (failed(value))
       return failure();
-    auto proYield = llvm::cast<mpk::YieldOp>(pro.getTerminator());
-    os << "      return static_cast<float>(" << names.lookup(proYield.getValues()[0]) << ");\n";
-    os << "    });\n";
-    // The epilogue, once per output element.
-    os << "    row.for_each(1, [&](int64_t) {\n";
-    for (auto [j, name] : llvm::enumerate(outNames))
-      os << "      const int64_t " << outDims[j] << " = " << name << ";\n";
-    Block &epi = k.getEpilogue().front();
-    names[epi.getArgument(0)] = "acc";
-    for (size_t j = 0; j < numEpi; ++j) {
-      BlockArgument arg = epi.getArgument(j + 1);
-      std::string name = "e" + std::to_string(j);
-      size_t b = numIn + j;
-      os << "      const " << scalarType(arg.getType()) << " " << name << " = "
-         << loadExpr(buffers[b], members[b], linearIndex(maps[b], shapeOf(buffers[b]), outDims))
-         << ";\n";
-      names[arg] = name;
-    }
-    if (failed(emitScalarBody(os, "      ", epi, names)))
+    if (isSum)
+      os << "      acc = acc + " << *value << ";\n";
+    else if (accType.isF64())
+      os << "      acc = mpc::max_f(acc, " << *value << ");\n";
+    else
+      os << "      acc = " << *value << " > acc ? " << *value << " : acc;\n";
+    os << "    }\n";
+    if (failed(emitEpilogue("    ")))
       return failure();
-    auto epiYield = llvm::cast<mpk::YieldOp>(epi.getTerminator());
-    for (auto [j, value] : llvm::enumerate(epiYield.getValues())) {
-      size_t b = numIn + numEpi + j;
-      os << "      " << members[b] << "[" << linearIndex(maps[b], shapeOf(buffers[b]), outDims)
-         << "] = " << storeExpr(buffers[b], names.lookup(value)) << ";\n";
-    }
-    os << "    });\n  }\n";
-    int64_t rows = product(outShape);
+    os << "  }\n";
     endFunctor(os, k.getSymName(), buffers, written,
-               "mpc::rows(" + std::to_string(rows) + ", fn)", rowGrid(rows),
-               rowBlock(product(redShape)));
+               "mpc::pointwise(" + std::to_string(rows) + ", fn)", pointwiseGrid(rows), 256);
     return success();
   }
 
@@ -626,12 +674,8 @@ private:
     auto inShape = shapeOf(in), colShape = shapeOf(cols);
     auto kernel = k.getKernel(), stride = k.getStride(), pad = k.getPadding(),
          dilation = k.getDilation();
-    int64_t ho = 0, wo = 0;
-    {
-      int64_t ext0 = dilation[0] * (kernel[0] - 1) + 1, ext1 = dilation[1] * (kernel[1] - 1) + 1;
-      ho = (inShape[2] + pad[0] + pad[2] - ext0) / stride[0] + 1;
-      wo = (inShape[3] + pad[1] + pad[3] - ext1) / stride[1] + 1;
-    }
+    int64_t ext1 = dilation[1] * (kernel[1] - 1) + 1;
+    int64_t wo = (inShape[3] + pad[1] + pad[3] - ext1) / stride[1] + 1;
     std::string type = storageType(elementOf(in));
     os << "  MPC_HD void operator()(int64_t i) const {\n";
     emitDecompose(os, "    ", "i", colShape, {"n", "ckk", "p"});
@@ -647,7 +691,6 @@ private:
        << "    " << m[1] << "[i] = inside ? " << m[0] << "[((n * " << inShape[1]
        << " + ch) * " << inShape[2] << " + ih) * " << inShape[3] << " + iw] : "
        << "mpc::from_f32<" << type << ">(0.0f);\n  }\n";
-    (void)ho;
     int64_t n = product(colShape);
     endFunctor(os, k.getSymName(), {in, cols}, {false, true},
                "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);

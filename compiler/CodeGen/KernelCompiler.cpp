@@ -6,13 +6,16 @@
 
 #include "compiler/CodeGen/KernelCompiler.h"
 
+#include "Bundle.h"
 #include "DeviceHeaders.h"
+#include "ObjectCache.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Chrono.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,26 +30,38 @@ using namespace mpc;
 
 namespace {
 
-uint64_t fnv1a(llvm::StringRef bytes, uint64_t hash = 1469598103934665603ULL) {
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 1099511628211ULL;
+/// A hex digest of `parts`, and of everything else a compiled kernel depends
+/// on: the device headers it includes and the version of mpc.
+std::string cacheKey(llvm::ArrayRef<llvm::StringRef> parts) {
+  uint64_t hash = rt::fnv1a64(MPC_VERSION_STRING, sizeof(MPC_VERSION_STRING));
+  auto mix = [&](llvm::StringRef bytes) {
+    hash = rt::fnv1a64(bytes.data(), bytes.size(), hash);
+    hash = rt::fnv1a64("", 1, hash); // separator
+  };
+  for (unsigned i = 0; i < rt::kNumDeviceHeaders; ++i) {
+    mix(rt::kDeviceHeaders[i].name);
+    mix(llvm::StringRef(rt::kDeviceHeaders[i].contents, rt::kDeviceHeaders[i].size));
   }
-  return hash;
+  for (llvm::StringRef part : parts)
+    mix(part);
+  return llvm::utohexstr(hash, /*LowerCase=*/true, 16);
 }
 
-std::string cacheKey(llvm::ArrayRef<llvm::StringRef> parts) {
-  uint64_t hash = 1469598103934665603ULL;
-  for (llvm::StringRef part : parts) {
-    hash = fnv1a(part, hash);
-    hash = fnv1a(llvm::StringRef("\0", 1), hash);
-  }
-  return llvm::utohexstr(hash, /*LowerCase=*/true, 16);
+/// What identifies a compiler binary: its path, size and modification time.
+std::string compilerIdentity(const std::string &path) {
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(path, status))
+    return path;
+  return path + ":" + std::to_string(status.getSize()) + ":" +
+         std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
 }
 
 /// Returns the cached bytes for `key`, if any.
 std::optional<std::string> readCache(const std::string &key) {
-  llvm::SmallString<256> path(kernelCacheDirectory());
+  std::string dir = kernelCacheDirectory();
+  if (dir.empty())
+    return std::nullopt;
+  llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, key);
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!buffer)
@@ -59,7 +74,7 @@ std::optional<std::string> readCache(const std::string &key) {
 /// concurrent reader never sees a partial file.
 void writeCache(const std::string &key, llvm::StringRef bytes) {
   llvm::SmallString<256> dir(kernelCacheDirectory());
-  if (llvm::sys::fs::create_directories(dir))
+  if (dir.empty() || llvm::sys::fs::create_directories(dir))
     return;
   llvm::SmallString<256> path(dir), temp;
   llvm::sys::path::append(path, key);
@@ -96,18 +111,13 @@ std::string kernelAtLine(const std::string &source, unsigned line) {
 } // namespace
 
 std::string mpc::kernelCacheDirectory() {
-  llvm::SmallString<256> dir;
-  if (const char *env = std::getenv("MPC_CACHE_DIR"); env && *env)
-    dir = env;
-  else if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    llvm::sys::path::append(dir, xdg, "mpc");
-  else if (const char *home = std::getenv("HOME"); home && *home)
-    llvm::sys::path::append(dir, home, ".cache", "mpc");
-  else
-    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, dir),
-        llvm::sys::path::append(dir, "mpc-cache");
-  llvm::sys::path::append(dir, "kernels");
-  return dir.str().str();
+  // The runtime's cache folder (private to the user), "kernels" inside it.
+  std::string dir;
+  if (!rt::objectCacheDirectory(dir).isOk())
+    return "";
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, "kernels");
+  return path.str().str();
 }
 
 #ifdef MPC_HAVE_NVRTC
@@ -212,7 +222,8 @@ llvm::Expected<std::string> mpc::compileForHost(const std::string &source) {
                                    "' (set MPC_HOST_CXX)");
   std::vector<std::string> flags = {"-O3", "-std=c++17", "-shared", "-fPIC", "-fopenmp",
                                     "-fvisibility=hidden", "-w"};
-  std::string key = cacheKey({source, *program, llvm::join(flags, " "), "host"}) + ".so";
+  std::string key =
+      cacheKey({source, compilerIdentity(*program), llvm::join(flags, " "), "host"}) + ".so";
   if (std::optional<std::string> cached = readCache(key))
     return std::move(*cached);
 

@@ -5,8 +5,9 @@
 // The same generated source is compiled by NVRTC for each requested GPU
 // architecture (a cubin for sm_XX and PTX for compute_XX, so newer GPUs can
 // JIT it) and by the host C++ compiler into the CPU backend's shared object.
-// Results are cached on disk, keyed by a hash of the source, the options,
-// the target and the compiler's identity.
+// Results are cached on disk, keyed by a hash of the source, the device
+// headers, the options, the target, the compiler's identity and the version
+// of mpc.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,8 +38,10 @@ llvm::Expected<GpuBinary> compileForGpu(const std::string &source, const std::st
 /// `c++`) into a shared object and returns its bytes.
 llvm::Expected<std::string> compileForHost(const std::string &source);
 
-/// The directory compiled kernels are cached in: `$MPC_CACHE_DIR`, else
-/// `$XDG_CACHE_HOME/mpc`, else `$HOME/.cache/mpc`, with "/kernels" appended.
+/// The directory compiled kernels are cached in: "kernels" inside the
+/// runtime's cache folder (`$MPC_CACHE_DIR`, else `$XDG_CACHE_HOME/mpc`, else
+/// `$HOME/.cache/mpc`, else a private folder in /tmp); empty when none can be
+/// used, and then nothing is cached.
 std::string kernelCacheDirectory();
 
 } // namespace mpc

@@ -18,6 +18,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mpc {
 #define GEN_PASS_DEF_CONVERTMPGTOMPK
@@ -180,6 +181,10 @@ private:
       return success();
     }
     if (auto minimize = llvm::dyn_cast<MinimizeOp>(op)) {
+      for (OutputOp output : graph.getBody().front().getOps<OutputOp>())
+        if (output.getName() == "loss")
+          return output.emitError("the loss of mpg.minimize is the output \"loss\"; this "
+                                  "graph already has an output with that name");
       b.create<mpk::OutputOp>(loc, "loss", buffers.lookup(minimize.getLoss()));
       return success();
     }
@@ -376,13 +381,17 @@ private:
 
     Value operand = anchor->getOperand(0);
     llvm::ArrayRef<int64_t> iteration = tensorTypeOf(operand).getShape();
-    llvm::ArrayRef<int64_t> axesAttr =
-        llvm::cast<DenseI64ArrayAttr>(anchor->getAttr("axes")).asArrayRef();
+    llvm::ArrayRef<int64_t> axesAttr;
+    bool keepDims = false;
+    llvm::TypeSwitch<Operation *>(anchor).Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(
+        [&](auto reduce) {
+          axesAttr = reduce.getAxes();
+          keepDims = reduce.getKeepdim();
+        });
     llvm::SmallVector<int64_t> axes;
     std::string error;
     if (failed(normalizeAxes(axesAttr, iteration.size(), axes, error)))
       return anchor->emitError(error);
-    bool keepDims = anchor->hasAttr("keepdim");
     unsigned outRank = iteration.size() - axes.size();
 
     // Dimension j of the reduction's result, as an expression of the output
@@ -406,13 +415,9 @@ private:
     else if (!operand.getDefiningOp() || !prologue.contains(operand.getDefiningOp()))
       prologueInputs.push_back(operand);
     llvm::SmallVector<Value> epilogueInputs;
-    {
-      llvm::SmallVector<Operation *> withAnchor{anchor};
-      withAnchor.append(epilogueOps);
-      for (Value v : externalOperands(epilogueOps))
-        if (v != anchor->getResult(0))
-          epilogueInputs.push_back(v);
-    }
+    for (Value v : externalOperands(epilogueOps))
+      if (v != anchor->getResult(0))
+        epilogueInputs.push_back(v);
     auto yield = llvm::cast<YieldOp>(body.getTerminator());
     llvm::SmallVector<Value> outputs(yield.getValues());
 
@@ -470,27 +475,23 @@ private:
                                    tensorTypeOf(anchor->getResult(0)).getElementType(), false);
       scalars.map(anchor->getResult(0), reduced);
     }
-    IRMapping epilogueScalars = scalars;
-    llvm::SmallVector<Value> epilogueArgs;
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(epi);
-      for (Value in : epilogueInputs)
-        epilogueScalars.map(in, epi->addArgument(
-                                    mpc::computeType(tensorTypeOf(in).getElementType()),
-                                    in.getLoc()));
-      for (Operation *op : epilogueOps)
-        if (failed(mpc::lowerToScalar(b, op, epilogueScalars)))
-          return failure();
-      yieldStored(fusion.getLoc(), outputs, epilogueScalars);
-    }
+    // The epilogue's scalars: the reduced value (mapped above) and its inputs.
+    if (failed(emitScalarBody(epi, epilogueInputs, epilogueOps, scalars)))
+      return failure();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(epi);
+    yieldStored(fusion.getLoc(), outputs, scalars);
     return success();
   }
 
   LogicalResult lowerGemm(FusionOp fusion) {
     Block &body = fusion.getBody().front();
     Operation *matmul = &*body.begin();
-    bool transposeA = matmul->hasAttr("transpose_a"), transposeB = matmul->hasAttr("transpose_b");
+    bool transposeA = false, transposeB = false;
+    llvm::TypeSwitch<Operation *>(matmul).Case<MatmulOp, BatchMatmulOp>([&](auto mm) {
+      transposeA = mm.getTransposeA();
+      transposeB = mm.getTransposeB();
+    });
     // The epilogue cuBLASLt applies, in its order: bias, activation, output
     // type. Each op must consume the previous one's result.
     Value bias, tail = matmul->getResult(0);
@@ -588,9 +589,9 @@ private:
       auto type = tensorTypeOf(op->getOperand(0));
       int64_t axis;
       std::string error;
-      (void)normalizeAxis(
-          static_cast<int64_t>(llvm::cast<IntegerAttr>(op->getAttr("axis")).getInt()),
-          type.getRank(), axis, error);
+      int64_t rawAxis = llvm::isa<SoftmaxOp>(op) ? llvm::cast<SoftmaxOp>(op).getAxis()
+                                                  : llvm::cast<LogSoftmaxOp>(op).getAxis();
+      (void)normalizeAxis(rawAxis, type.getRank(), axis, error);
       b.create<mpk::SoftmaxOp>(loc, nextKernelName(), bufferOf(op->getOperand(0)),
                                bufferOfResult(0), product(type.getShape().take_front(axis)),
                                type.getDimSize(axis), product(type.getShape().drop_front(axis + 1)),
@@ -708,12 +709,13 @@ private:
                               bufferOf(embedding.getIndices()), bufferOfResult(0));
       return success();
     }
-    if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp>(op))
+    if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp, SgdOp, AdamOp, AdamWOp>(op))
       return op->emitError() << "'" << op->getName()
                              << "' must be decomposed before code generation (run mpg-decompose)";
     return op->emitError() << "'" << op->getName()
-                           << "' has no kernel in the forward code generator; training ops "
-                              "are lowered once mpg-autodiff exists";
+                           << "' has no kernel in the code generator yet (optimizer updates "
+                              "are lowered by mpg-decompose; the gradient kernels of conv2d, "
+                              "pooling, normalisation, embedding and slicing come later)";
   }
 
   GraphOp graph;

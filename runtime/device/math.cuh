@@ -80,6 +80,30 @@ MPC_HD float min_f(float a, float b) {
 /// positive x.
 MPC_HD float sigmoid_f(float x) { return 1.0f / (1.0f + exp_f(-x)); }
 
+/// Integer division that cannot trap: x / 0 is 0, and the one overflowing
+/// quotient (the most negative value divided by -1) wraps to itself.
+template <typename Int> MPC_HD Int div_i(Int x, Int y) {
+  if (y == 0)
+    return 0;
+  if (y == -1)
+    return static_cast<Int>(0 - static_cast<unsigned long long>(x));
+  return x / y;
+}
+
+/// Float to integer, rounding toward zero and saturating at the integer's
+/// range; NaN gives 0. The same on both targets (a plain cast is undefined
+/// out of range on the host and saturates on the GPU).
+template <typename Int, typename Float> MPC_HD Int to_int_sat(Float x) {
+  const Float lo = -static_cast<Float>(1ULL << (sizeof(Int) * 8 - 1));
+  if (!(x == x))
+    return 0;
+  if (x <= lo)
+    return static_cast<Int>(0 - (static_cast<unsigned long long>(1) << (sizeof(Int) * 8 - 1)));
+  if (x >= -lo)
+    return static_cast<Int>((static_cast<unsigned long long>(1) << (sizeof(Int) * 8 - 1)) - 1);
+  return static_cast<Int>(x);
+}
+
 /// A quiet NaN (an embedding index out of range, a bad label).
 MPC_HD float nan_f() { return inf_f() - inf_f(); }
 
