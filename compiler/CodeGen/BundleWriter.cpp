@@ -20,6 +20,29 @@ using namespace mlir;
 namespace mpk = mlir::mpk;
 namespace rt = mpc::rt;
 
+// The manifest's enums mirror the compiler's by value.
+static_assert(static_cast<int>(mpg::InitKind::Zeros) == static_cast<int>(rt::InitKind::Zeros) &&
+                  static_cast<int>(mpg::InitKind::Ones) == static_cast<int>(rt::InitKind::Ones) &&
+                  static_cast<int>(mpg::InitKind::Constant) ==
+                      static_cast<int>(rt::InitKind::Constant) &&
+                  static_cast<int>(mpg::InitKind::Normal) == static_cast<int>(rt::InitKind::Normal) &&
+                  static_cast<int>(mpg::InitKind::Uniform) ==
+                      static_cast<int>(rt::InitKind::Uniform) &&
+                  static_cast<int>(mpg::InitKind::GlorotUniform) ==
+                      static_cast<int>(rt::InitKind::GlorotUniform) &&
+                  static_cast<int>(mpg::InitKind::HeNormal) ==
+                      static_cast<int>(rt::InitKind::HeNormal),
+              "mpg::InitKind and rt::InitKind must list the initializers in one order");
+static_assert(static_cast<int>(mpk::GemmEpilogue::None) == static_cast<int>(rt::Epilogue::None) &&
+                  static_cast<int>(mpk::GemmEpilogue::Bias) == static_cast<int>(rt::Epilogue::Bias) &&
+                  static_cast<int>(mpk::GemmEpilogue::Relu) == static_cast<int>(rt::Epilogue::Relu) &&
+                  static_cast<int>(mpk::GemmEpilogue::BiasRelu) ==
+                      static_cast<int>(rt::Epilogue::BiasRelu) &&
+                  static_cast<int>(mpk::GemmEpilogue::Gelu) == static_cast<int>(rt::Epilogue::Gelu) &&
+                  static_cast<int>(mpk::GemmEpilogue::BiasGelu) ==
+                      static_cast<int>(rt::Epilogue::BiasGelu),
+              "mpk::GemmEpilogue and rt::Epilogue must list the epilogues in one order");
+
 namespace {
 
 rt::DType dtypeOf(Type type) {

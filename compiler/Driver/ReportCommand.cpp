@@ -130,7 +130,8 @@ void printText(llvm::raw_ostream &os, mpk::ProgramOp program, const std::vector<
   }
 }
 
-llvm::json::Value toJson(mpk::ProgramOp program, const std::vector<StepInfo> &steps) {
+llvm::json::Value toJson(mpk::ProgramOp program, const std::vector<StepInfo> &steps,
+                         bool kernels, bool memory) {
   llvm::json::Array array;
   for (const StepInfo &s : steps) {
     llvm::json::Array fused;
@@ -148,11 +149,16 @@ llvm::json::Value toJson(mpk::ProgramOp program, const std::vector<StepInfo> &st
     }
     array.push_back(std::move(step));
   }
-  return llvm::json::Object{{"program", program.getSymName().str()},
-                            {"launches_per_step", static_cast<int64_t>(steps.size())},
-                            {"arena_bytes", static_cast<int64_t>(program.getArenaBytes())},
-                            {"persistent_bytes", static_cast<int64_t>(program.getPersistentBytes())},
-                            {"steps", std::move(array)}};
+  llvm::json::Object report{{"program", program.getSymName().str()}};
+  if (kernels) {
+    report["launches_per_step"] = static_cast<int64_t>(steps.size());
+    report["steps"] = std::move(array);
+  }
+  if (memory) {
+    report["arena_bytes"] = static_cast<int64_t>(program.getArenaBytes());
+    report["persistent_bytes"] = static_cast<int64_t>(program.getPersistentBytes());
+  }
+  return report;
 }
 
 } // namespace
@@ -200,7 +206,7 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
       return kExitError;
     std::vector<StepInfo> steps = collectSteps(program, *kernels);
     if (parser.flag("json"))
-      reports.push_back(toJson(program, steps));
+      reports.push_back(toJson(program, steps, section != "memory", section != "kernels"));
     else
       printText(llvm::outs(), program, steps, section != "memory", section != "kernels");
   }
