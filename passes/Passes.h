@@ -21,6 +21,10 @@ namespace mpc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// The per-graph passes up to the memory plan: [autodiff when
+/// `trainingStep`], decompose, fuse, plan memory.
+void buildGraphPipeline(mlir::OpPassManager &pm, bool trainingStep);
+
 /// decompose, fuse, plan memory (per graph), then convert-mpg-to-mpk.
 void buildForwardPipeline(mlir::OpPassManager &pm);
 

@@ -9,22 +9,27 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
-void mpc::buildForwardPipeline(mlir::OpPassManager &pm) {
-  // Per graph: composites first so their parts can fuse; the memory plan
-  // needs the final kernel boundaries, so it follows fusion.
+void mpc::buildGraphPipeline(mlir::OpPassManager &pm, bool trainingStep) {
   mlir::OpPassManager &graphPm = pm.nest<mlir::mpg::GraphOp>();
+  // The backward pass and the updates come first, so that fusion and the
+  // memory plan see the whole step; composites are decomposed before fusion
+  // so their parts can fuse; the memory plan needs the final kernel
+  // boundaries, so it follows fusion.
+  if (trainingStep)
+    graphPm.addPass(createMpgAutodiff());
   graphPm.addPass(createMpgDecompose());
   graphPm.addPass(createMpgFuse());
   graphPm.addPass(createMpgPlanMemory());
-  // Then each planned graph becomes an mpk program.
+}
+
+void mpc::buildForwardPipeline(mlir::OpPassManager &pm) {
+  buildGraphPipeline(pm, /*trainingStep=*/false);
   pm.addPass(createConvertMpgToMpk());
 }
 
 void mpc::buildTrainingPipeline(mlir::OpPassManager &pm) {
-  // The backward pass and the updates come first, so that fusion and the
-  // memory plan see the whole step.
-  pm.nest<mlir::mpg::GraphOp>().addPass(createMpgAutodiff());
-  buildForwardPipeline(pm);
+  buildGraphPipeline(pm, /*trainingStep=*/true);
+  pm.addPass(createConvertMpgToMpk());
 }
 
 void mpc::registerPipelines() {

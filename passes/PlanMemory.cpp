@@ -26,7 +26,7 @@ using namespace mlir;
 using namespace mlir::mpg;
 
 int64_t mpc::bufferBytes(Type type) {
-  auto tensor = llvm::cast<RankedTensorType>(type);
+  auto tensor = llvm::cast<ShapedType>(type);
   unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
   int64_t elementBytes = bits == 1 ? 1 : static_cast<int64_t>(bits) / 8;
   return std::max<int64_t>(tensor.getNumElements() * elementBytes, 1);

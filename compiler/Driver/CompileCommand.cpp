@@ -120,18 +120,12 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   if (emit != "graph") {
     mlir::PassManager pm(&context);
     bool train = *parser.get("step") == "train";
-    if (emit == "fused") {
-      mlir::OpPassManager &graphPm = pm.nest<mlir::mpg::GraphOp>();
-      if (train)
-        graphPm.addPass(mpc::createMpgAutodiff());
-      graphPm.addPass(mpc::createMpgDecompose());
-      graphPm.addPass(mpc::createMpgFuse());
-      graphPm.addPass(mpc::createMpgPlanMemory());
-    } else if (train) {
+    if (emit == "fused")
+      mpc::buildGraphPipeline(pm, train);
+    else if (train)
       mpc::buildTrainingPipeline(pm);
-    } else {
+    else
       mpc::buildForwardPipeline(pm);
-    }
     if (mlir::failed(pm.run(*module)))
       return kExitError;
   }

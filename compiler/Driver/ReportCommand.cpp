@@ -13,6 +13,7 @@
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Frontend/GraphLoader.h"
+#include "passes/MemoryPlanning/MemoryPlanAttrs.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -29,11 +30,7 @@ using namespace mlir;
 
 namespace {
 
-int64_t bufferBytes(Value buffer) {
-  auto type = llvm::cast<MemRefType>(buffer.getType());
-  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
-  return type.getNumElements() * (bits == 1 ? 1 : bits / 8);
-}
+int64_t bufferBytes(Value buffer) { return mpc::bufferBytes(buffer.getType()); }
 
 /// One launch or library call of a step.
 struct StepInfo {

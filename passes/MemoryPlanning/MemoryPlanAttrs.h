@@ -27,8 +27,8 @@ inline constexpr llvm::StringLiteral kScratchOffsetAttr = "mpg.scratch_offset";
 inline constexpr llvm::StringLiteral kArenaBytesAttr = "mpg.arena_bytes";
 inline constexpr llvm::StringLiteral kPersistentBytesAttr = "mpg.persistent_bytes";
 
-/// Bytes of a statically shaped tensor's storage (i1 takes a byte per
-/// element); at least 1.
+/// Bytes of the storage of a statically shaped tensor or memref (i1 takes a
+/// byte per element); at least 1.
 int64_t bufferBytes(mlir::Type tensorType);
 
 /// Bytes of scratch memory a fusion group needs while it runs (0 for none):
