@@ -26,6 +26,7 @@ struct Command {
 const Command kCommands[] = {
     {"compile", "compile a training graph into a bundle (or an intermediate form)",
      runCompileCommand},
+    {"train", "train a graph on a dataset on the CPU and evaluate it", runTrainCommand},
     {"run", "run one step of a bundle on inputs from .npy files", runRunCommand},
     {"report", "show the kernels and the memory plan of a compiled graph", runReportCommand},
 };

@@ -31,6 +31,9 @@ int runCompileCommand(llvm::ArrayRef<std::string> args);
 /// `mpc run`: one step of a bundle on .npy inputs.
 int runRunCommand(llvm::ArrayRef<std::string> args);
 
+/// `mpc train`: train a graph on a dataset and evaluate it.
+int runTrainCommand(llvm::ArrayRef<std::string> args);
+
 /// `mpc report`: the kernels and memory plan of a compiled graph.
 int runReportCommand(llvm::ArrayRef<std::string> args);
 

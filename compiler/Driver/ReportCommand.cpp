@@ -161,11 +161,15 @@ llvm::json::Value toJson(mpk::ProgramOp program, const std::vector<StepInfo> &st
 } // namespace
 
 int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
-  ArgParser parser("report", "mpc report GRAPH [kernels|memory] [--json]",
+  ArgParser parser("report", "mpc report GRAPH [kernels|memory] [--step forward|train] [--json]",
                    "Compiles a graph and reports the kernels of one step (each launch or library "
                    "call,\nthe mpg ops it computes, bytes read and written, launch configuration) "
                    "and the\nmemory plan. Without a section, both.");
   parser.setPositionals("GRAPH [SECTION]", "the graph file, then kernels or memory", 1, 2);
+  parser.addOption({"step", 0, "KIND",
+                    "which step to report: forward, or train (backward pass and optimizer "
+                    "included)",
+                    "forward", {"forward", "train"}});
   parser.addFlag("json", "write JSON instead of text");
   std::string error;
   if (!parser.parse(args, error)) {
@@ -192,7 +196,10 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
   if (!module)
     return kExitError;
   PassManager pm(&context);
-  mpc::buildForwardPipeline(pm);
+  if (*parser.get("step") == "train")
+    mpc::buildTrainingPipeline(pm);
+  else
+    mpc::buildForwardPipeline(pm);
   if (failed(pm.run(*module)))
     return kExitError;
 

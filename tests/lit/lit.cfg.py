@@ -22,5 +22,8 @@ config.substitutions.append(("%mpc_src", config.mpc_src_root))
 config.substitutions.append(("%examples", os.path.join(config.mpc_src_root, "examples")))
 # Debian's interpreter, which has NumPy (the python3 first on PATH may not).
 config.substitutions.append(("%pynum", "/usr/bin/python3"))
+# The digits data (scikit-learn's copy), installed by tools/setup/install-deps.sh.
+config.substitutions.append(
+    ("%digits", "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"))
 
 llvm_config.add_tool_substitutions(["mpc-opt", "mpc"], [config.mpc_tools_dir])

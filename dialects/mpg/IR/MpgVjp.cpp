@@ -40,9 +40,9 @@ public:
     auto type = RankedTensorType::get({}, elem);
     return b.create<ConstantOp>(loc, DenseElementsAttr::get(type, b.getFloatAttr(elem, value)));
   }
-  Value zerosLike(Value like) {
-    return b.create<BroadcastToOp>(loc, typeOf(like), scalar(like, 0.0));
-  }
+  /// A zero for `select`s that pick between a gradient and nothing: a
+  /// rank-0 constant, which select broadcasts (no zero tensor is stored).
+  Value zerosLike(Value like) { return scalar(like, 0.0); }
   Value add(Value x, Value y) { return b.create<AddOp>(loc, x, y); }
   Value sub(Value x, Value y) { return b.create<SubOp>(loc, x, y); }
   Value mul(Value x, Value y) { return b.create<MulOp>(loc, x, y); }
@@ -341,6 +341,7 @@ LogicalResult ReduceMaxOp::buildVjp(OpBuilder &builder, ValueRange grads,
   auto axes = reducedAxes(*this, typeOf(x).getRank());
   Value atMax = g.compare(ComparePredicate::EQ, x, expandReduced(g, getResult(), x, axes));
   Value ones = g.select(atMax, g.broadcast(g.scalar(x, 1.0), typeOf(x)), g.zerosLike(x));
+  // (`ones` has x's shape: the count below sums it.)
   Value count = g.reduceSum(ones, axes, /*keepDims=*/false);
   Value share = g.div(grads[0], count);
   out.assign({g.select(atMax, expandReduced(g, share, x, axes), g.zerosLike(x))});

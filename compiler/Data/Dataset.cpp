@@ -1,0 +1,190 @@
+//===- Dataset.cpp - labelled data for `mpc train` ------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Data/Dataset.h"
+
+#include "HostTensor.h"
+#include "Npy.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <zlib.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace mpc;
+
+namespace {
+
+llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The whole file, decompressed when it is gzip (zlib reads plain files too).
+llvm::Expected<std::string> readMaybeGzip(const std::string &path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (!file)
+    return failure("cannot open data file '" + path + "': " + std::strerror(errno));
+  std::string bytes;
+  char buffer[1 << 16];
+  int n;
+  while ((n = gzread(file, buffer, sizeof buffer)) > 0)
+    bytes.append(buffer, n);
+  int error = 0;
+  const char *message = gzerror(file, &error);
+  gzclose(file);
+  if (n < 0 || (error != Z_OK && error != Z_STREAM_END))
+    return failure("cannot read data file '" + path + "': " + (message ? message : "error"));
+  return bytes;
+}
+
+llvm::Expected<Dataset> readCsv(const std::string &path) {
+  llvm::Expected<std::string> text = readMaybeGzip(path);
+  if (!text)
+    return text.takeError();
+  Dataset data;
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(*text).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  float largest = 0;
+  for (auto [i, line] : llvm::enumerate(lines)) {
+    line = line.trim();
+    if (line.empty())
+      continue;
+    llvm::SmallVector<llvm::StringRef> fields;
+    line.split(fields, ',');
+    int64_t features = static_cast<int64_t>(fields.size()) - 1;
+    if (features < 1)
+      return failure(path + ":" + llvm::Twine(i + 1) + ": expected features and a label");
+    if (data.featureSize == 0)
+      data.featureSize = features;
+    if (features != data.featureSize)
+      return failure(path + ":" + llvm::Twine(i + 1) + ": " + llvm::Twine(features) +
+                     " features, but line 1 has " + llvm::Twine(data.featureSize));
+    for (int64_t f = 0; f < features; ++f) {
+      double value;
+      if (fields[f].trim().getAsDouble(value))
+        return failure(path + ":" + llvm::Twine(i + 1) + ": field " + llvm::Twine(f + 1) +
+                       " is not a number: '" + fields[f].trim() + "'");
+      data.features.push_back(static_cast<float>(value));
+      largest = std::max(largest, std::fabs(static_cast<float>(value)));
+    }
+    double label;
+    if (fields.back().trim().getAsDouble(label) || label != std::floor(label) || label < 0)
+      return failure(path + ":" + llvm::Twine(i + 1) + ": the label '" + fields.back().trim() +
+                     "' is not a non-negative integer");
+    data.labels.push_back(static_cast<int64_t>(label));
+  }
+  data.count = data.labels.size();
+  if (data.count == 0)
+    return failure("data file '" + path + "' holds no examples");
+  if (largest > 0)
+    for (float &v : data.features)
+      v /= largest;
+  return data;
+}
+
+uint32_t bigEndian32(const std::string &bytes, size_t at) {
+  return (uint32_t(uint8_t(bytes[at])) << 24) | (uint32_t(uint8_t(bytes[at + 1])) << 16) |
+         (uint32_t(uint8_t(bytes[at + 2])) << 8) | uint32_t(uint8_t(bytes[at + 3]));
+}
+
+llvm::Expected<Dataset> readIdx(const std::string &imagesPath, const std::string &labelsPath) {
+  llvm::Expected<std::string> images = readMaybeGzip(imagesPath);
+  if (!images)
+    return images.takeError();
+  llvm::Expected<std::string> labels = readMaybeGzip(labelsPath);
+  if (!labels)
+    return labels.takeError();
+  if (images->size() < 16 || bigEndian32(*images, 0) != 0x803)
+    return failure("'" + imagesPath + "' is not an IDX file of unsigned-byte images (magic 0x803)");
+  if (labels->size() < 8 || bigEndian32(*labels, 0) != 0x801)
+    return failure("'" + labelsPath + "' is not an IDX file of unsigned-byte labels (magic 0x801)");
+  uint64_t count = bigEndian32(*images, 4), rows = bigEndian32(*images, 8),
+           cols = bigEndian32(*images, 12);
+  if (bigEndian32(*labels, 4) != count)
+    return failure("'" + imagesPath + "' holds " + llvm::Twine(count) + " images but '" +
+                   labelsPath + "' " + llvm::Twine(bigEndian32(*labels, 4)) + " labels");
+  if (images->size() != 16 + count * rows * cols || labels->size() != 8 + count)
+    return failure("IDX files '" + imagesPath + "' and '" + labelsPath +
+                   "' are truncated or have trailing bytes");
+  Dataset data;
+  data.count = count;
+  data.featureSize = rows * cols;
+  data.features.resize(count * rows * cols);
+  for (uint64_t i = 0; i < data.features.size(); ++i)
+    data.features[i] = static_cast<float>(uint8_t((*images)[16 + i])) / 255.0f;
+  for (uint64_t i = 0; i < count; ++i)
+    data.labels.push_back(uint8_t((*labels)[8 + i]));
+  return data;
+}
+
+llvm::Expected<Dataset> readNpyPair(const std::string &featuresPath,
+                                    const std::string &labelsPath) {
+  rt::HostTensor features, labels;
+  if (rt::Status status = rt::readNpy(featuresPath, features); !status.isOk())
+    return failure(status.message());
+  if (rt::Status status = rt::readNpy(labelsPath, labels); !status.isOk())
+    return failure(status.message());
+  if (features.dtype != rt::DType::F32 || features.shape.empty())
+    return failure("'" + featuresPath + "' must hold f32 features [N, ...]");
+  if ((labels.dtype != rt::DType::I32 && labels.dtype != rt::DType::I64) ||
+      labels.shape.size() != 1 || labels.shape[0] != features.shape[0])
+    return failure("'" + labelsPath + "' must hold " + llvm::Twine(features.shape[0]) +
+                   " i32 or i64 labels");
+  Dataset data;
+  data.count = features.shape[0];
+  data.featureSize = data.count ? features.numElements() / data.count : 0;
+  data.features.resize(features.numElements());
+  std::memcpy(data.features.data(), features.bytes.data(), features.bytes.size());
+  for (int64_t i = 0; i < data.count; ++i) {
+    int64_t label = labels.dtype == rt::DType::I32
+                        ? reinterpret_cast<const int32_t *>(labels.bytes.data())[i]
+                        : reinterpret_cast<const int64_t *>(labels.bytes.data())[i];
+    data.labels.push_back(label);
+  }
+  return data;
+}
+
+} // namespace
+
+llvm::Expected<Dataset> mpc::loadDataset(llvm::StringRef spec) {
+  auto [files, range] = spec.rsplit('@');
+  if (!spec.contains('@'))
+    range = "";
+  llvm::SmallVector<llvm::StringRef> paths;
+  files.split(paths, ',');
+  llvm::Expected<Dataset> data = failure("");
+  if (paths.size() == 1 && (files.ends_with(".csv") || files.ends_with(".csv.gz"))) {
+    data = readCsv(files.str());
+  } else if (paths.size() == 2 && paths[0].contains("idx3")) {
+    data = readIdx(paths[0].str(), paths[1].str());
+  } else if (paths.size() == 2 && paths[0].ends_with(".npy")) {
+    data = readNpyPair(paths[0].str(), paths[1].str());
+  } else {
+    return failure("cannot tell the format of data spec '" + spec +
+                   "'; expected FILE.csv[.gz], IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz] or "
+                   "FEATURES.npy,LABELS.npy, optionally followed by @START:END");
+  }
+  if (!data)
+    return data.takeError();
+  if (range.empty())
+    return data;
+  auto [startText, endText] = range.split(':');
+  int64_t start = 0, end = data->count;
+  if ((!startText.empty() && startText.getAsInteger(10, start)) ||
+      (!endText.empty() && endText.getAsInteger(10, end)) || start < 0 || end > data->count ||
+      start >= end)
+    return failure("invalid example range '@" + range + "' in data spec '" + spec + "' (the data has " +
+                   llvm::Twine(data->count) + " examples)");
+  Dataset slice;
+  slice.featureSize = data->featureSize;
+  slice.count = end - start;
+  slice.features.assign(data->features.begin() + start * data->featureSize,
+                        data->features.begin() + end * data->featureSize);
+  slice.labels.assign(data->labels.begin() + start, data->labels.begin() + end);
+  return slice;
+}

@@ -1,0 +1,341 @@
+//===- TrainCommand.cpp - `mpc train` ----------------------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Compiles a graph into a training step and a forward step, trains on a
+// dataset for a number of steps (shuffled batches, one step per batch),
+// copies the trained parameters into the forward step and evaluates it.
+// Logs one JSON object per step and a summary; shows progress on stderr.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Data/Dataset.h"
+#include "compiler/Driver/ArgParser.h"
+#include "compiler/Driver/Driver.h"
+
+#include "mpc/runtime.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <random>
+
+using namespace mpc::driver;
+
+namespace {
+
+using ProgramPtr = std::unique_ptr<mpc_program, void (*)(mpc_program *)>;
+
+int fail(const std::string &message) {
+  reportError(message);
+  return kExitError;
+}
+
+/// The two inputs a classifier step takes: a float batch and integer labels.
+struct BatchInputs {
+  mpc_tensor_info features{}, labels{};
+  int64_t batch = 0, featureSize = 0;
+};
+
+bool findInputs(const mpc_program *program, BatchInputs &out, std::string &error) {
+  bool haveFeatures = false, haveLabels = false;
+  for (size_t i = 0, e = mpc_program_input_count(program); i < e; ++i) {
+    mpc_tensor_info info;
+    mpc_program_input_info(program, i, &info);
+    std::string dtype = info.dtype;
+    bool isFloat = dtype == "f32";
+    bool isInt = dtype == "i32" || dtype == "i64";
+    if (info.rank < 1 || (!isFloat && !isInt) || (isFloat ? haveFeatures : haveLabels)) {
+      error = "mpc train expects a graph with one f32 input (the features) and one i32/i64 "
+              "input (the labels), batch first; input '" +
+              std::string(info.name) + "' does not fit";
+      return false;
+    }
+    (isFloat ? out.features : out.labels) = info;
+    (isFloat ? haveFeatures : haveLabels) = true;
+  }
+  if (!haveFeatures || !haveLabels) {
+    error = "mpc train expects a graph with one f32 input (the features) and one i32/i64 "
+            "input (the labels)";
+    return false;
+  }
+  out.batch = out.features.shape[0];
+  out.featureSize = 1;
+  for (size_t d = 1; d < out.features.rank; ++d)
+    out.featureSize *= out.features.shape[d];
+  if (out.labels.rank != 1 || out.labels.shape[0] != out.batch) {
+    error = "the labels input '" + std::string(out.labels.name) + "' must be [" +
+            std::to_string(out.batch) + "], one label per example of the batch";
+    return false;
+  }
+  return true;
+}
+
+/// Binds examples `indices` of `data` as one batch.
+bool bindBatch(mpc_program *program, const BatchInputs &inputs, const mpc::Dataset &data,
+               const int64_t *indices) {
+  std::vector<float> features(inputs.batch * inputs.featureSize);
+  for (int64_t b = 0; b < inputs.batch; ++b)
+    std::memcpy(&features[b * inputs.featureSize], &data.features[indices[b] * data.featureSize],
+                sizeof(float) * inputs.featureSize);
+  if (mpc_program_set_input(program, inputs.features.name, features.data(),
+                            features.size() * sizeof(float)) != MPC_OK)
+    return false;
+  bool wide = std::string(inputs.labels.dtype) == "i64";
+  std::vector<int64_t> wideLabels(inputs.batch);
+  std::vector<int32_t> labels(inputs.batch);
+  for (int64_t b = 0; b < inputs.batch; ++b) {
+    wideLabels[b] = data.labels[indices[b]];
+    labels[b] = static_cast<int32_t>(data.labels[indices[b]]);
+  }
+  return wide ? mpc_program_set_input(program, inputs.labels.name, wideLabels.data(),
+                                      wideLabels.size() * sizeof(int64_t)) == MPC_OK
+              : mpc_program_set_input(program, inputs.labels.name, labels.data(),
+                                      labels.size() * sizeof(int32_t)) == MPC_OK;
+}
+
+bool readScalar(const mpc_program *program, const char *name, double &value) {
+  float v;
+  if (mpc_program_get_output(program, name, &v, sizeof v) != MPC_OK)
+    return false;
+  value = v;
+  return true;
+}
+
+} // namespace
+
+int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
+  ArgParser parser(
+      "train", "mpc train GRAPH --data SPEC [--eval SPEC] [--steps N] [options]",
+      "Compiles GRAPH's training step (backward pass and optimizer) and trains it on the "
+      "CPU:\none step per batch of the data, shuffled every epoch with --seed; then copies the "
+      "trained\nparameters into the forward step and evaluates it on --eval (loss, and "
+      "accuracy when the\ngraph has an output \"logits\"). The graph takes one f32 input (the "
+      "features, batch first)\nand one i32/i64 input (the labels).\n\nData specs: "
+      "FILE.csv[.gz] (features then a label per line, scaled by the largest value),\n"
+      "IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz] (pixels / 255), or FEATURES.npy,LABELS.npy;"
+      "\neach optionally followed by @START:END to take a range of examples.");
+  parser.setPositionals("GRAPH", "the graph file (with mpg.minimize)", 1, 1);
+  parser.addOption({"data", 0, "SPEC", "training data", "", {}});
+  parser.addOption({"eval", 0, "SPEC", "evaluation data", "", {}});
+  parser.addOption({"steps", 0, "N", "number of training steps", "100", {}});
+  parser.addOption({"seed", 0, "N", "seed of the initializers and of the shuffling", "0", {}});
+  parser.addOption({"log", 0, "FILE", "write one JSON object per step, then a summary", "", {}});
+  parser.addOption({"init", 0, "FILE", "start from a checkpoint written by --save", "", {}});
+  parser.addOption({"save", 0, "FILE",
+                    "write parameters and optimizer state as safetensors at the end", "", {}});
+  parser.addOption({"device", 0, "DEVICE", "where to train", "cpu", {"cpu", "cuda"}});
+  parser.addFlag("quiet", "no progress on stderr");
+  std::string error;
+  if (!parser.parse(args, error)) {
+    reportError(error + "; run 'mpc train --help' for usage");
+    return kExitUsage;
+  }
+  if (parser.helpRequested()) {
+    parser.printHelp(llvm::outs());
+    return kExitOk;
+  }
+  uint64_t steps = 0, seed = 0;
+  if (llvm::StringRef(*parser.get("steps")).getAsInteger(10, steps) || steps == 0) {
+    reportError("--steps expects a positive integer, got '" + *parser.get("steps") + "'");
+    return kExitUsage;
+  }
+  if (llvm::StringRef(*parser.get("seed")).getAsInteger(10, seed)) {
+    reportError("--seed expects a non-negative integer, got '" + *parser.get("seed") + "'");
+    return kExitUsage;
+  }
+  std::string dataSpec = parser.get("data").value_or("");
+  if (dataSpec.empty()) {
+    reportError("mpc train needs --data SPEC; run 'mpc train --help' for the formats");
+    return kExitUsage;
+  }
+
+  llvm::Expected<mpc::Dataset> train = mpc::loadDataset(dataSpec);
+  if (!train)
+    return fail(llvm::toString(train.takeError()));
+  std::optional<mpc::Dataset> eval;
+  if (std::string spec = parser.get("eval").value_or(""); !spec.empty()) {
+    llvm::Expected<mpc::Dataset> loaded = mpc::loadDataset(spec);
+    if (!loaded)
+      return fail(llvm::toString(loaded.takeError()));
+    eval = std::move(*loaded);
+  }
+
+  // Compile both steps into a private temporary folder.
+  llvm::SmallString<128> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("mpc-train", dir))
+    return fail("cannot create a temporary directory: " + ec.message());
+  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+  std::string graph = parser.positionals().front();
+  std::string trainBundle = (dir + "/train.mpcb").str(), forwardBundle = (dir + "/forward.mpcb").str();
+  if (int code = runCompileCommand({graph, "--step", "train", "-o", trainBundle}))
+    return code;
+  if (eval)
+    if (int code = runCompileCommand({graph, "--step", "forward", "-o", forwardBundle}))
+      return code;
+
+  mpc_program_options options;
+  mpc_program_options_initialize(&options);
+  std::string device = *parser.get("device");
+  options.device = device.c_str();
+  options.seed = seed;
+  mpc_program *raw = nullptr;
+  if (mpc_program_load(trainBundle.c_str(), &options, &raw) != MPC_OK)
+    return fail(mpc_last_error());
+  ProgramPtr program(raw, mpc_program_release);
+  if (std::string init = parser.get("init").value_or(""); !init.empty())
+    if (mpc_program_load_params(program.get(), init.c_str()) != MPC_OK)
+      return fail(mpc_last_error());
+
+  BatchInputs inputs;
+  if (!findInputs(program.get(), inputs, error))
+    return fail(error);
+  if (inputs.featureSize != train->featureSize)
+    return fail("the graph's input '" + std::string(inputs.features.name) + "' holds " +
+                std::to_string(inputs.featureSize) + " features per example, the data " +
+                std::to_string(train->featureSize));
+  if (train->count < inputs.batch)
+    return fail("the data has " + std::to_string(train->count) +
+                " examples, fewer than one batch of " + std::to_string(inputs.batch));
+
+  std::unique_ptr<llvm::raw_fd_ostream> log;
+  if (std::string path = parser.get("log").value_or(""); !path.empty()) {
+    std::error_code ec;
+    log = std::make_unique<llvm::raw_fd_ostream>(path, ec);
+    if (ec)
+      return fail("cannot write log '" + path + "': " + ec.message());
+  }
+  bool progress = !parser.flag("quiet");
+  bool terminal = llvm::sys::Process::StandardErrIsDisplayed();
+
+  // One step per batch; batches are consecutive slices of a permutation that
+  // is reshuffled every epoch (the last partial batch of an epoch is dropped).
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> order(train->count);
+  std::iota(order.begin(), order.end(), 0);
+  int64_t batchesPerEpoch = train->count / inputs.batch, position = batchesPerEpoch;
+  auto start = std::chrono::steady_clock::now();
+  double loss = 0;
+  for (uint64_t step = 1; step <= steps; ++step) {
+    if (position == batchesPerEpoch) {
+      std::shuffle(order.begin(), order.end(), rng);
+      position = 0;
+    }
+    auto stepStart = std::chrono::steady_clock::now();
+    if (!bindBatch(program.get(), inputs, *train, &order[position++ * inputs.batch]) ||
+        mpc_program_run(program.get()) != MPC_OK || !readScalar(program.get(), "loss", loss))
+      return fail(mpc_last_error());
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                          stepStart)
+                    .count();
+    if (log)
+      *log << "{\"step\": " << step << ", \"loss\": " << loss << ", \"ms\": " << ms << "}\n";
+    if (!std::isfinite(loss))
+      return fail("the loss is not finite at step " + std::to_string(step) +
+                  "; lower the learning rate");
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (progress && (terminal || step % std::max<uint64_t>(1, steps / 10) == 0 || step == steps)) {
+      double rate = step / std::max(elapsed, 1e-9);
+      llvm::errs() << (terminal ? "\r" : "") << "step " << step << "/" << steps << "  loss "
+                   << llvm::format("%.4f", loss) << "  " << llvm::format("%.0f", rate)
+                   << " steps/s  ETA " << llvm::format("%.0f", (steps - step) / rate) << "s"
+                   << (terminal && step < steps ? "" : "\n");
+    }
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (std::string save = parser.get("save").value_or(""); !save.empty())
+    if (mpc_program_save_params(program.get(), save.c_str()) != MPC_OK)
+      return fail(mpc_last_error());
+
+  double evalLoss = NAN, evalAccuracy = NAN;
+  if (eval) {
+    mpc_program *rawForward = nullptr;
+    if (mpc_program_load(forwardBundle.c_str(), &options, &rawForward) != MPC_OK)
+      return fail(mpc_last_error());
+    ProgramPtr forward(rawForward, mpc_program_release);
+    // The forward step's parameters and state take the trained values.
+    for (size_t i = 0, e = mpc_program_param_count(forward.get()); i < e; ++i) {
+      mpc_tensor_info info;
+      mpc_program_param_info(forward.get(), i, &info);
+      std::vector<char> bytes(info.bytes);
+      if (mpc_program_get_param(program.get(), info.name, bytes.data(), bytes.size()) != MPC_OK ||
+          mpc_program_set_param(forward.get(), info.name, bytes.data(), bytes.size()) != MPC_OK)
+        return fail(mpc_last_error());
+    }
+    BatchInputs evalInputs;
+    if (!findInputs(forward.get(), evalInputs, error))
+      return fail(error);
+    int64_t batches = eval->count / evalInputs.batch;
+    if (batches == 0)
+      return fail("the evaluation data has fewer examples than one batch of " +
+                  std::to_string(evalInputs.batch));
+    mpc_tensor_info logits{};
+    bool haveLogits = false;
+    for (size_t i = 0, e = mpc_program_output_count(forward.get()); i < e; ++i) {
+      mpc_tensor_info info;
+      mpc_program_output_info(forward.get(), i, &info);
+      if (std::string(info.name) == "logits" && std::string(info.dtype) == "f32" && info.rank == 2)
+        logits = info, haveLogits = true;
+    }
+    std::vector<int64_t> indices(eval->count);
+    std::iota(indices.begin(), indices.end(), 0);
+    double lossSum = 0;
+    int64_t correct = 0;
+    std::vector<float> scores(haveLogits ? logits.shape[0] * logits.shape[1] : 0);
+    for (int64_t b = 0; b < batches; ++b) {
+      double batchLoss;
+      if (!bindBatch(forward.get(), evalInputs, *eval, &indices[b * evalInputs.batch]) ||
+          mpc_program_run(forward.get()) != MPC_OK ||
+          !readScalar(forward.get(), "loss", batchLoss))
+        return fail(mpc_last_error());
+      lossSum += batchLoss;
+      if (haveLogits) {
+        if (mpc_program_get_output(forward.get(), "logits", scores.data(),
+                                   scores.size() * sizeof(float)) != MPC_OK)
+          return fail(mpc_last_error());
+        int64_t classes = logits.shape[1];
+        for (int64_t r = 0; r < logits.shape[0]; ++r) {
+          const float *row = &scores[r * classes];
+          int64_t best = std::max_element(row, row + classes) - row;
+          correct += best == eval->labels[indices[b * evalInputs.batch + r]];
+        }
+      }
+    }
+    evalLoss = lossSum / batches;
+    if (haveLogits)
+      evalAccuracy = double(correct) / double(batches * evalInputs.batch);
+  }
+
+  llvm::outs() << "trained " << steps << " steps in " << llvm::format("%.2f", seconds)
+               << " s; last loss " << llvm::format("%.4f", loss);
+  if (eval) {
+    llvm::outs() << "; eval loss " << llvm::format("%.4f", evalLoss);
+    if (!std::isnan(evalAccuracy))
+      llvm::outs() << ", eval accuracy " << llvm::format("%.2f", 100 * evalAccuracy) << "%";
+  }
+  llvm::outs() << "\n";
+  if (log) {
+    *log << "{\"summary\": true, \"steps\": " << steps << ", \"train_seconds\": " << seconds
+         << ", \"loss\": " << loss;
+    if (eval) {
+      *log << ", \"eval_loss\": " << evalLoss;
+      if (!std::isnan(evalAccuracy))
+        *log << ", \"eval_accuracy\": " << evalAccuracy;
+    }
+    *log << "}\n";
+  }
+  return kExitOk;
+}
