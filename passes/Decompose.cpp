@@ -51,6 +51,16 @@ public:
   Value reduceMean(Value x, llvm::ArrayRef<int64_t> axes, bool keepDims, Type resultType) {
     return b.create<ReduceMeanOp>(loc, resultType, x, b.getDenseI64ArrayAttr(axes), keepDims);
   }
+  /// Mean over `axes` keeping them, in x's type.
+  Value meanKeep(Value x, llvm::ArrayRef<int64_t> axes) {
+    return b.create<ReduceMeanOp>(loc, x, b.getDenseI64ArrayAttr(axes), /*keepdim=*/true);
+  }
+  /// Sum over `axes` (none: x itself).
+  Value sum(Value x, llvm::ArrayRef<int64_t> axes) {
+    if (axes.empty())
+      return x;
+    return b.create<ReduceSumOp>(loc, x, b.getDenseI64ArrayAttr(axes), /*keepdim=*/false);
+  }
 
 private:
   OpBuilder &b;
@@ -137,6 +147,92 @@ void decomposeBatchNorm(BatchNormOp op) {
   op.erase();
 }
 
+/// The type normalisation gradients compute in: f32, or f64 for f64 data.
+Type normComputeType(Type elem) {
+  return elem.isF64() ? elem : Float32Type::get(elem.getContext());
+}
+
+/// With xhat = (x - mean) * invstd over `normAxes` and g = dy * gamma:
+/// dx = invstd * (g - mean(g) - xhat * mean(g * xhat)) over `normAxes`.
+/// Returns {dx, xhat} in the compute type.
+std::pair<Value, Value> normGradInput(Emitter &e, Value x, Value g, llvm::ArrayRef<int64_t> normAxes,
+                                      double eps) {
+  Type elem = llvm::cast<RankedTensorType>(x.getType()).getElementType();
+  Value centred = e.sub(x, e.meanKeep(x, normAxes));
+  Value var = e.meanKeep(e.mul(centred, centred), normAxes);
+  Value invStd = e.rsqrt(e.add(var, e.scalar(elem, eps)));
+  Value xhat = e.mul(centred, invStd);
+  Value inner = e.sub(e.sub(g, e.meanKeep(g, normAxes)), e.mul(xhat, e.meanKeep(e.mul(g, xhat), normAxes)));
+  return {e.mul(invStd, inner), xhat};
+}
+
+void decomposeLayerNormGrad(LayerNormGradOp op) {
+  OpBuilder builder(op);
+  Emitter e(builder, op.getLoc());
+  auto xType = op.getInput().getType();
+  Type elem = normComputeType(xType.getElementType());
+  int64_t rank = xType.getRank(), axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += rank;
+  auto leadRange = llvm::seq<int64_t>(0, axis);
+  auto normRange = llvm::seq<int64_t>(axis, rank);
+  llvm::SmallVector<int64_t> leadAxes(leadRange.begin(), leadRange.end());
+  llvm::SmallVector<int64_t> normAxes(normRange.begin(), normRange.end());
+  Value x = e.castTo(op.getInput(), elem), dy = e.castTo(op.getGradOutput(), elem);
+  Value gamma = e.castTo(op.getGamma(), elem);
+  auto [dx, xhat] = normGradInput(e, x, e.mul(dy, gamma), normAxes, op.getEps().convertToDouble());
+  Type paramElem = op.getGamma().getType().getElementType();
+  op.getGradInput().replaceAllUsesWith(e.castTo(dx, xType.getElementType()));
+  op.getGradGamma().replaceAllUsesWith(e.castTo(e.sum(e.mul(dy, xhat), leadAxes), paramElem));
+  op.getGradBeta().replaceAllUsesWith(e.castTo(e.sum(dy, leadAxes), paramElem));
+  op.erase();
+}
+
+void decomposeBatchNormGrad(BatchNormGradOp op) {
+  OpBuilder builder(op);
+  Emitter e(builder, op.getLoc());
+  auto xType = op.getInput().getType();
+  Type elem = normComputeType(xType.getElementType());
+  int64_t rank = xType.getRank(), channels = xType.getDimSize(1);
+  llvm::SmallVector<int64_t> axes, statShape(rank, 1);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != 1)
+      axes.push_back(d);
+  statShape[1] = channels;
+  Value x = e.castTo(op.getInput(), elem), dy = e.castTo(op.getGradOutput(), elem);
+  Value gamma = e.reshape(e.castTo(op.getGamma(), elem), statShape);
+  auto [dx, xhat] = normGradInput(e, x, e.mul(dy, gamma), axes, op.getEps().convertToDouble());
+  Type paramElem = op.getGamma().getType().getElementType();
+  op.getGradInput().replaceAllUsesWith(e.castTo(dx, xType.getElementType()));
+  op.getGradGamma().replaceAllUsesWith(e.castTo(e.sum(e.mul(dy, xhat), axes), paramElem));
+  op.getGradBeta().replaceAllUsesWith(e.castTo(e.sum(dy, axes), paramElem));
+  op.erase();
+}
+
+/// The table gradient as a GEMM: onehot(ids)^T [V, N] x dy [N, D], with
+/// onehot from comparing the ids against a constant [0, V) row.
+void decomposeEmbeddingGrad(EmbeddingGradOp op, OpBuilder &builder) {
+  Emitter e(builder, op.getLoc());
+  auto ids = op.getIndices().getType();
+  auto table = op.getType();
+  int64_t n = ids.getNumElements(), vocab = table.getDimSize(0), dim = table.getDimSize(1);
+  Type idElem = ids.getElementType();
+  llvm::SmallVector<APInt> rows;
+  for (int64_t v = 0; v < vocab; ++v)
+    rows.push_back(APInt(idElem.getIntOrFloatBitWidth(), v));
+  auto rowType = RankedTensorType::get({1, vocab}, idElem);
+  Value iota = builder.create<ConstantOp>(op.getLoc(), DenseElementsAttr::get(rowType, rows));
+  Value column = e.reshape(op.getIndices(), {n, 1});
+  Value hits = builder.create<CompareOp>(op.getLoc(), ComparePredicate::EQ, column, iota);
+  Type gradElem = op.getGradOutput().getType().getElementType();
+  Value onehot = e.castTo(hits, gradElem);
+  Value dy = e.reshape(op.getGradOutput(), {n, dim});
+  Value grad = builder.create<MatmulOp>(op.getLoc(), table, onehot, dy, /*transpose_a=*/true,
+                                        /*transpose_b=*/false);
+  op.replaceAllUsesWith(grad);
+  op.erase();
+}
+
 /// p' = p - lr * update, with g' = g + wd * p and, with momentum,
 /// v' = momentum * v + g' and update = v' (Nesterov: g' + momentum * v').
 void decomposeSgd(SgdOp op) {
@@ -198,7 +294,8 @@ struct MpgDecomposePass : mpc::impl::MpgDecomposeBase<MpgDecomposePass> {
   void runOnOperation() override {
     llvm::SmallVector<Operation *> targets;
     getOperation().walk([&](Operation *op) {
-      if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp, SgdOp, AdamOp, AdamWOp>(op))
+      if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp, SgdOp, AdamOp, AdamWOp,
+                    LayerNormGradOp, BatchNormGradOp, EmbeddingGradOp>(op))
         targets.push_back(op);
     });
     for (Operation *op : targets) {
@@ -210,6 +307,14 @@ struct MpgDecomposePass : mpc::impl::MpgDecomposeBase<MpgDecomposePass> {
         decomposeBatchNorm(norm);
       else if (auto sgd = llvm::dyn_cast<SgdOp>(op))
         decomposeSgd(sgd);
+      else if (auto norm = llvm::dyn_cast<LayerNormGradOp>(op))
+        decomposeLayerNormGrad(norm);
+      else if (auto norm = llvm::dyn_cast<BatchNormGradOp>(op))
+        decomposeBatchNormGrad(norm);
+      else if (auto grad = llvm::dyn_cast<EmbeddingGradOp>(op)) {
+        OpBuilder builder(grad);
+        decomposeEmbeddingGrad(grad, builder);
+      }
       else if (auto adam = llvm::dyn_cast<AdamOp>(op))
         decomposeAdam(adam, /*decoupled=*/false);
       else

@@ -62,7 +62,11 @@ def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
       PyTorch);
     - the optimizer updates `sgd`, `adam` and `adamw` become their pointwise
       formulas (weight decay, momentum or moments, bias correction from the
-      step counter), so each parameter's update is one fused kernel.
+      step counter), so each parameter's update is one fused kernel;
+    - `layer_norm_grad` and `batch_norm_grad` become reductions and pointwise
+      math in fp32 (the statistics are recomputed from the input);
+    - `embedding_grad` becomes a GEMM: onehot(ids)^T x dy, with the one-hot
+      matrix from comparing the ids against a constant row [0, V).
 
     Other ops are left alone.
 

@@ -687,6 +687,33 @@ private:
                  AffineMap::getMultiDimIdentityMap(rank, ctx));
       return success();
     }
+    if (auto grad = llvm::dyn_cast<SliceGradOp>(op)) {
+      // Zeros everywhere, then the gradient copied into the sliced positions.
+      Value out = bufferOfResult(0);
+      unsigned rank = grad.getType().getRank();
+      llvm::ArrayRef<int64_t> shape = grad.getType().getShape();
+      auto fill = b.create<mpk::PointwiseOp>(
+          loc, nextKernelName(), ValueRange{}, ValueRange{out}, b.getDenseI64ArrayAttr(shape),
+          b.getArrayAttr({AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(rank, ctx))}));
+      Block *block = new Block();
+      fill.getBody().push_back(block);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToEnd(block);
+        Type elem = mpc::computeType(grad.getType().getElementType());
+        Value zero = llvm::isa<FloatType>(elem)
+                         ? b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, 0.0))
+                         : b.create<arith::ConstantOp>(loc, elem, b.getIntegerAttr(elem, 0));
+        b.create<mpk::YieldOp>(loc, ValueRange{zero});
+      }
+      llvm::SmallVector<AffineExpr> exprs;
+      llvm::SmallVector<int64_t, 4> step = grad.getStepValues();
+      for (auto [d, start] : llvm::enumerate(grad.getStart()))
+        exprs.push_back(getAffineDimExpr(d, ctx) * step[d] + start);
+      copyKernel(loc, bufferOf(grad.getGradOutput()), out, grad.getGradOutput().getType().getShape(),
+                 AffineMap::getMultiDimIdentityMap(rank, ctx), AffineMap::get(rank, 0, exprs, ctx));
+      return success();
+    }
     if (auto concat = llvm::dyn_cast<ConcatOp>(op)) {
       int64_t axis;
       std::string error;
@@ -714,8 +741,8 @@ private:
                              << "' must be decomposed before code generation (run mpg-decompose)";
     return op->emitError() << "'" << op->getName()
                            << "' has no kernel in the code generator yet (optimizer updates "
-                              "are lowered by mpg-decompose; the gradient kernels of conv2d, "
-                              "pooling, normalisation, embedding and slicing come later)";
+                              "are lowered by mpg-decompose; the gradient kernels of conv2d "
+                              "and pooling come later)";
   }
 
   GraphOp graph;
