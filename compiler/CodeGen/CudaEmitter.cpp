@@ -197,6 +197,8 @@ public:
               .Case([&](mpk::CrossEntropyOp k) { return emitCrossEntropy(os, k); })
               .Case([&](mpk::CrossEntropyGradOp k) { return emitCrossEntropyGrad(os, k); })
               .Case([&](mpk::Pool2DOp k) { return emitPool(os, k); })
+              .Case([&](mpk::Pool2DGradOp k) { return emitPoolGrad(os, k); })
+              .Case([&](mpk::Conv2DGradOp k) { return emitConvGrad(os, k); })
               .Case([&](mpk::Im2ColOp k) { return emitIm2Col(os, k); })
               .Case([&](mpk::GatherOp k) { return emitGather(os, k); })
               .Default([](Operation *) { return success(); });
@@ -665,6 +667,144 @@ private:
     int64_t n = product(outShape);
     endFunctor(os, k.getSymName(), {in, out}, {false, true},
                "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);
+    return success();
+  }
+
+  /// Each input element gathers the gradients of the windows covering it:
+  /// window (oh, ow) covers row ih when oh * stride - pad + ki == ih for a
+  /// kernel row ki.
+  LogicalResult emitPoolGrad(llvm::raw_ostream &os, mpk::Pool2DGradOp k) {
+    bool isMax = k.getKind() == mpk::PoolKind::Max;
+    llvm::SmallVector<Value> buffers{k.getGradOutput()};
+    if (isMax)
+      buffers.push_back(k.getInput());
+    buffers.push_back(k.getGradInput());
+    llvm::SmallVector<bool> written(buffers.size(), false);
+    written.back() = true;
+    auto m = beginFunctor(os, k.getSymName(), buffers, written);
+    const std::string &dy = m[0], &dx = m.back();
+    auto inShape = shapeOf(k.getGradInput()), outShape = shapeOf(k.getGradOutput());
+    int64_t channels = inShape[1], h = inShape[2], w = inShape[3], ho = outShape[2],
+            wo = outShape[3];
+    auto kernel = k.getKernel(), stride = k.getStride(), pad = k.getPadding();
+    std::string plane = "(n * " + std::to_string(channels) + " + ch)";
+    os << "  MPC_HD void operator()(int64_t i) const {\n";
+    emitDecompose(os, "    ", "i", inShape, {"n", "ch", "ih", "iw"});
+    os << "    float acc = 0.0f;\n"
+       << "    for (int64_t ki = 0; ki < " << kernel[0] << "; ++ki) {\n"
+       << "      const int64_t th = ih + " << pad[0] << " - ki;\n"
+       << "      if (th < 0 || th % " << stride[0] << " != 0 || th / " << stride[0]
+       << " >= " << ho << ")\n        continue;\n"
+       << "      const int64_t oh = th / " << stride[0] << ";\n"
+       << "      for (int64_t kj = 0; kj < " << kernel[1] << "; ++kj) {\n"
+       << "        const int64_t tw = iw + " << pad[1] << " - kj;\n"
+       << "        if (tw < 0 || tw % " << stride[1] << " != 0 || tw / " << stride[1]
+       << " >= " << wo << ")\n          continue;\n"
+       << "        const int64_t ow = tw / " << stride[1] << ";\n"
+       << "        const float g = " << loadExpr(buffers[0], dy, "(" + plane + " * " + std::to_string(ho) + " + oh) * " + std::to_string(wo) + " + ow") << ";\n"
+       << "        const int64_t h0 = oh * " << stride[0] << " - " << pad[0] << ", w0 = ow * "
+       << stride[1] << " - " << pad[1] << ";\n";
+    if (isMax) {
+      // The window's first maximum in row-major order, padding excluded.
+      os << "        int64_t bh = -1, bw = -1;\n"
+         << "        float best = -mpc::inf_f();\n"
+         << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
+         << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c) {\n"
+         << "            const int64_t y = h0 + a, z = w0 + c;\n"
+         << "            if (y < 0 || y >= " << h << " || z < 0 || z >= " << w << ")\n"
+         << "              continue;\n"
+         << "            const float v = " << loadExpr(buffers[1], m[1], "(" + plane + " * " + std::to_string(h) + " + y) * " + std::to_string(w) + " + z") << ";\n"
+         << "            if (bh < 0 || v > best || (mpc::is_nan_f(v) && !mpc::is_nan_f(best))) {\n"
+         << "              best = v;\n              bh = y;\n              bw = z;\n            }\n"
+         << "          }\n"
+         << "        if (bh == ih && bw == iw)\n          acc += g;\n";
+    } else {
+      os << "        int64_t count = 0;\n";
+      if (k.getCountIncludePad())
+        os << "        const int64_t hend = h0 + " << kernel[0] << " < " << h + pad[2] << " ? h0 + "
+           << kernel[0] << " : " << h + pad[2] << ";\n"
+           << "        const int64_t wend = w0 + " << kernel[1] << " < " << w + pad[3]
+           << " ? w0 + " << kernel[1] << " : " << w + pad[3] << ";\n"
+           << "        count = (hend - h0) * (wend - w0);\n";
+      else
+        os << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
+           << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c)\n"
+           << "            count += (h0 + a >= 0 && h0 + a < " << h << " && w0 + c >= 0 && w0 + c < "
+           << w << ") ? 1 : 0;\n";
+      os << "        acc += g / static_cast<float>(count);\n";
+    }
+    os << "      }\n    }\n"
+       << "    " << dx << "[i] = " << storeExpr(buffers.back(), "acc") << ";\n  }\n";
+    int64_t n = product(inShape);
+    endFunctor(os, k.getSymName(), buffers, written,
+               "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);
+    return success();
+  }
+
+  /// Direct sums: an input gradient element sums filter x output-gradient
+  /// products over the output positions its pixel feeds; a filter gradient
+  /// element sums output-gradient x input products over the batch and the
+  /// output positions.
+  LogicalResult emitConvGrad(llvm::raw_ostream &os, mpk::Conv2DGradOp k) {
+    llvm::SmallVector<Value> buffers{k.getA(), k.getB(), k.getResult()};
+    llvm::SmallVector<bool> written{false, false, true};
+    auto m = beginFunctor(os, k.getSymName(), buffers, written);
+    auto dyShape = shapeOf(k.getA());
+    auto stride = k.getStride(), pad = k.getPadding(), dil = k.getDilation();
+    int64_t groups = k.getGroups();
+    int64_t n = dyShape[0], outC = dyShape[1], ho = dyShape[2], wo = dyShape[3];
+    std::string dyAt = "((b * " + std::to_string(outC) + " + o) * " + std::to_string(ho) +
+                       " + oh) * " + std::to_string(wo) + " + ow";
+    os << "  MPC_HD void operator()(int64_t i) const {\n";
+    if (!k.getFilterGrad()) {
+      auto dxShape = shapeOf(k.getResult()), wShape = shapeOf(k.getB());
+      int64_t cg = wShape[1], og = outC / groups, kh = wShape[2], kw = wShape[3];
+      emitDecompose(os, "    ", "i", dxShape, {"b", "ch", "ih", "iw"});
+      os << "    const int64_t g = ch / " << cg << ", cc = ch % " << cg << ";\n"
+         << "    float acc = 0.0f;\n"
+         << "    for (int64_t ki = 0; ki < " << kh << "; ++ki) {\n"
+         << "      const int64_t th = ih + " << pad[0] << " - ki * " << dil[0] << ";\n"
+         << "      if (th < 0 || th % " << stride[0] << " != 0 || th / " << stride[0] << " >= "
+         << ho << ")\n        continue;\n"
+         << "      const int64_t oh = th / " << stride[0] << ";\n"
+         << "      for (int64_t kj = 0; kj < " << kw << "; ++kj) {\n"
+         << "        const int64_t tw = iw + " << pad[1] << " - kj * " << dil[1] << ";\n"
+         << "        if (tw < 0 || tw % " << stride[1] << " != 0 || tw / " << stride[1] << " >= "
+         << wo << ")\n          continue;\n"
+         << "        const int64_t ow = tw / " << stride[1] << ";\n"
+         << "        for (int64_t o = g * " << og << "; o < (g + 1) * " << og << "; ++o)\n"
+         << "          acc += " << loadExpr(buffers[0], m[0], dyAt) << " * "
+         << loadExpr(buffers[1], m[1], "((o * " + std::to_string(cg) + " + cc) * " +
+                                           std::to_string(kh) + " + ki) * " + std::to_string(kw) +
+                                           " + kj")
+         << ";\n      }\n    }\n";
+    } else {
+      auto dwShape = shapeOf(k.getResult()), xShape = shapeOf(k.getB());
+      int64_t cg = dwShape[1], og = outC / groups;
+      int64_t inC = xShape[1], h = xShape[2], w = xShape[3];
+      emitDecompose(os, "    ", "i", dwShape, {"o", "cc", "ki", "kj"});
+      os << "    const int64_t ch = (o / " << og << ") * " << cg << " + cc;\n"
+         << "    double sum = 0.0;\n"
+         << "    for (int64_t b = 0; b < " << n << "; ++b)\n"
+         << "      for (int64_t oh = 0; oh < " << ho << "; ++oh) {\n"
+         << "        const int64_t ih = oh * " << stride[0] << " - " << pad[0] << " + ki * "
+         << dil[0] << ";\n"
+         << "        if (ih < 0 || ih >= " << h << ")\n          continue;\n"
+         << "        for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n"
+         << "          const int64_t iw = ow * " << stride[1] << " - " << pad[1] << " + kj * "
+         << dil[1] << ";\n"
+         << "          if (iw < 0 || iw >= " << w << ")\n            continue;\n"
+         << "          sum += static_cast<double>(" << loadExpr(buffers[0], m[0], dyAt) << ") * "
+         << loadExpr(buffers[1], m[1], "((b * " + std::to_string(inC) + " + ch) * " +
+                                           std::to_string(h) + " + ih) * " + std::to_string(w) +
+                                           " + iw")
+         << ";\n        }\n      }\n"
+         << "    const float acc = static_cast<float>(sum);\n";
+    }
+    os << "    " << m[2] << "[i] = " << storeExpr(buffers[2], "acc") << ";\n  }\n";
+    int64_t total = product(shapeOf(k.getResult()));
+    endFunctor(os, k.getSymName(), buffers, written,
+               "mpc::pointwise(" + std::to_string(total) + ", fn)", pointwiseGrid(total), 256);
     return success();
   }
 

@@ -45,8 +45,7 @@ static ArgParser makeCompileParser() {
   parser.addOption({"step", 0, "KIND",
                     "which step to compile: forward = the graph as written (mpg.minimize's "
                     "loss becomes the output \"loss\"); train = the whole training step "
-                    "(backward pass and optimizer update). The gradient kernels of conv2d and "
-                    "pooling are not generated yet",
+                    "(backward pass and optimizer update)",
                     "forward", {"forward", "train"}});
   parser.addOption({"graph", 0, "NAME",
                     "the graph to compile when the file holds several (by its @name)", "", {}});

@@ -664,6 +664,40 @@ private:
                               pool.getCountIncludePad());
       return success();
     }
+    if (auto grad = llvm::dyn_cast<MaxPool2DGradOp>(op)) {
+      b.create<mpk::Pool2DGradOp>(loc, nextKernelName(), mpk::PoolKind::Max,
+                                  bufferOf(grad.getGradOutput()), bufferOf(grad.getInput()),
+                                  bufferOfResult(0), grad.getKernel(),
+                                  b.getDenseI64ArrayAttr(grad.getStrideValues()),
+                                  b.getDenseI64ArrayAttr(grad.getPaddingValues()), false);
+      return success();
+    }
+    if (auto grad = llvm::dyn_cast<AvgPool2DGradOp>(op)) {
+      b.create<mpk::Pool2DGradOp>(loc, nextKernelName(), mpk::PoolKind::Avg,
+                                  bufferOf(grad.getGradOutput()), Value(), bufferOfResult(0),
+                                  grad.getKernel(), b.getDenseI64ArrayAttr(grad.getStrideValues()),
+                                  b.getDenseI64ArrayAttr(grad.getPaddingValues()),
+                                  grad.getCountIncludePad());
+      return success();
+    }
+    if (auto grad = llvm::dyn_cast<Conv2DGradInputOp>(op)) {
+      b.create<mpk::Conv2DGradOp>(loc, nextKernelName(), bufferOf(grad.getGradOutput()),
+                                  bufferOf(grad.getFilter()), bufferOfResult(0),
+                                  b.getDenseI64ArrayAttr(grad.getStrideValues()),
+                                  b.getDenseI64ArrayAttr(grad.getPaddingValues()),
+                                  b.getDenseI64ArrayAttr(grad.getDilationValues()),
+                                  grad.getGroupCount(), false);
+      return success();
+    }
+    if (auto grad = llvm::dyn_cast<Conv2DGradFilterOp>(op)) {
+      b.create<mpk::Conv2DGradOp>(loc, nextKernelName(), bufferOf(grad.getGradOutput()),
+                                  bufferOf(grad.getInput()), bufferOfResult(0),
+                                  b.getDenseI64ArrayAttr(grad.getStrideValues()),
+                                  b.getDenseI64ArrayAttr(grad.getPaddingValues()),
+                                  b.getDenseI64ArrayAttr(grad.getDilationValues()),
+                                  grad.getGroupCount(), true);
+      return success();
+    }
     if (auto transpose = llvm::dyn_cast<TransposeOp>(op)) {
       // result[d] = input[p] with p[perm[i]] = d[i].
       llvm::ArrayRef<int64_t> perm = transpose.getPerm();
@@ -741,8 +775,7 @@ private:
                              << "' must be decomposed before code generation (run mpg-decompose)";
     return op->emitError() << "'" << op->getName()
                            << "' has no kernel in the code generator yet (optimizer updates "
-                              "are lowered by mpg-decompose; the gradient kernels of conv2d "
-                              "and pooling come later)";
+                              "are lowered by mpg-decompose)";
   }
 
   GraphOp graph;

@@ -343,6 +343,56 @@ def Mpk_Pool2DOp : Mpk_Op<"pool2d"> {
   }];
 }
 
+def Mpk_Pool2DGradOp : Mpk_Op<"pool2d_grad"> {
+  let summary = "A generated kernel: the input gradient of 2-D max or average pooling.";
+  let description = [{
+    One input element per thread: it gathers the gradients of the windows
+    that cover it (deterministic, no atomics). For max pooling `input` is the
+    forward input and each window's gradient goes to its first maximum in
+    row-major order; average pooling divides by the forward divisor and has
+    no `input`.
+
+    ```mlir
+    mpk.pool2d_grad @k9 max %dy, %x -> %dx kernel [2, 2] stride [2, 2] padding [0, 0, 0, 0]
+        : memref<8x16x14x14xf32>, memref<8x16x28x28xf32>, memref<8x16x28x28xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_PoolKind:$kind, Mpk_Buffer:$grad_output,
+                       Optional<Mpk_Buffer>:$input, Mpk_Buffer:$grad_input,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$padding, UnitAttr:$count_include_pad);
+  let assemblyFormat = [{
+    $sym_name $kind $grad_output (`,` $input^)? `->` $grad_input `kernel` $kernel `stride` $stride
+    `padding` $padding (`count_include_pad` $count_include_pad^)? attr-dict
+    `:` type($grad_output) (`,` type($input)^)? `,` type($grad_input)
+  }];
+}
+
+def Mpk_Conv2DGradOp : Mpk_Op<"conv2d_grad"> {
+  let summary = "A generated kernel: the input or filter gradient of a 2-D convolution.";
+  let description = [{
+    One gradient element per thread, summing its products directly
+    (deterministic, no atomics): with `filter_grad` unset, `a` is the output
+    gradient [N, O, Ho, Wo], `b` the filter and `result` the input gradient
+    [N, C, H, W]; with `filter_grad` set, `a` is the output gradient, `b` the
+    forward input and `result` the filter gradient (accumulated in f64).
+    The attributes are the forward convolution's.
+
+    ```mlir
+    mpk.conv2d_grad @k7 %dy, %w -> %dx stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1] groups 1
+        : memref<8x16x28x28xf32>, memref<16x3x3x3xf32>, memref<8x3x28x28xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_Buffer:$a, Mpk_Buffer:$b,
+                       Mpk_Buffer:$result, DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation, I64Attr:$groups, UnitAttr:$filter_grad);
+  let assemblyFormat = [{
+    $sym_name $a `,` $b `->` $result `stride` $stride `padding` $padding `dilation` $dilation
+    `groups` $groups (`filter_grad` $filter_grad^)? attr-dict
+    `:` type($a) `,` type($b) `,` type($result)
+  }];
+}
+
 def Mpk_Im2ColOp : Mpk_Op<"im2col"> {
   let summary = "A generated kernel: unfolds convolution windows into GEMM columns.";
   let description = [{
