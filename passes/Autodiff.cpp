@@ -9,6 +9,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <cmath>
+
 namespace mpc {
 #define GEN_PASS_DEF_MPGAUTODIFF
 #include "passes/Passes.h.inc"
@@ -122,14 +124,17 @@ private:
       auto init = InitializerAttr::get(b.getContext(), kind, b.getDictionaryAttr({}));
       return b.create<StateOp>(loc, type, name, init);
     };
-    Value lr = scalarConstant(b, loc, b.getF32Type(), optimizer.getArg("lr", 0.0));
+    double warmup = optimizer.getArg("warmup_steps", 0.0);
+    double decay = optimizer.getArg("decay_steps", 0.0);
+    bool scheduled = warmup > 0 || decay > 0;
     Value step, nextStep;
-    if (optimizer.getKind() != OptimizerKind::SGD) {
-      // Adam's bias correction counts steps from 1.
+    if (optimizer.getKind() != OptimizerKind::SGD || scheduled) {
+      // Adam's bias correction and the schedule count steps from 1.
       step = state("optimizer.step", RankedTensorType::get({}, b.getI64Type()), InitKind::Zeros);
       nextStep = b.create<AddOp>(loc, step, scalarConstant(b, loc, b.getI64Type(), 1.0));
       b.create<StateWriteOp>(loc, step, nextStep);
     }
+    Value lr = learningRate(b, loc, optimizer, nextStep);
     for (Operation &op : llvm::make_early_inc_range(body)) {
       auto param = llvm::dyn_cast<ParamOp>(op);
       if (!param || !param.isTrainable())
@@ -190,8 +195,37 @@ private:
         return output.emitError("mpg-autodiff names the loss output \"loss\", but the graph "
                                 "already has an output with that name");
     b.create<OutputOp>(loc, "loss", loss);
+    if (llvm::none_of(body.getOps<OutputOp>(), [](OutputOp o) { return o.getName() == "lr"; }))
+      b.create<OutputOp>(loc, "lr", lr);
     minimize.erase();
     return success();
+  }
+
+  /// The learning rate of this step as a rank-0 f32 tensor: the constant
+  /// `lr`, or the schedule of #mpg.optimizer evaluated at step `t`.
+  static Value learningRate(OpBuilder &b, Location loc, OptimizerAttr optimizer, Value t) {
+    Type f32 = b.getF32Type();
+    double lr = optimizer.getArg("lr", 0.0);
+    double warmup = optimizer.getArg("warmup_steps", 0.0);
+    double decay = optimizer.getArg("decay_steps", 0.0);
+    double minLr = optimizer.getArg("min_lr", 0.0);
+    auto c = [&](double v) { return scalarConstant(b, loc, f32, v); };
+    if (warmup <= 0 && decay <= 0)
+      return c(lr);
+    Value steps = b.create<CastOp>(loc, RankedTensorType::get({}, f32), t);
+    Value rate = c(lr);
+    if (decay > 0) {
+      Value progress = b.create<DivOp>(loc, b.create<SubOp>(loc, steps, c(warmup)), c(decay));
+      progress = b.create<MinimumOp>(loc, b.create<MaximumOp>(loc, progress, c(0.0)), c(1.0));
+      Value cosine = b.create<CosOp>(loc, b.create<MulOp>(loc, progress, c(M_PI)));
+      Value half = b.create<MulOp>(loc, b.create<AddOp>(loc, cosine, c(1.0)), c(0.5));
+      rate = b.create<AddOp>(loc, c(minLr), b.create<MulOp>(loc, half, c(lr - minLr)));
+    }
+    if (warmup > 0) {
+      Value ramp = b.create<MinimumOp>(loc, b.create<DivOp>(loc, steps, c(warmup)), c(1.0));
+      rate = b.create<MulOp>(loc, rate, ramp);
+    }
+    return rate;
   }
 
   GraphOp graph;

@@ -22,8 +22,10 @@ def MpgAutodiff : Pass<"mpg-autodiff", "::mlir::mpg::GraphOp"> {
     follows as an `mpg.sgd`, `mpg.adam` or `mpg.adamw` op with its state
     (`<param>.momentum_buffer`; `<param>.exp_avg`, `<param>.exp_avg_sq` and a
     shared `optimizer.step` counter), and the new values are written back
-    with `mpg.state_write`. The learning rate is a rank-0 constant. The
-    `mpg.minimize` is replaced by an output named "loss".
+    with `mpg.state_write`. The learning rate is a rank-0 tensor: a constant,
+    or the optimizer's schedule (warm-up, cosine decay) computed from the
+    step counter; it is also an output named "lr". The `mpg.minimize` is
+    replaced by an output named "loss".
 
     A graph without `mpg.minimize` (an inference graph) is left alone.
 

@@ -348,6 +348,8 @@ private:
           .Case([&](math::SqrtOp) { expr = call("sqrt_f", 1); })
           .Case([&](math::RsqrtOp) { expr = call("rsqrt_f", 1); })
           .Case([&](math::TanhOp) { expr = call("tanh_f", 1); })
+          .Case([&](math::SinOp) { expr = call("sin_f", 1); })
+          .Case([&](math::CosOp) { expr = call("cos_f", 1); })
           .Case([&](math::ErfOp) { expr = call("erf_f", 1); })
           .Case([&](math::PowFOp) { expr = call("pow_f", 2); })
           .Case([&](math::AbsFOp) { expr = call("abs_f", 1); })

@@ -209,6 +209,12 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     return fail("the data has " + std::to_string(train->count) +
                 " examples, fewer than one batch of " + std::to_string(inputs.batch));
 
+  bool hasLr = false;
+  for (size_t i = 0, e = mpc_program_output_count(program.get()); i < e; ++i) {
+    mpc_tensor_info info;
+    mpc_program_output_info(program.get(), i, &info);
+    hasLr |= std::string(info.name) == "lr" && info.rank == 0 && std::string(info.dtype) == "f32";
+  }
   std::unique_ptr<llvm::raw_fd_ostream> log;
   if (std::string path = parser.get("log").value_or(""); !path.empty()) {
     std::error_code ec;
@@ -239,8 +245,15 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                           stepStart)
                     .count();
-    if (log)
-      *log << "{\"step\": " << step << ", \"loss\": " << loss << ", \"ms\": " << ms << "}\n";
+    double lr = NAN;
+    if (hasLr)
+      readScalar(program.get(), "lr", lr);
+    if (log) {
+      *log << "{\"step\": " << step << ", \"loss\": " << loss;
+      if (hasLr)
+        *log << ", \"lr\": " << lr;
+      *log << ", \"ms\": " << ms << "}\n";
+    }
     if (!std::isfinite(loss))
       return fail("the loss is not finite at step " + std::to_string(step) +
                   "; lower the learning rate");

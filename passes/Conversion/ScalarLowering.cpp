@@ -175,6 +175,8 @@ LogicalResult mpc::lowerToScalar(OpBuilder &b, Operation *op, IRMapping &scalars
       .Case([&](SqrtOp) { result = b.create<math::SqrtOp>(op->getLoc(), in(0)); })
       .Case([&](RsqrtOp) { result = b.create<math::RsqrtOp>(op->getLoc(), in(0)); })
       .Case([&](TanhOp) { result = s.tanh(in(0)); })
+      .Case([&](SinOp) { result = b.create<math::SinOp>(op->getLoc(), in(0)); })
+      .Case([&](CosOp) { result = b.create<math::CosOp>(op->getLoc(), in(0)); })
       .Case([&](SigmoidOp) {
         Value one = s.constant(in(0).getType(), 1.0);
         result = s.div(one, s.add(one, s.exp(b.create<arith::NegFOp>(op->getLoc(), in(0)))));

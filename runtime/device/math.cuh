@@ -29,6 +29,8 @@ MPC_HD float log_f(float x) { return logf(x); }
 MPC_HD float sqrt_f(float x) { return sqrtf(x); }
 MPC_HD float rsqrt_f(float x) { return rsqrtf(x); }
 MPC_HD float tanh_f(float x) { return tanhf(x); }
+MPC_HD float sin_f(float x) { return sinf(x); }
+MPC_HD float cos_f(float x) { return cosf(x); }
 MPC_HD float erf_f(float x) { return erff(x); }
 MPC_HD float pow_f(float x, float y) { return powf(x, y); }
 MPC_HD float abs_f(float x) { return fabsf(x); }
@@ -49,6 +51,8 @@ MPC_HD float log_f(float x) { return std::log(x); }
 MPC_HD float sqrt_f(float x) { return std::sqrt(x); }
 MPC_HD float rsqrt_f(float x) { return 1.0f / std::sqrt(x); }
 MPC_HD float tanh_f(float x) { return std::tanh(x); }
+MPC_HD float sin_f(float x) { return std::sin(x); }
+MPC_HD float cos_f(float x) { return std::cos(x); }
 MPC_HD float erf_f(float x) { return std::erf(x); }
 MPC_HD float pow_f(float x, float y) { return std::pow(x, y); }
 MPC_HD float abs_f(float x) { return std::fabs(x); }
@@ -115,6 +119,8 @@ MPC_HD double log_f(double x) { return log(x); }
 MPC_HD double sqrt_f(double x) { return sqrt(x); }
 MPC_HD double rsqrt_f(double x) { return rsqrt(x); }
 MPC_HD double tanh_f(double x) { return tanh(x); }
+MPC_HD double sin_f(double x) { return sin(x); }
+MPC_HD double cos_f(double x) { return cos(x); }
 MPC_HD double erf_f(double x) { return erf(x); }
 MPC_HD double pow_f(double x, double y) { return pow(x, y); }
 MPC_HD double abs_f(double x) { return fabs(x); }
@@ -125,6 +131,8 @@ MPC_HD double log_f(double x) { return std::log(x); }
 MPC_HD double sqrt_f(double x) { return std::sqrt(x); }
 MPC_HD double rsqrt_f(double x) { return 1.0 / std::sqrt(x); }
 MPC_HD double tanh_f(double x) { return std::tanh(x); }
+MPC_HD double sin_f(double x) { return std::sin(x); }
+MPC_HD double cos_f(double x) { return std::cos(x); }
 MPC_HD double erf_f(double x) { return std::erf(x); }
 MPC_HD double pow_f(double x, double y) { return std::pow(x, y); }
 MPC_HD double abs_f(double x) { return std::fabs(x); }

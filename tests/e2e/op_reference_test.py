@@ -468,6 +468,8 @@ register('pointwise', 'log', _unary_case('log', 0.05, 10, np.log, tol_trans))
 register('pointwise', 'sqrt', _unary_case('sqrt', 0.01, 10, np.sqrt, tol_trans))
 register('pointwise', 'rsqrt', _unary_case('rsqrt', 0.05, 10, lambda x: 1 / np.sqrt(x), tol_trans))
 register('pointwise', 'tanh', _unary_case('tanh', -4, 4, np.tanh, tol_trans))
+register('pointwise', 'sin', _unary_case('sin', -6, 6, np.sin, tol_trans))
+register('pointwise', 'cos', _unary_case('cos', -6, 6, np.cos, tol_trans))
 register('pointwise', 'sigmoid', _unary_case('sigmoid', -8, 8, sigmoid, tol_trans))
 # alpha * x is one fp32 product (alpha itself rounded to f32: another U32).
 register('pointwise', 'leaky_relu', _unary_case(

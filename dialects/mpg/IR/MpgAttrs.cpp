@@ -149,6 +149,10 @@ LogicalResult OptimizerAttr::verify(llvm::function_ref<InFlightDiagnostic()> emi
              {"beta2", false, false},
              {"eps", false, false},
              {"weight_decay", false, false}};
+  // The learning-rate schedule, any optimizer.
+  specs.append({{"warmup_steps", false, false},
+                {"decay_steps", false, false},
+                {"min_lr", false, false}});
   if (failed(checkArgs(emitError, "optimizer", name, args, specs)))
     return failure();
 
@@ -163,6 +167,15 @@ LogicalResult OptimizerAttr::verify(llvm::function_ref<InFlightDiagnostic()> emi
     return emitError() << "optimizer '" << name << "' expects lr > 0";
   if (argOr(args, "weight_decay", 0.0) < 0)
     return emitError() << "optimizer '" << name << "' expects weight_decay >= 0";
+  for (llvm::StringRef steps : {"warmup_steps", "decay_steps"}) {
+    double v = argOr(args, steps, 0.0);
+    if (v < 0 || v != std::floor(v))
+      return emitError() << "optimizer '" << name << "' expects " << steps
+                         << " to be a whole number >= 0, got " << v;
+  }
+  double minLr = argOr(args, "min_lr", 0.0);
+  if (minLr < 0 || minLr > argOr(args, "lr", 1.0))
+    return emitError() << "optimizer '" << name << "' expects 0 <= min_lr <= lr";
   if (kind == OptimizerKind::SGD) {
     if (failed(inUnitInterval("momentum", 0.0)))
       return failure();

@@ -164,6 +164,13 @@ def Mpg_OptimizerAttr : Mpg_Attr<"Optimizer", "optimizer"> {
     | `adam`  | `lr` (required, > 0), `beta1` (0.9), `beta2` (0.999), both in [0, 1), `eps` (1e-8, > 0), `weight_decay` (0, >= 0, added to the gradient) |
     | `adamw` | as `adam`, with `weight_decay` (0.01) decoupled from the gradient |
 
+    Every optimizer also takes a learning-rate schedule, evaluated on the
+    device from the step count t (from 1): a linear warm-up over
+    `warmup_steps` (0: none), `lr * min(1, t / warmup_steps)`, then, when
+    `decay_steps` > 0, a cosine decay to `min_lr` (0, at most `lr`) over
+    `decay_steps`: `min_lr + (lr - min_lr) * (1 + cos(pi * p)) / 2` with
+    `p = clamp((t - warmup_steps) / decay_steps, 0, 1)`.
+
     In op syntax it is written `optimizer(sgd, lr = 1.000000e-01, momentum = 9.000000e-01)`.
   }];
   let parameters = (ins

@@ -379,7 +379,8 @@ void FusionOp::build(OpBuilder &builder, OperationState &state, FusionKind kind,
 /// Whether `op` computes each result element from the same-index elements of
 /// its operands (after broadcasting), so that it fits in a pointwise kernel.
 bool mlir::mpg::isPointwiseOp(Operation *op) {
-  return llvm::isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, ReluOp,
+  return llvm::isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SinOp, CosOp, SigmoidOp,
+                   ReluOp,
                    LeakyReluOp, GeluOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
                    MinimumOp, CompareOp, SelectOp, CastOp, BroadcastToOp, ScaleOp, UnscaleOp,
                    GeluGradOp, ConstantOp>(op);

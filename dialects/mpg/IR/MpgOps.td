@@ -327,6 +327,10 @@ def Mpg_RsqrtOp : Mpg_UnaryOp<"rsqrt", Mpg_FloatTensor, "Elementwise reciprocal 
     "%y = mpg.rsqrt %x : tensor<4x8xf32>">;
 def Mpg_TanhOp : Mpg_UnaryOp<"tanh", Mpg_FloatTensor, "Elementwise hyperbolic tangent.",
     "%y = mpg.tanh %x : tensor<4x8xf32>">;
+def Mpg_SinOp : Mpg_UnaryOp<"sin", Mpg_FloatTensor, "Elementwise sine (radians).",
+    "%y = mpg.sin %x : tensor<4x8xf32>">;
+def Mpg_CosOp : Mpg_UnaryOp<"cos", Mpg_FloatTensor, "Elementwise cosine (radians).",
+    "%y = mpg.cos %x : tensor<4x8xf32>">;
 def Mpg_SigmoidOp : Mpg_UnaryOp<"sigmoid", Mpg_FloatTensor,
     "Elementwise logistic sigmoid, 1 / (1 + exp(-x)).",
     "%y = mpg.sigmoid %x : tensor<4x8xf32>">;

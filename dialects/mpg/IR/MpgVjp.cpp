@@ -163,6 +163,8 @@ MPG_UNARY_VJP(LogOp, g.div(dy, x))
 MPG_UNARY_VJP(SqrtOp, g.div(g.scaled(dy, 0.5), y))
 MPG_UNARY_VJP(RsqrtOp, g.mul(g.scaled(dy, -0.5), g.mul(g.mul(y, y), y)))
 MPG_UNARY_VJP(TanhOp, g.mul(dy, g.sub(g.scalar(y, 1.0), g.mul(y, y))))
+MPG_UNARY_VJP(SinOp, g.mul(dy, builder.create<CosOp>(getLoc(), x)))
+MPG_UNARY_VJP(CosOp, g.neg(g.mul(dy, builder.create<SinOp>(getLoc(), x))))
 MPG_UNARY_VJP(SigmoidOp, g.mul(g.mul(dy, y), g.sub(g.scalar(y, 1.0), y)))
 MPG_UNARY_VJP(ReluOp, g.select(g.compare(ComparePredicate::GT, x, g.scalar(x, 0)), dy,
                                g.zerosLike(dy)))

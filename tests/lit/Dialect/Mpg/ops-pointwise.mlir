@@ -333,3 +333,15 @@ mpg.graph @cast {
   %10 = mpg.cast %s {mpc.note} : tensor<i64> to tensor<bf16>
   %11 = mpg.cast %x : tensor<4x8xf32> to tensor<4x8xf32>
 }
+
+// CHECK-LABEL: mpg.graph @trigonometry
+// CHECK: %[[X:.+]] = mpg.input "x"
+// CHECK-NEXT: %{{.+}} = mpg.sin %[[X]] : tensor<4x8xf32>
+// CHECK-NEXT: %[[H:.+]] = mpg.cast %[[X]] : tensor<4x8xf32> to tensor<4x8xbf16>
+// CHECK-NEXT: %{{.+}} = mpg.cos %[[H]] : tensor<4x8xbf16>
+mpg.graph @trigonometry {
+  %x = mpg.input "x" : tensor<4x8xf32>
+  %s = mpg.sin %x : tensor<4x8xf32>
+  %h = mpg.cast %x : tensor<4x8xf32> to tensor<4x8xbf16>
+  %c = mpg.cos %h : tensor<4x8xbf16>
+}
