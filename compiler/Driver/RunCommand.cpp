@@ -13,6 +13,7 @@
 
 #include "HostTensor.h"
 #include "Npy.h"
+#include "Safetensors.h"
 
 #include "mpc/runtime.h"
 
@@ -82,7 +83,9 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
   parser.setPositionals("BUNDLE", "a bundle written by mpc compile", 1, 1);
   parser.addOption({"input", 'i', "NAME=FILE", "bind input NAME to a .npy file", "", {}, true});
   parser.addOption({"output", 'o', "NAME=FILE", "write output NAME to a .npy file", "", {}, true});
-  parser.addOption({"params", 0, "FILE", "load parameters and state from a safetensors file",
+  parser.addOption({"params", 0, "FILE",
+                    "load parameters and state from a safetensors file, e.g. a checkpoint of "
+                    "mpc train (its optimizer state is skipped when the program has none)",
                     "", {}});
   parser.addOption({"save-params", 0, "FILE",
                     "after the step, write parameters and state to a safetensors file (a "
@@ -116,9 +119,29 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
     return fail(mpc_last_error());
   std::unique_ptr<mpc_program, void (*)(mpc_program *)> owner(program, mpc_program_release);
 
-  if (auto params = parser.get("params"); params && !params->empty())
-    if (mpc_program_load_params(program, params->c_str()) != MPC_OK)
-      return fail(mpc_last_error());
+  if (auto params = parser.get("params"); params && !params->empty()) {
+    // Every parameter and state tensor of the program comes from the file; a
+    // training checkpoint also holds optimizer state, which a forward
+    // program does not have and which is skipped.
+    std::map<std::string, rt::HostTensor> tensors;
+    if (rt::Status status = rt::readSafetensors(*params, tensors, nullptr); !status.isOk())
+      return fail(status.message());
+    auto programParams = describe(program, mpc_program_param_count, mpc_program_param_info);
+    for (const auto &[name, info] : programParams) {
+      auto it = tensors.find(name);
+      std::vector<int64_t> shape(info.shape, info.shape + info.rank);
+      if (it == tensors.end())
+        return fail(*params + " has no tensor '" + name + "' (" + describeTensor(info) +
+                    "), which the program needs");
+      if (std::string(rt::dtypeName(it->second.dtype)) != info.dtype || it->second.shape != shape)
+        return fail(*params + ": tensor '" + name + "' is " + rt::dtypeName(it->second.dtype) +
+                    rt::formatShape(it->second.shape) + ", the program needs " +
+                    describeTensor(info));
+      if (mpc_program_set_param(program, name.c_str(), it->second.bytes.data(),
+                                it->second.bytes.size()) != MPC_OK)
+        return fail(mpc_last_error());
+    }
+  }
 
   auto inputs = describe(program, mpc_program_input_count, mpc_program_input_info);
   auto outputs = describe(program, mpc_program_output_count, mpc_program_output_info);
