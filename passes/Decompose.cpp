@@ -274,10 +274,14 @@ void decomposeAdam(AdamLike op, bool decoupled) {
   Value m = e.add(e.mul(op.getM(), e.scalar(elem, beta1)), e.mul(g, e.scalar(elem, 1 - beta1)));
   Value v = e.add(e.mul(op.getV(), e.scalar(elem, beta2)),
                   e.mul(e.mul(g, g), e.scalar(elem, 1 - beta2)));
-  Value t = e.castTo(op.getStep(), elem);
-  Value one = e.scalar(elem, 1.0);
-  Value correction1 = e.sub(one, e.pow(e.scalar(elem, beta1), t));
-  Value correction2 = e.sub(one, e.pow(e.scalar(elem, beta2), t));
+  // Bias corrections 1 - beta^t in f64, then rounded: in f32, 1 - beta2^t
+  // for beta2 near 1 would disagree with the (1 - beta2) of the moment
+  // update by a relative 1e-4.
+  Type f64 = Float64Type::get(op.getContext());
+  Value t = e.castTo(op.getStep(), f64);
+  Value one = e.scalar(f64, 1.0);
+  Value correction1 = e.castTo(e.sub(one, e.pow(e.scalar(f64, beta1), t)), elem);
+  Value correction2 = e.castTo(e.sub(one, e.pow(e.scalar(f64, beta2), t)), elem);
   Value denominator = e.add(e.sqrt(e.div(v, correction2)),
                             e.scalar(elem, op.getEps().convertToDouble()));
   Value step = e.mul(e.div(e.div(m, correction1), denominator), lr);

@@ -345,7 +345,9 @@ LogicalResult ReduceMaxOp::buildVjp(OpBuilder &builder, ValueRange grads,
   Value ones = g.select(atMax, g.broadcast(g.scalar(x, 1.0), typeOf(x)), g.zerosLike(x));
   // (`ones` has x's shape: the count below sums it.)
   Value count = g.reduceSum(ones, axes, /*keepDims=*/false);
-  Value share = g.div(grads[0], count);
+  // The result gradient in the count's (keepdim-free) shape.
+  Value dy = g.reshape(grads[0], typeOf(count).getShape());
+  Value share = g.div(dy, count);
   out.assign({g.select(atMax, expandReduced(g, share, x, axes), g.zerosLike(x))});
   return success();
 }
