@@ -124,16 +124,13 @@ private:
       auto init = InitializerAttr::get(b.getContext(), kind, b.getDictionaryAttr({}));
       return b.create<StateOp>(loc, type, name, init);
     };
-    double warmup = optimizer.getArg("warmup_steps", 0.0);
-    double decay = optimizer.getArg("decay_steps", 0.0);
-    bool scheduled = warmup > 0 || decay > 0;
-    Value step, nextStep;
-    if (optimizer.getKind() != OptimizerKind::SGD || scheduled) {
-      // Adam's bias correction and the schedule count steps from 1.
-      step = state("optimizer.step", RankedTensorType::get({}, b.getI64Type()), InitKind::Zeros);
-      nextStep = b.create<AddOp>(loc, step, scalarConstant(b, loc, b.getI64Type(), 1.0));
-      b.create<StateWriteOp>(loc, step, nextStep);
-    }
+    // Steps are counted from 1 by every optimizer: Adam's bias correction and
+    // the schedule use the count, and a checkpoint records where training
+    // stands.
+    Value step =
+        state("optimizer.step", RankedTensorType::get({}, b.getI64Type()), InitKind::Zeros);
+    Value nextStep = b.create<AddOp>(loc, step, scalarConstant(b, loc, b.getI64Type(), 1.0));
+    b.create<StateWriteOp>(loc, step, nextStep);
     Value lr = learningRate(b, loc, optimizer, nextStep);
     for (Operation &op : llvm::make_early_inc_range(body)) {
       auto param = llvm::dyn_cast<ParamOp>(op);

@@ -20,8 +20,8 @@ def MpgAutodiff : Pass<"mpg-autodiff", "::mlir::mpg::GraphOp"> {
     summed; frozen parameters, integer values and values the loss does not
     depend on get none. For each trainable parameter the optimizer's update
     follows as an `mpg.sgd`, `mpg.adam` or `mpg.adamw` op with its state
-    (`<param>.momentum_buffer`; `<param>.exp_avg`, `<param>.exp_avg_sq` and a
-    shared `optimizer.step` counter), and the new values are written back
+    (`<param>.momentum_buffer`; `<param>.exp_avg`, `<param>.exp_avg_sq`) and
+    a shared `optimizer.step` counter, and the new values are written back
     with `mpg.state_write`. The learning rate is a rank-0 tensor: a constant,
     or the optimizer's schedule (warm-up, cosine decay) computed from the
     step counter; it is also an output named "lr". The `mpg.minimize` is

@@ -129,10 +129,14 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   parser.setPositionals("GRAPH", "the graph file (with mpg.minimize)", 1, 1);
   parser.addOption({"data", 0, "SPEC", "training data", "", {}});
   parser.addOption({"eval", 0, "SPEC", "evaluation data", "", {}});
-  parser.addOption({"steps", 0, "N", "number of training steps", "100", {}});
+  parser.addOption({"steps", 0, "N", "number of training steps (more steps when resuming)",
+                    "100", {}});
   parser.addOption({"seed", 0, "N", "seed of the initializers and of the shuffling", "0", {}});
   parser.addOption({"log", 0, "FILE", "write one JSON object per step, then a summary", "", {}});
-  parser.addOption({"init", 0, "FILE", "start from a checkpoint written by --save", "", {}});
+  parser.addOption({"init", 0, "FILE",
+                    "resume from a checkpoint written by --save: parameters, optimizer state "
+                    "and the step count (the batches continue where they were)",
+                    "", {}});
   parser.addOption({"save", 0, "FILE",
                     "write parameters and optimizer state as safetensors at the end", "", {}});
   parser.addOption({"device", 0, "DEVICE", "where to train", "cpu", {"cpu", "cuda"}});
@@ -225,21 +229,32 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   bool progress = !parser.flag("quiet");
   bool terminal = llvm::sys::Process::StandardErrIsDisplayed();
 
-  // One step per batch; batches are consecutive slices of a permutation that
-  // is reshuffled every epoch (the last partial batch of an epoch is dropped).
-  std::mt19937_64 rng(seed);
+  // Where training stands: the optimizer's step counter (0, or the count of
+  // the checkpoint given with --init).
+  int64_t done = 0;
+  if (mpc_program_get_param(program.get(), "optimizer.step", &done, sizeof done) != MPC_OK)
+    return fail(mpc_last_error());
+
+  // One step per batch; batches are consecutive slices of a permutation of
+  // the data drawn for each epoch from --seed and the epoch's number, so a
+  // run resumed from a checkpoint sees the batches an uninterrupted run
+  // would (the last partial batch of an epoch is dropped).
+  int64_t batchesPerEpoch = train->count / inputs.batch;
   std::vector<int64_t> order(train->count);
-  std::iota(order.begin(), order.end(), 0);
-  int64_t batchesPerEpoch = train->count / inputs.batch, position = batchesPerEpoch;
+  int64_t epoch = -1;
   auto start = std::chrono::steady_clock::now();
   double loss = 0;
-  for (uint64_t step = 1; step <= steps; ++step) {
-    if (position == batchesPerEpoch) {
+  for (uint64_t step = done + 1, last = done + steps; step <= last; ++step) {
+    int64_t index = static_cast<int64_t>(step - 1);
+    if (index / batchesPerEpoch != epoch) {
+      epoch = index / batchesPerEpoch;
+      std::iota(order.begin(), order.end(), 0);
+      std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(epoch));
       std::shuffle(order.begin(), order.end(), rng);
-      position = 0;
     }
+    int64_t position = index % batchesPerEpoch;
     auto stepStart = std::chrono::steady_clock::now();
-    if (!bindBatch(program.get(), inputs, *train, &order[position++ * inputs.batch]) ||
+    if (!bindBatch(program.get(), inputs, *train, &order[position * inputs.batch]) ||
         mpc_program_run(program.get()) != MPC_OK || !readScalar(program.get(), "loss", loss))
       return fail(mpc_last_error());
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
@@ -259,12 +274,13 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
                   "; lower the learning rate");
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (progress && (terminal || step % std::max<uint64_t>(1, steps / 10) == 0 || step == steps)) {
-      double rate = step / std::max(elapsed, 1e-9);
-      llvm::errs() << (terminal ? "\r" : "") << "step " << step << "/" << steps << "  loss "
+    uint64_t taken = step - done;
+    if (progress && (terminal || taken % std::max<uint64_t>(1, steps / 10) == 0 || step == last)) {
+      double rate = taken / std::max(elapsed, 1e-9);
+      llvm::errs() << (terminal ? "\r" : "") << "step " << step << "/" << last << "  loss "
                    << llvm::format("%.4f", loss) << "  " << llvm::format("%.0f", rate)
-                   << " steps/s  ETA " << llvm::format("%.0f", (steps - step) / rate) << "s"
-                   << (terminal && step < steps ? "" : "\n");
+                   << " steps/s  ETA " << llvm::format("%.0f", (last - step) / rate) << "s"
+                   << (terminal && step < last ? "" : "\n");
     }
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

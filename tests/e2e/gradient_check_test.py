@@ -1596,6 +1596,8 @@ class Runner:
       for p in b.params:
         initial[p.name] = p.init
       initial.update(b.states)
+    # Every training step keeps the optimizer's step counter.
+    initial['optimizer.step'] = np.zeros((), np.int64)
     save_safetensors(p0, initial)
     compile_train = [self.mpc, 'compile', train_graph, '--step', 'train', '--target', 'cpu',
                      '-o', train_bundle]
@@ -1799,13 +1801,12 @@ class Runner:
           '  mpg.minimize %%2 %s : tensor<f32>' % opt,
           '}']) + '\n')
     np.save(os.path.join(directory, 'r.npy'), r)
-    state = {'w': w0}
+    state = {'w': w0, 'optimizer.step': np.zeros((), np.int64)}
     if case.kind == 'sgd' and case.hp.get('momentum', 0) > 0:
       state['w.momentum_buffer'] = np.zeros(OPT_SHAPE, np.float32)
     elif case.kind != 'sgd':
       state['w.exp_avg'] = np.zeros(OPT_SHAPE, np.float32)
       state['w.exp_avg_sq'] = np.zeros(OPT_SHAPE, np.float32)
-      state['optimizer.step'] = np.zeros((), np.int64)
     paths = [os.path.join(directory, 'P%d.safetensors' % i) for i in range(3)]
     save_safetensors(paths[0], state)
     bundle = os.path.join(directory, 'train.mpcb')

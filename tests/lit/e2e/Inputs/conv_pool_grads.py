@@ -66,8 +66,9 @@ np.save(os.path.join(work, "q.npy"), q.astype(np.float32))
 def save(path, tensors):
     header, blob, offset = {}, b"", 0
     for name in sorted(tensors):
-        data = np.ascontiguousarray(tensors[name], np.float32).tobytes()
-        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape),
+        is_int = tensors[name].dtype == np.int64
+        data = np.ascontiguousarray(tensors[name], np.int64 if is_int else np.float32).tobytes()
+        header[name] = {"dtype": "I64" if is_int else "F32", "shape": list(tensors[name].shape),
                         "data_offsets": [offset, offset + len(data)]}
         offset += len(data)
         blob += data
@@ -80,12 +81,13 @@ def load(path):
     n = struct.unpack("<Q", data[:8])[0]
     header = json.loads(data[8:8 + n])
     return {k: np.frombuffer(data[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]],
-                             np.float32).reshape(v["shape"]) for k, v in header.items()
+                             np.int64 if v["dtype"] == "I64" else np.float32).reshape(v["shape"]) for k, v in header.items()
             if k != "__metadata__"}
 
 params = {k: v.astype(np.float32) for k, v in P.items()}
 params["rm"] = np.zeros(4, np.float32)
 params["rv"] = np.ones(4, np.float32)
+params["optimizer.step"] = np.zeros((), np.int64)
 save(os.path.join(work, "in.safetensors"), params)
 for cmd in ([mpc, "compile", os.path.join(work, "grads.mlir"), "--step", "train", "-o",
              os.path.join(work, "grads.mpcb")],

@@ -20,7 +20,7 @@ if kind == 'sgd':
     V={k+'.momentum_buffer':np.zeros_like(v) for k,v in P.items()}
 else:
     V={k+s:np.zeros_like(v) for k,v in P.items() for s in ('.exp_avg','.exp_avg_sq')}
-    V['optimizer.step']=np.zeros((),np.int64)
+V['optimizer.step']=np.zeros((),np.int64)
 def save(path, T):
     hdr={};off=0;blob=b''
     for k in sorted(T):
