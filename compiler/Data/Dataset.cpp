@@ -13,8 +13,11 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
+#include <random>
 
 using namespace mpc;
 
@@ -187,4 +190,29 @@ llvm::Expected<Dataset> mpc::loadDataset(llvm::StringRef spec) {
                         data->features.begin() + end * data->featureSize);
   slice.labels.assign(data->labels.begin() + start, data->labels.begin() + end);
   return slice;
+}
+
+mpc::Dataset mpc::holdOut(Dataset &data, int64_t count, uint64_t seed) {
+  std::vector<int64_t> order(data.count);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<bool> heldOut(data.count, false);
+  Dataset held, kept;
+  held.featureSize = kept.featureSize = data.featureSize;
+  auto append = [&](Dataset &to, int64_t i) {
+    to.features.insert(to.features.end(), data.features.begin() + i * data.featureSize,
+                       data.features.begin() + (i + 1) * data.featureSize);
+    to.labels.push_back(data.labels[i]);
+    ++to.count;
+  };
+  for (int64_t i = 0; i < count; ++i) {
+    heldOut[order[i]] = true;
+    append(held, order[i]);
+  }
+  for (int64_t i = 0; i < data.count; ++i)
+    if (!heldOut[i])
+      append(kept, i);
+  data = std::move(kept);
+  return held;
 }

@@ -40,6 +40,11 @@ struct Dataset {
 /// the file and what is wrong with it.
 llvm::Expected<Dataset> loadDataset(llvm::StringRef spec);
 
+/// Moves `count` examples of `data`, drawn by a shuffle seeded with `seed`,
+/// into the returned set (in the shuffled order); the others stay in `data`
+/// in their original order. `count` must be below `data.count`.
+Dataset holdOut(Dataset &data, int64_t count, uint64_t seed);
+
 } // namespace mpc
 
 #endif // MPC_COMPILER_DATA_DATASET_H

@@ -120,8 +120,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       "train", "mpc train GRAPH --data SPEC [--eval SPEC] [--steps N] [options]",
       "Compiles GRAPH's training step (backward pass and optimizer) and trains it on the "
       "CPU:\none step per batch of the data, shuffled every epoch with --seed; then copies the "
-      "trained\nparameters into the forward step and evaluates it on --eval (loss, and "
-      "accuracy when the\ngraph has an output \"logits\"). The graph takes one f32 input (the "
+      "trained\nparameters into the forward step and evaluates it on --eval or --holdout "
+      "(loss, and accuracy\nwhen the graph has an output \"logits\"). The graph takes one f32 input (the "
       "features, batch first)\nand one i32/i64 input (the labels).\n\nData specs: "
       "FILE.csv[.gz] (features then a label per line, scaled by the largest value),\n"
       "IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz] (pixels / 255), or FEATURES.npy,LABELS.npy;"
@@ -129,6 +129,10 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   parser.setPositionals("GRAPH", "the graph file (with mpg.minimize)", 1, 1);
   parser.addOption({"data", 0, "SPEC", "training data", "", {}});
   parser.addOption({"eval", 0, "SPEC", "evaluation data", "", {}});
+  parser.addOption({"holdout", 0, "N",
+                    "evaluate on N examples of --data drawn with --seed and kept out of "
+                    "training (instead of --eval)",
+                    "", {}});
   parser.addOption({"steps", 0, "N", "number of training steps (more steps when resuming)",
                     "100", {}});
   parser.addOption({"seed", 0, "N", "seed of the initializers and of the shuffling", "0", {}});
@@ -169,6 +173,21 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   if (!train)
     return fail(llvm::toString(train.takeError()));
   std::optional<mpc::Dataset> eval;
+  if (std::string holdout = parser.get("holdout").value_or(""); !holdout.empty()) {
+    int64_t count = 0;
+    if (parser.get("eval").value_or("") != "") {
+      reportError("--holdout and --eval are exclusive: both name the evaluation data");
+      return kExitUsage;
+    }
+    if (llvm::StringRef(holdout).getAsInteger(10, count) || count <= 0) {
+      reportError("--holdout expects a positive integer, got '" + holdout + "'");
+      return kExitUsage;
+    }
+    if (count >= train->count)
+      return fail("--holdout " + holdout + " leaves no training data: the data has " +
+                  std::to_string(train->count) + " examples");
+    eval = mpc::holdOut(*train, count, seed ^ 0x243F6A8885A308D3ull);
+  }
   if (std::string spec = parser.get("eval").value_or(""); !spec.empty()) {
     llvm::Expected<mpc::Dataset> loaded = mpc::loadDataset(spec);
     if (!loaded)
@@ -307,8 +326,12 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     BatchInputs evalInputs;
     if (!findInputs(forward.get(), evalInputs, error))
       return fail(error);
-    int64_t batches = eval->count / evalInputs.batch;
-    if (batches == 0)
+    // Accuracy counts every example: the last partial batch is filled up with
+    // examples from the start, whose predictions are not counted. The loss
+    // is the mean of the full batches' losses.
+    int64_t fullBatches = eval->count / evalInputs.batch;
+    int64_t batches = (eval->count + evalInputs.batch - 1) / evalInputs.batch;
+    if (fullBatches == 0)
       return fail("the evaluation data has fewer examples than one batch of " +
                   std::to_string(evalInputs.batch));
     mpc_tensor_info logits{};
@@ -319,8 +342,9 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       if (std::string(info.name) == "logits" && std::string(info.dtype) == "f32" && info.rank == 2)
         logits = info, haveLogits = true;
     }
-    std::vector<int64_t> indices(eval->count);
-    std::iota(indices.begin(), indices.end(), 0);
+    std::vector<int64_t> indices(batches * evalInputs.batch);
+    for (int64_t i = 0, e = indices.size(); i < e; ++i)
+      indices[i] = i % eval->count;
     double lossSum = 0;
     int64_t correct = 0;
     std::vector<float> scores(haveLogits ? logits.shape[0] * logits.shape[1] : 0);
@@ -330,22 +354,24 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
           mpc_program_run(forward.get()) != MPC_OK ||
           !readScalar(forward.get(), "loss", batchLoss))
         return fail(mpc_last_error());
-      lossSum += batchLoss;
+      if (b < fullBatches)
+        lossSum += batchLoss;
       if (haveLogits) {
         if (mpc_program_get_output(forward.get(), "logits", scores.data(),
                                    scores.size() * sizeof(float)) != MPC_OK)
           return fail(mpc_last_error());
         int64_t classes = logits.shape[1];
-        for (int64_t r = 0; r < logits.shape[0]; ++r) {
+        for (int64_t r = 0; r < logits.shape[0] && b * evalInputs.batch + r < eval->count;
+             ++r) {
           const float *row = &scores[r * classes];
           int64_t best = std::max_element(row, row + classes) - row;
           correct += best == eval->labels[indices[b * evalInputs.batch + r]];
         }
       }
     }
-    evalLoss = lossSum / batches;
+    evalLoss = lossSum / fullBatches;
     if (haveLogits)
-      evalAccuracy = double(correct) / double(batches * evalInputs.batch);
+      evalAccuracy = double(correct) / double(eval->count);
   }
 
   llvm::outs() << "trained " << steps << " steps in " << llvm::format("%.2f", seconds)

@@ -65,6 +65,6 @@ TEST_P(ExampleKernels, CompileForEveryTarget) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleKernels,
-                         ::testing::Values("mlp", "cnn", "transformer_block", "char_lstm"));
+                         ::testing::Values("mlp", "fashion_mlp", "cnn", "transformer_block", "char_lstm"));
 
 } // namespace

@@ -25,5 +25,13 @@ config.substitutions.append(("%pynum", "/usr/bin/python3"))
 # The digits data (scikit-learn's copy), installed by tools/setup/install-deps.sh.
 config.substitutions.append(
     ("%digits", "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"))
+# Fashion-MNIST (Debian's dataset-fashion-mnist), installed the same way.
+fashion = "/usr/share/datasets/fashion-mnist/"
+config.substitutions.append(
+    ("%fashion_train", fashion + "train-images-idx3-ubyte.gz," + fashion +
+     "train-labels-idx1-ubyte.gz"))
+config.substitutions.append(
+    ("%fashion_test", fashion + "t10k-images-idx3-ubyte.gz," + fashion +
+     "t10k-labels-idx1-ubyte.gz"))
 
 llvm_config.add_tool_substitutions(["mpc-opt", "mpc"], [config.mpc_tools_dir])
