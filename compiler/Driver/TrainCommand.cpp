@@ -144,6 +144,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   parser.addOption({"save", 0, "FILE",
                     "write parameters and optimizer state as safetensors at the end", "", {}});
   parser.addOption({"device", 0, "DEVICE", "where to train", "cpu", {"cpu", "cuda"}});
+  parser.addFlag("no-shuffle", "take the batches in the order of the data (to replay batches "
+                                "chosen elsewhere, as bench/ does)");
   parser.addFlag("quiet", "no progress on stderr");
   std::string error;
   if (!parser.parse(args, error)) {
@@ -269,7 +271,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       epoch = index / batchesPerEpoch;
       std::iota(order.begin(), order.end(), 0);
       std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(epoch));
-      std::shuffle(order.begin(), order.end(), rng);
+      if (!parser.flag("no-shuffle"))
+        std::shuffle(order.begin(), order.end(), rng);
     }
     int64_t position = index % batchesPerEpoch;
     auto stepStart = std::chrono::steady_clock::now();

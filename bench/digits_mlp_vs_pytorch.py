@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+"""Trains the digits MLP (examples/mlp.mlir) in mpc and in PyTorch from the same
+initial weights and the same batches, fp32 on the CPU, and prints the largest
+loss difference over the run and the ratio of the median step times.
+
+The batches are drawn here (one NumPy permutation of the 1500 training
+examples per epoch) and written as .npy pairs in step order; mpc replays them
+with `mpc train --no-shuffle`. The initial weights (Glorot uniform, drawn
+here) reach mpc through `--init` as a safetensors checkpoint.
+
+Both trainers run --rounds times, alternating, and the step-time ratio is the
+median over rounds of (mpc median step / PyTorch median step): mpc's step time
+is the one its --log records (binding a batch, running the step, reading the
+loss), PyTorch's the time of forward, backward and optimizer.step().
+
+Usage: bench/digits_mlp_vs_pytorch.py [--mpc build/bin/mpc] [--steps 300] [--rounds 3]
+"""
+import argparse
+import gzip
+import json
+import os
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DIGITS = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
+BATCH, TRAIN = 64, 1500
+
+
+def save_safetensors(path, tensors):
+    header, blob, offset = {}, b"", 0
+    for name in sorted(tensors):
+        array = tensors[name]
+        is_int = array.dtype == np.int64
+        data = np.ascontiguousarray(array, np.int64 if is_int else np.float32).tobytes()
+        header[name] = {"dtype": "I64" if is_int else "F32", "shape": list(array.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+        blob += data
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + blob)
+
+
+def glorot(rng, fan_in, fan_out):
+    limit = np.sqrt(6.0 / (fan_in + fan_out))
+    return rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32)
+
+
+def run_mpc(mpc, work, steps):
+    log = os.path.join(work, "mpc.jsonl")
+    cmd = [mpc, "train", os.path.join(ROOT, "examples", "mlp.mlir"),
+           "--data", os.path.join(work, "x.npy") + "," + os.path.join(work, "y.npy"),
+           "--no-shuffle", "--steps", str(steps), "--init", os.path.join(work, "init.safetensors"),
+           "--log", log, "--quiet"]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit("mpc train failed:\n" + result.stderr)
+    rows = [json.loads(line) for line in open(log)]
+    steps_rows = [r for r in rows if "step" in r]
+    return [r["loss"] for r in steps_rows], [r["ms"] for r in steps_rows]
+
+
+def run_torch(init, x, y, steps):
+    params = {k: torch.tensor(v) for k, v in init.items() if k.startswith("fc") and "." in k
+              and not k.endswith("momentum_buffer")}
+    for p in params.values():
+        p.requires_grad_(True)
+    opt = torch.optim.SGD(params.values(), lr=0.1, momentum=0.9)
+    xs, ys = torch.tensor(x), torch.tensor(y.astype(np.int64))
+    losses, ms = [], []
+    for s in range(steps):
+        xb, yb = xs[s * BATCH:(s + 1) * BATCH], ys[s * BATCH:(s + 1) * BATCH]
+        start = time.perf_counter()
+        h = torch.relu(xb @ params["fc1.weight"] + params["fc1.bias"])
+        logits = h @ params["fc2.weight"] + params["fc2.bias"]
+        loss = torch.nn.functional.cross_entropy(logits, yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        value = loss.item()
+        ms.append((time.perf_counter() - start) * 1e3)
+        losses.append(value)
+    return losses, ms
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mpc", default=os.path.join(ROOT, "build", "bin", "mpc"))
+    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if not os.access(args.mpc, os.X_OK):
+        sys.exit("error: no mpc at '%s' (build first, or pass --mpc)" % args.mpc)
+    if not os.path.exists(DIGITS):
+        sys.exit("error: the digits data '%s' is missing (tools/setup/install-deps.sh installs it)"
+                 % DIGITS)
+
+    data = np.loadtxt(gzip.open(DIGITS), delimiter=",")
+    features = (data[:, :64] / np.abs(data[:, :64]).max()).astype(np.float32)
+    labels = data[:, 64].astype(np.int32)
+    rng = np.random.default_rng(args.seed)
+    per_epoch = TRAIN // BATCH
+    order = []
+    while len(order) < args.steps:
+        perm = rng.permutation(TRAIN)
+        order += [perm[b * BATCH:(b + 1) * BATCH] for b in range(per_epoch)]
+    index = np.concatenate(order[:args.steps])
+    x, y = features[index], labels[index]
+    init = {"fc1.weight": glorot(rng, 64, 128), "fc1.bias": np.zeros(128, np.float32),
+            "fc2.weight": glorot(rng, 128, 10), "fc2.bias": np.zeros(10, np.float32)}
+    for name in list(init):
+        init[name + ".momentum_buffer"] = np.zeros_like(init[name])
+    init["optimizer.step"] = np.zeros((), np.int64)
+
+    torch.manual_seed(args.seed)
+    print("digits MLP (64-128-10, SGD lr 0.1 momentum 0.9), fp32, CPU, %d steps of %d, "
+          "%d rounds; torch %s with %d threads" % (args.steps, BATCH, args.rounds,
+                                                   torch.__version__, torch.get_num_threads()))
+    ratios, diffs = [], []
+    with tempfile.TemporaryDirectory(prefix="mpc-bench-") as work:
+        np.save(os.path.join(work, "x.npy"), x)
+        np.save(os.path.join(work, "y.npy"), y)
+        save_safetensors(os.path.join(work, "init.safetensors"), init)
+        for r in range(args.rounds):
+            mpc_loss, mpc_ms = run_mpc(args.mpc, work, args.steps)
+            torch_loss, torch_ms = run_torch(init, x, y, args.steps)
+            diff = max(abs(a - b) for a, b in zip(mpc_loss, torch_loss))
+            diffs.append(diff)
+            ratio = statistics.median(mpc_ms) / statistics.median(torch_ms)
+            ratios.append(ratio)
+            print("round %d: median step mpc %.3f ms, PyTorch %.3f ms (ratio %.2f); first loss "
+                  "%.6f / %.6f, last %.6f / %.6f; largest loss difference %.2e" %
+                  (r + 1, statistics.median(mpc_ms), statistics.median(torch_ms), ratio,
+                   mpc_loss[0], torch_loss[0], mpc_loss[-1], torch_loss[-1], diff))
+    print("largest loss difference over the run: %.2e" % max(diffs))
+    print("step-time ratio mpc / PyTorch (median over rounds): %.2f" % statistics.median(ratios))
+
+
+if __name__ == "__main__":
+    main()
