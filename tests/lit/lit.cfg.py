@@ -35,3 +35,12 @@ config.substitutions.append(
      "t10k-labels-idx1-ubyte.gz"))
 
 llvm_config.add_tool_substitutions(["mpc-opt", "mpc"], [config.mpc_tools_dir])
+
+# strace can kill a process at a chosen system call (tests of interrupted
+# writes); usable only where ptrace is allowed.
+import shutil
+import subprocess
+if shutil.which("strace") and subprocess.run(
+        ["strace", "-o", "/dev/null", "true"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("strace")

@@ -10,6 +10,8 @@ packages=(
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   # tests
   libgtest-dev libgmock-dev
+  # killing a process at a chosen system call (interrupted checkpoint writes)
+  strace
   # CPU GEMM, compression for data files
   libopenblas-dev zlib1g-dev
   # reference implementations and real data (shared/DATA.md)
