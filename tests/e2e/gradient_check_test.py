@@ -120,6 +120,10 @@ import zlib
 
 import numpy as np
 
+from mpg_testing import (Val, away_from_zero, conv2d_ref, erf, fmt_float, fmt_list, gelu_exact,
+                          logsumexp, max_pool_ref, normal, pool_windows, shell_join, sigmoid,
+                          softmax, ttype, unif)
+
 SEED = 4321
 U32 = 2.0 ** -24
 TRANS = 1e-5          # forward accuracy of transcendentals (op_reference_test.py)
@@ -134,18 +138,6 @@ H_LINEAR = 0.5        # step for ops linear (or quadratic) in p: no truncation e
 GAP_MESSAGE = 'has no kernel in the code generator yet'
 F16_HALF_ULP = 2.0 ** -11
 BF16_HALF_ULP = 2.0 ** -8
-
-
-def ttype(shape, et):
-  return 'tensor<' + ''.join('%dx' % d for d in shape) + et + '>'
-
-
-def fmt_list(values):
-  return '[' + ', '.join(str(int(v)) for v in values) + ']'
-
-
-def fmt_float(value):
-  return '%.9e' % value
 
 
 # ---------------------------------------------------------------------------
@@ -186,13 +178,6 @@ def load_safetensors(path):
 # ---------------------------------------------------------------------------
 # Graph builder
 # ---------------------------------------------------------------------------
-
-class Val:
-  """An SSA value of the graph being built."""
-  __slots__ = ('name', 'shape', 'et')
-
-  def __init__(self, name, shape, et):
-    self.name, self.shape, self.et = name, tuple(shape), et
 
 
 class Param:
@@ -340,18 +325,6 @@ class Builder:
 # Data and float64 helpers
 # ---------------------------------------------------------------------------
 
-def unif(rng, lo, hi, shape):
-  return rng.uniform(lo, hi, shape).astype(np.float32)
-
-
-def normal(rng, mean, std, shape):
-  return (mean + std * rng.standard_normal(shape)).astype(np.float32)
-
-
-def away_from_zero(rng, lo, hi, shape):
-  """Values with |v| in [lo, hi] and a random sign."""
-  return (rng.uniform(lo, hi, shape) * rng.choice([-1.0, 1.0], shape)).astype(np.float32)
-
 
 def spaced(rng, shape, gap=0.05, center=0.0):
   """Distinct values at least `gap` apart (a shuffled grid): no ties, and a
@@ -368,15 +341,8 @@ def spaced_pair(rng, shape_a, shape_b, gap=0.05):
   return values[:na].reshape(shape_a), values[na:].reshape(shape_b)
 
 
-_erf = np.vectorize(math.erf, otypes=[np.float64])
-
-
-def gelu_exact(x):
-  return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
-
-
 def gelu_exact_grad(x):
-  return 0.5 * (1.0 + _erf(x / math.sqrt(2.0))) + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+  return 0.5 * (1.0 + erf(x / math.sqrt(2.0))) + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
 
 
 GELU_C = math.sqrt(2.0 / math.pi)
@@ -389,20 +355,6 @@ def gelu_tanh(x):
 def gelu_tanh_grad(x):
   t = np.tanh(GELU_C * (x + 0.044715 * x ** 3))
   return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * GELU_C * (1 + 3 * 0.044715 * x * x)
-
-
-def sigmoid(x):
-  return 1.0 / (1.0 + np.exp(-x))
-
-
-def softmax(x, axis):
-  e = np.exp(x - x.max(axis=axis, keepdims=True))
-  return e / e.sum(axis=axis, keepdims=True)
-
-
-def logsumexp(x, axis):
-  m = x.max(axis=axis, keepdims=True)
-  return m + np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
 
 
 def unbroadcast(g, shape):
@@ -446,52 +398,6 @@ def exact_err(P, y):
 
 def arith_err(P, y):
   return ARITH * np.abs(y)
-
-
-def out_size(n, k, stride, before, after, dilation=1):
-  return (n + before + after - dilation * (k - 1) - 1) // stride + 1
-
-
-def conv2d_ref(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
-  """NCHW cross-correlation, padding [top, left, bottom, right]."""
-  n, c, h, wd = x.shape
-  o, cg, kh, kw = w.shape
-  top, left, bottom, right = padding
-  ho = out_size(h, kh, stride[0], top, bottom, dilation[0])
-  wo = out_size(wd, kw, stride[1], left, right, dilation[1])
-  xp = np.zeros((n, c, h + top + bottom, wd + left + right))
-  xp[:, :, top:top + h, left:left + wd] = x
-  xg = xp.reshape(n, groups, cg, xp.shape[2], xp.shape[3])
-  wg = w.reshape(groups, o // groups, cg, kh, kw)
-  out = np.zeros((n, groups, o // groups, ho, wo))
-  for i in range(kh):
-    for j in range(kw):
-      r0, c0 = i * dilation[0], j * dilation[1]
-      patch = xg[:, :, :, r0:r0 + stride[0] * (ho - 1) + 1:stride[0],
-                 c0:c0 + stride[1] * (wo - 1) + 1:stride[1]]
-      out += np.einsum('ngchw,goc->ngohw', patch, wg[:, :, :, i, j])
-  return out.reshape(n, o, ho, wo)
-
-
-def pool_windows(x, kernel, stride, padding, fill):
-  """[N, C, Ho, Wo, kh*kw] windows of x padded with `fill`."""
-  n, c, h, w = x.shape
-  kh, kw = kernel
-  top, left, bottom, right = padding
-  ho = out_size(h, kh, stride[0], top, bottom)
-  wo = out_size(w, kw, stride[1], left, right)
-  xp = np.full((n, c, h + top + bottom, w + left + right), fill, np.float64)
-  xp[:, :, top:top + h, left:left + w] = x
-  wins = np.empty((n, c, ho, wo, kh * kw))
-  for i in range(kh):
-    for j in range(kw):
-      wins[..., i * kw + j] = xp[:, :, i:i + stride[0] * (ho - 1) + 1:stride[0],
-                                 j:j + stride[1] * (wo - 1) + 1:stride[1]]
-  return wins
-
-
-def max_pool_ref(x, kernel, stride, padding):
-  return pool_windows(x, kernel, stride, padding, -np.inf).max(axis=-1)
 
 
 def avg_pool_ref(x, kernel, stride, padding, count_include_pad):
@@ -1510,12 +1416,6 @@ def run_cmd(cmd, verbose, log):
     shown = cmd if len(cmd) < 10 else cmd[:10] + ['...']
     log('  [%.2fs] %s -> %s' % (time.time() - start, ' '.join(shown), rc))
   return rc, out, err
-
-
-def shell_join(cmd):
-  def quote(s):
-    return s if all(ch.isalnum() or ch in '/._-=:' for ch in s) else "'" + s.replace("'", "'\\''") + "'"
-  return ' '.join(quote(s) for s in cmd)
 
 
 def write_repro(directory, commands):

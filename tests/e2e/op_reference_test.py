@@ -71,6 +71,10 @@ import zlib
 
 import numpy as np
 
+from mpg_testing import (Val, away_from_zero, conv2d_ref, fmt_float, fmt_list, gelu_exact,
+                          logsumexp, max_pool_ref, normal, pool_windows, shell_join, sigmoid,
+                          softmax, ttype, unif)
+
 SEED = 1234
 STORAGE_TYPES = ('f32', 'f16', 'bf16')
 INT_TYPES = ('i32', 'i64')
@@ -176,28 +180,9 @@ def round_to(a, dt):
   raise ValueError(dt)
 
 
-def ttype(shape, et):
-  return 'tensor<' + ''.join('%dx' % d for d in shape) + et + '>'
-
-
-def fmt_list(values):
-  return '[' + ', '.join(str(int(v)) for v in values) + ']'
-
-
-def fmt_float(value):
-  return '%.9e' % value
-
-
 # ---------------------------------------------------------------------------
 # Graph builder
 # ---------------------------------------------------------------------------
-
-class Val:
-  """An SSA value of the graph being built."""
-  __slots__ = ('name', 'shape', 'et')
-
-  def __init__(self, name, shape, et):
-    self.name, self.shape, self.et = name, tuple(shape), et
 
 
 class Output:
@@ -313,18 +298,6 @@ class Builder:
 # Data
 # ---------------------------------------------------------------------------
 
-def unif(rng, lo, hi, shape):
-  return rng.uniform(lo, hi, shape).astype(np.float32)
-
-
-def normal(rng, mean, std, shape):
-  return (mean + std * rng.standard_normal(shape)).astype(np.float32)
-
-
-def away_from_zero(rng, lo, hi, shape):
-  """Values with |v| in [lo, hi] and a random sign."""
-  return (rng.uniform(lo, hi, shape) * rng.choice([-1.0, 1.0], shape)).astype(np.float32)
-
 
 def with_ties(rng, a, b, fraction=0.25):
   """b with a fraction of its elements replaced by a's (ties for compare/max)."""
@@ -336,75 +309,8 @@ def with_ties(rng, a, b, fraction=0.25):
 # Float64 references
 # ---------------------------------------------------------------------------
 
-_erf = np.vectorize(math.erf, otypes=[np.float64])
-
-
-def gelu_exact(x):
-  return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
-
-
 def gelu_tanh(x):
   return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
-
-
-def sigmoid(x):
-  return 1.0 / (1.0 + np.exp(-x))
-
-
-def softmax(x, axis):
-  e = np.exp(x - x.max(axis=axis, keepdims=True))
-  return e / e.sum(axis=axis, keepdims=True)
-
-
-def logsumexp(x, axis):
-  m = x.max(axis=axis, keepdims=True)
-  return m + np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
-
-
-def out_size(n, k, stride, before, after, dilation=1):
-  return (n + before + after - dilation * (k - 1) - 1) // stride + 1
-
-
-def conv2d_ref(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
-  """NCHW cross-correlation, padding [top, left, bottom, right]."""
-  n, c, h, wd = x.shape
-  o, cg, kh, kw = w.shape
-  top, left, bottom, right = padding
-  ho = out_size(h, kh, stride[0], top, bottom, dilation[0])
-  wo = out_size(wd, kw, stride[1], left, right, dilation[1])
-  xp = np.zeros((n, c, h + top + bottom, wd + left + right))
-  xp[:, :, top:top + h, left:left + wd] = x
-  xg = xp.reshape(n, groups, cg, xp.shape[2], xp.shape[3])
-  wg = w.reshape(groups, o // groups, cg, kh, kw)
-  out = np.zeros((n, groups, o // groups, ho, wo))
-  for i in range(kh):
-    for j in range(kw):
-      r0, c0 = i * dilation[0], j * dilation[1]
-      patch = xg[:, :, :, r0:r0 + stride[0] * (ho - 1) + 1:stride[0],
-                 c0:c0 + stride[1] * (wo - 1) + 1:stride[1]]
-      out += np.einsum('ngchw,goc->ngohw', patch, wg[:, :, :, i, j])
-  return out.reshape(n, o, ho, wo)
-
-
-def pool_windows(x, kernel, stride, padding, fill):
-  """[N, C, Ho, Wo, kh*kw] windows of x padded with `fill`."""
-  n, c, h, w = x.shape
-  kh, kw = kernel
-  top, left, bottom, right = padding
-  ho = out_size(h, kh, stride[0], top, bottom)
-  wo = out_size(w, kw, stride[1], left, right)
-  xp = np.full((n, c, h + top + bottom, w + left + right), fill, np.float64)
-  xp[:, :, top:top + h, left:left + w] = x
-  wins = np.empty((n, c, ho, wo, kh * kw))
-  for i in range(kh):
-    for j in range(kw):
-      wins[..., i * kw + j] = xp[:, :, i:i + stride[0] * (ho - 1) + 1:stride[0],
-                                 j:j + stride[1] * (wo - 1) + 1:stride[1]]
-  return wins
-
-
-def max_pool_ref(x, kernel, stride, padding):
-  return pool_windows(x, kernel, stride, padding, -np.inf).max(axis=-1)
 
 
 def avg_pool_ref(x, kernel, stride, padding, count_include_pad):
@@ -1346,12 +1252,6 @@ def run_cmd(cmd, verbose, log):
   if verbose:
     log('  [%.2fs] %s -> %s' % (time.time() - start, ' '.join(cmd if len(cmd) < 12 else cmd[:12] + ['...']), rc))
   return rc, out, err
-
-
-def shell_join(cmd):
-  def quote(s):
-    return s if all(ch.isalnum() or ch in '/._-=:' for ch in s) else "'" + s.replace("'", "'\\''") + "'"
-  return ' '.join(quote(s) for s in cmd)
 
 
 def write_repro(directory, commands):
