@@ -230,6 +230,10 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     return fail("the graph's input '" + std::string(inputs.features.name) + "' holds " +
                 std::to_string(inputs.featureSize) + " features per example, the data " +
                 std::to_string(train->featureSize));
+  if (eval && eval->featureSize != inputs.featureSize)
+    return fail("the graph's input '" + std::string(inputs.features.name) + "' holds " +
+                std::to_string(inputs.featureSize) + " features per example, the evaluation "
+                "data " + std::to_string(eval->featureSize));
   if (train->count < inputs.batch)
     return fail("the data has " + std::to_string(train->count) +
                 " examples, fewer than one batch of " + std::to_string(inputs.batch));
