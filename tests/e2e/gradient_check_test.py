@@ -122,7 +122,7 @@ import numpy as np
 
 from mpg_testing import (Val, away_from_zero, conv2d_ref, erf, fmt_float, fmt_list, gelu_exact,
                           logsumexp, max_pool_ref, normal, pool_windows, shell_join, sigmoid,
-                          softmax, ttype, unif)
+                          softmax, ttype, unif, GraphText)
 
 SEED = 4321
 U32 = 2.0 ** -24
@@ -187,18 +187,17 @@ class Param:
     self.val, self.name, self.init, self.frozen = val, name, init, frozen
 
 
-class Builder:
+class Builder(GraphText):
   """Builds one case's part of a graph: its inputs, parameters, ops, its loss
   term, and the references its gradients must match."""
 
   def __init__(self, prefix, rng):
-    self.prefix, self.rng = prefix, rng
-    self.lines = []
+    super().__init__(prefix)
+    self.rng = rng
     self.inputs = {}     # input name -> array written to .npy
     self.input_paths = {}  # input name -> .npy path (set when the graph runs)
     self.params = []     # Param (trainable and frozen)
     self.states = {}     # state name -> initial f32 array
-    self.counter = 0
     self.y = None        # the value whose term is the case's loss
     self.r = None        # its weights (float64)
     self.term = None     # rank-0 value: the loss term
@@ -207,10 +206,6 @@ class Builder:
     self.opts = {}
 
   # -- values --------------------------------------------------------------
-  def _fresh(self):
-    self.counter += 1
-    return '%%%s_%d' % (self.prefix, self.counter)
-
   def input(self, array):
     """An input fed with `array` (f32, i32 or i64); returns (value, reference
     as float64 or the integer array)."""
@@ -247,46 +242,6 @@ class Builder:
     text = fmt_float(value) if et in ('f32', 'f16', 'bf16', 'f64') else str(int(value))
     self.lines.append('%s = mpg.constant dense<%s> : %s' % (result.name, text, ttype(shape, et)))
     return result
-
-  def op(self, name, operands, results, attrs='', style='arrow', lead=''):
-    """Emits `%r... = mpg.NAME LEAD%a, %b ATTRS : SIGNATURE` (as in
-    op_reference_test.py): style 'unary' (`: T`), 'cast' (`: T to T2`) or
-    'arrow' (`: operand types -> result types`)."""
-    outs = [Val(self._fresh(), shape, et) for shape, et in results]
-    text = '%s = mpg.%s %s%s' % (', '.join(v.name for v in outs), name, lead,
-                                 ', '.join(v.name for v in operands))
-    if attrs:
-      text += ' ' + attrs
-    if style == 'unary':
-      sig = ttype(outs[0].shape, outs[0].et)
-    elif style == 'cast':
-      sig = '%s to %s' % (ttype(operands[0].shape, operands[0].et), ttype(outs[0].shape, outs[0].et))
-    else:
-      sig = '%s -> %s' % (', '.join(ttype(v.shape, v.et) for v in operands),
-                          ', '.join(ttype(v.shape, v.et) for v in outs))
-    self.lines.append('%s : %s' % (text, sig))
-    return outs[0] if len(outs) == 1 else outs
-
-  def cast(self, x, et):
-    return self.op('cast', [x], [(x.shape, et)], style='cast')
-
-  def unary(self, name, x, attrs=''):
-    return self.op(name, [x], [(x.shape, x.et)], attrs, style='unary')
-
-  def binary(self, name, x, y):
-    return self.op(name, [x, y], [(np.broadcast_shapes(x.shape, y.shape), x.et)])
-
-  def compare(self, pred, x, y):
-    return self.op('compare', [x, y], [(np.broadcast_shapes(x.shape, y.shape), 'i1')],
-                   lead=pred + ', ')
-
-  def select(self, c, x, y):
-    shape = np.broadcast_shapes(c.shape, x.shape, y.shape)
-    return self.op('select', [c, x, y], [(shape, x.et)])
-
-  def to(self, name, operands, shape, attrs='', et=None):
-    """An op with one result of `shape` (arrow syntax)."""
-    return self.op(name, operands, [(shape, et or operands[0].et)], attrs)
 
   # -- the loss term and the references --------------------------------------
   def loss(self, y, r=None):

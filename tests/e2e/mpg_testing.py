@@ -1,5 +1,5 @@
 """Pieces shared by the end-to-end scripts of this folder (op_reference_test.py,
-gradient_check_test.py): spelling mpg types and attributes, drawing test
+gradient_check_test.py): building graph text, spelling mpg types and attributes, drawing test
 values, and float64 NumPy references of activations, convolution and pooling.
 """
 import math
@@ -111,3 +111,59 @@ def shell_join(cmd):
   def quote(s):
     return s if all(ch.isalnum() or ch in '/._-=:' for ch in s) else "'" + s.replace("'", "'\\''") + "'"
   return ' '.join(quote(s) for s in cmd)
+
+
+class GraphText:
+  """The text of a graph under construction: fresh SSA names with a prefix and
+  one line per op, in mpg's custom syntax."""
+
+  def __init__(self, prefix):
+    self.prefix = prefix
+    self.lines = []
+    self.counter = 0
+
+  def _fresh(self):
+    self.counter += 1
+    return '%%%s_%d' % (self.prefix, self.counter)
+
+  def op(self, name, operands, results, attrs='', style='arrow', lead=''):
+    """Emits `%r... = mpg.NAME LEAD%a, %b ATTRS : SIGNATURE`.
+
+    results: [(shape, et)]; style: 'unary' (`: T`), 'cast' (`: T to T2`) or
+    'arrow' (`: operand types -> result types`)."""
+    outs = [Val(self._fresh(), shape, et) for shape, et in results]
+    text = '%s = mpg.%s %s%s' % (', '.join(v.name for v in outs), name, lead,
+                                 ', '.join(v.name for v in operands))
+    if attrs:
+      text += ' ' + attrs
+    if style == 'unary':
+      sig = ttype(outs[0].shape, outs[0].et)
+    elif style == 'cast':
+      sig = '%s to %s' % (ttype(operands[0].shape, operands[0].et), ttype(outs[0].shape, outs[0].et))
+    else:
+      sig = '%s -> %s' % (', '.join(ttype(v.shape, v.et) for v in operands),
+                          ', '.join(ttype(v.shape, v.et) for v in outs))
+    self.lines.append('%s : %s' % (text, sig))
+    return outs[0] if len(outs) == 1 else outs
+
+  def cast(self, x, et):
+    return self.op('cast', [x], [(x.shape, et)], style='cast')
+
+  def unary(self, name, x, attrs=''):
+    return self.op(name, [x], [(x.shape, x.et)], attrs, style='unary')
+
+  def binary(self, name, x, y):
+    return self.op(name, [x, y], [(np.broadcast_shapes(x.shape, y.shape), x.et)])
+
+  def compare(self, pred, x, y):
+    return self.op('compare', [x, y], [(np.broadcast_shapes(x.shape, y.shape), 'i1')],
+                   lead=pred + ', ')
+
+  def select(self, c, x, y):
+    shape = np.broadcast_shapes(c.shape, x.shape, y.shape)
+    return self.op('select', [c, x, y], [(shape, x.et)])
+
+  def to(self, name, operands, shape, attrs='', et=None):
+    """An op with one result of `shape` (arrow syntax), of type `et` or the
+    first operand's."""
+    return self.op(name, operands, [(shape, et or operands[0].et)], attrs)

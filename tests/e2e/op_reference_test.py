@@ -73,7 +73,7 @@ import numpy as np
 
 from mpg_testing import (Val, away_from_zero, conv2d_ref, fmt_float, fmt_list, gelu_exact,
                           logsumexp, max_pool_ref, normal, pool_windows, shell_join, sigmoid,
-                          softmax, ttype, unif)
+                          softmax, ttype, unif, GraphText)
 
 SEED = 1234
 STORAGE_TYPES = ('f32', 'f16', 'bf16')
@@ -192,24 +192,19 @@ class Output:
     self.name, self.expected, self.rtol, self.atol, self.label = name, expected, rtol, atol, label
 
 
-class Builder:
+class Builder(GraphText):
   """Builds one case's part of a graph: its inputs, ops and checked outputs.
 
   `dt` is the storage type (or the integer type of an integer case); `rng`
   draws the case's data."""
 
   def __init__(self, dt, prefix, rng):
-    self.dt, self.prefix, self.rng = dt, prefix, rng
-    self.lines = []
+    super().__init__(prefix)
+    self.dt, self.rng = dt, rng
     self.inputs = {}     # input name -> array written to .npy
     self.outputs = []    # Output
-    self.counter = 0
 
   # -- values --------------------------------------------------------------
-  def _fresh(self):
-    self.counter += 1
-    return '%%%s_%d' % (self.prefix, self.counter)
-
   def input(self, array, store=True):
     """Declares an input fed with `array` (f32, i32 or i64). A float input is
     cast to the storage type unless store=False. Returns (value, reference)
@@ -235,48 +230,6 @@ class Builder:
     text = fmt_float(value) if et in ('f32', 'f16', 'bf16', 'f64') else str(int(value))
     self.lines.append('%s = mpg.constant dense<%s> : %s' % (result.name, text, ttype(shape, et)))
     return result
-
-  def op(self, name, operands, results, attrs='', style='arrow', lead=''):
-    """Emits `%r... = mpg.NAME LEAD%a, %b ATTRS : SIGNATURE`.
-
-    results: [(shape, et)]; style: 'unary' (`: T`), 'cast' (`: T to T2`) or
-    'arrow' (`: operand types -> result types`)."""
-    outs = [Val(self._fresh(), shape, et) for shape, et in results]
-    text = '%s = mpg.%s %s%s' % (', '.join(v.name for v in outs), name, lead,
-                                 ', '.join(v.name for v in operands))
-    if attrs:
-      text += ' ' + attrs
-    if style == 'unary':
-      sig = ttype(outs[0].shape, outs[0].et)
-    elif style == 'cast':
-      sig = '%s to %s' % (ttype(operands[0].shape, operands[0].et), ttype(outs[0].shape, outs[0].et))
-    else:
-      sig = '%s -> %s' % (', '.join(ttype(v.shape, v.et) for v in operands),
-                          ', '.join(ttype(v.shape, v.et) for v in outs))
-    self.lines.append('%s : %s' % (text, sig))
-    return outs[0] if len(outs) == 1 else outs
-
-  # -- op helpers ------------------------------------------------------------
-  def cast(self, x, et):
-    return self.op('cast', [x], [(x.shape, et)], style='cast')
-
-  def unary(self, name, x, attrs=''):
-    return self.op(name, [x], [(x.shape, x.et)], attrs, style='unary')
-
-  def binary(self, name, x, y):
-    return self.op(name, [x, y], [(np.broadcast_shapes(x.shape, y.shape), x.et)])
-
-  def compare(self, pred, x, y):
-    return self.op('compare', [x, y], [(np.broadcast_shapes(x.shape, y.shape), 'i1')],
-                   lead=pred + ', ')
-
-  def select(self, c, x, y):
-    shape = np.broadcast_shapes(c.shape, x.shape, y.shape)
-    return self.op('select', [c, x, y], [(shape, x.et)])
-
-  def to(self, name, operands, shape, attrs='', et=None):
-    """An op with one result of `shape` in the storage type (arrow syntax)."""
-    return self.op(name, operands, [(shape, et or operands[0].et)], attrs)
 
   # -- checked outputs -------------------------------------------------------
   def check(self, value, expected, tol, label=None):
