@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -152,6 +153,34 @@ llvm::Expected<Dataset> readNpyPair(const std::string &featuresPath,
   return data;
 }
 
+llvm::Expected<Dataset> readText(const std::string &path) {
+  llvm::Expected<std::string> bytes = readMaybeGzip(path);
+  if (!bytes)
+    return bytes.takeError();
+  Dataset data;
+  data.text.reserve(bytes->size());
+  int64_t line = 1, column = 1;
+  for (unsigned char c : *bytes) {
+    if (c == '\r') // Windows line ends read as newlines
+      continue;
+    int id = textCharacterId(c == '\t' ? ' ' : c);
+    if (id < 0)
+      return failure(path + ":" + llvm::Twine(line) + ":" + llvm::Twine(column) + ": byte 0x" +
+                     llvm::utohexstr(c, /*LowerCase=*/true, /*Width=*/2) +
+                     " is not printable ASCII; text data holds printable ASCII, tabs "
+                     "and newlines");
+    data.text.push_back(id);
+    if (c == '\n')
+      ++line, column = 1;
+    else
+      ++column;
+  }
+  data.count = data.text.size();
+  if (data.count < 2)
+    return failure("text file '" + path + "' holds fewer than two characters");
+  return data;
+}
+
 } // namespace
 
 llvm::Expected<Dataset> mpc::loadDataset(llvm::StringRef spec) {
@@ -167,10 +196,13 @@ llvm::Expected<Dataset> mpc::loadDataset(llvm::StringRef spec) {
     data = readIdx(paths[0].str(), paths[1].str());
   } else if (paths.size() == 2 && paths[0].ends_with(".npy")) {
     data = readNpyPair(paths[0].str(), paths[1].str());
+  } else if (paths.size() == 1 && (files.ends_with(".txt") || files.ends_with(".txt.gz"))) {
+    data = readText(files.str());
   } else {
     return failure("cannot tell the format of data spec '" + spec +
-                   "'; expected FILE.csv[.gz], IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz] or "
-                   "FEATURES.npy,LABELS.npy, optionally followed by @START:END");
+                   "'; expected FILE.csv[.gz], IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz], "
+                   "FEATURES.npy,LABELS.npy or TEXT.txt[.gz], optionally followed by "
+                   "@START:END");
   }
   if (!data)
     return data.takeError();
@@ -181,9 +213,15 @@ llvm::Expected<Dataset> mpc::loadDataset(llvm::StringRef spec) {
   if ((!startText.empty() && startText.getAsInteger(10, start)) ||
       (!endText.empty() && endText.getAsInteger(10, end)) || start < 0 || end > data->count ||
       start >= end)
-    return failure("invalid example range '@" + range + "' in data spec '" + spec + "' (the data has " +
-                   llvm::Twine(data->count) + " examples)");
+    return failure("invalid example range '@" + range + "' in data spec '" + spec +
+                   "' (the data has " + llvm::Twine(data->count) +
+                   (data->isText() ? " characters)" : " examples)"));
   Dataset slice;
+  if (data->isText()) {
+    slice.text.assign(data->text.begin() + start, data->text.begin() + end);
+    slice.count = end - start;
+    return slice;
+  }
   slice.featureSize = data->featureSize;
   slice.count = end - start;
   slice.features.assign(data->features.begin() + start * data->featureSize,
@@ -193,6 +231,7 @@ llvm::Expected<Dataset> mpc::loadDataset(llvm::StringRef spec) {
 }
 
 mpc::Dataset mpc::holdOut(Dataset &data, int64_t count, uint64_t seed) {
+  assert(!data.isText() && "text is split by character ranges, not held out");
   std::vector<int64_t> order(data.count);
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(seed);

@@ -10,10 +10,14 @@
 //   IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz][@START:END]
 //                                     IDX files (Fashion-MNIST)
 //   FEATURES.npy,LABELS.npy[@START:END]
+//   TEXT.txt[.gz][@START:END]         plain text for a character language
+//                                     model; the range counts characters
 //
 // Normalisation: CSV features are divided by the largest absolute value in
 // the file (digits: 16), IDX pixels by 255, .npy features are used as they
-// are.
+// are. Text is read as printable ASCII and newlines, one id per character
+// (see textCharacterId); a tab reads as a space, a carriage return is
+// dropped, and any other byte is an error that names its line and column.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,12 +33,29 @@
 
 namespace mpc {
 
+/// Either classification data (features and a label per example) or text
+/// (one character id per element; `count` is the number of characters).
 struct Dataset {
   std::vector<float> features; // count x featureSize, row-major
   std::vector<int64_t> labels; // count
+  std::vector<int32_t> text;   // count character ids, for text data
   int64_t count = 0;
   int64_t featureSize = 0;
+
+  bool isText() const { return !text.empty(); }
 };
+
+/// The character vocabulary of text data: newline is 0, the printable ASCII
+/// characters ' ' (32) to '~' (126) are 1 to 95.
+constexpr int kTextVocabularySize = 96;
+/// The id of `c`, or -1 when it is outside the vocabulary.
+inline int textCharacterId(unsigned char c) {
+  if (c == '\n')
+    return 0;
+  return c >= 32 && c <= 126 ? c - 31 : -1;
+}
+/// The character of id `id` (0 <= id < kTextVocabularySize).
+inline char textCharacter(int id) { return id == 0 ? '\n' : static_cast<char>(id + 31); }
 
 /// Loads the examples a data spec names (see the file comment). Errors name
 /// the file and what is wrong with it.
@@ -42,7 +63,9 @@ llvm::Expected<Dataset> loadDataset(llvm::StringRef spec);
 
 /// Moves `count` examples of `data`, drawn by a shuffle seeded with `seed`,
 /// into the returned set (in the shuffled order); the others stay in `data`
-/// in their original order. `count` must be below `data.count`.
+/// in their original order. `count` must be below `data.count`, and the data
+/// must not be text (its examples are windows whose length only the graph
+/// knows).
 Dataset holdOut(Dataset &data, int64_t count, uint64_t seed);
 
 } // namespace mpc

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Data/BatchBinder.h"
 #include "compiler/Data/Dataset.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
@@ -27,6 +28,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -42,67 +44,23 @@ int fail(const std::string &message) {
   return kExitError;
 }
 
-/// The two inputs a classifier step takes: a float batch and integer labels.
-struct BatchInputs {
-  mpc_tensor_info features{}, labels{};
-  int64_t batch = 0, featureSize = 0;
-};
-
-bool findInputs(const mpc_program *program, BatchInputs &out, std::string &error) {
-  bool haveFeatures = false, haveLabels = false;
-  for (size_t i = 0, e = mpc_program_input_count(program); i < e; ++i) {
-    mpc_tensor_info info;
-    mpc_program_input_info(program, i, &info);
-    std::string dtype = info.dtype;
-    bool isFloat = dtype == "f32";
-    bool isInt = dtype == "i32" || dtype == "i64";
-    if (info.rank < 1 || (!isFloat && !isInt) || (isFloat ? haveFeatures : haveLabels)) {
-      error = "mpc train expects a graph with one f32 input (the features) and one i32/i64 "
-              "input (the labels), batch first; input '" +
-              std::string(info.name) + "' does not fit";
-      return false;
-    }
-    (isFloat ? out.features : out.labels) = info;
-    (isFloat ? haveFeatures : haveLabels) = true;
-  }
-  if (!haveFeatures || !haveLabels) {
-    error = "mpc train expects a graph with one f32 input (the features) and one i32/i64 "
-            "input (the labels)";
-    return false;
-  }
-  out.batch = out.features.shape[0];
-  out.featureSize = 1;
-  for (size_t d = 1; d < out.features.rank; ++d)
-    out.featureSize *= out.features.shape[d];
-  if (out.labels.rank != 1 || out.labels.shape[0] != out.batch) {
-    error = "the labels input '" + std::string(out.labels.name) + "' must be [" +
-            std::to_string(out.batch) + "], one label per example of the batch";
-    return false;
-  }
-  return true;
+/// Whether `path` starts with the bundle magic (else it is read as a graph).
+bool isBundleFile(const std::string &path) {
+  std::ifstream file(path, std::ios::binary);
+  char head[8] = {};
+  file.read(head, sizeof head);
+  return file.gcount() == sizeof head && std::memcmp(head, "MPCBUNDL", sizeof head) == 0;
 }
 
-/// Binds examples `indices` of `data` as one batch.
-bool bindBatch(mpc_program *program, const BatchInputs &inputs, const mpc::Dataset &data,
-               const int64_t *indices) {
-  std::vector<float> features(inputs.batch * inputs.featureSize);
-  for (int64_t b = 0; b < inputs.batch; ++b)
-    std::memcpy(&features[b * inputs.featureSize], &data.features[indices[b] * data.featureSize],
-                sizeof(float) * inputs.featureSize);
-  if (mpc_program_set_input(program, inputs.features.name, features.data(),
-                            features.size() * sizeof(float)) != MPC_OK)
-    return false;
-  bool wide = std::string(inputs.labels.dtype) == "i64";
-  std::vector<int64_t> wideLabels(inputs.batch);
-  std::vector<int32_t> labels(inputs.batch);
-  for (int64_t b = 0; b < inputs.batch; ++b) {
-    wideLabels[b] = data.labels[indices[b]];
-    labels[b] = static_cast<int32_t>(data.labels[indices[b]]);
+/// Whether the loaded program is a training step (it counts its steps).
+bool isTrainingStep(const mpc_program *program) {
+  for (size_t i = 0, e = mpc_program_param_count(program); i < e; ++i) {
+    mpc_tensor_info info;
+    mpc_program_param_info(program, i, &info);
+    if (std::string(info.name) == "optimizer.step")
+      return true;
   }
-  return wide ? mpc_program_set_input(program, inputs.labels.name, wideLabels.data(),
-                                      wideLabels.size() * sizeof(int64_t)) == MPC_OK
-              : mpc_program_set_input(program, inputs.labels.name, labels.data(),
-                                      labels.size() * sizeof(int32_t)) == MPC_OK;
+  return false;
 }
 
 bool readScalar(const mpc_program *program, const char *name, double &value) {
@@ -117,18 +75,28 @@ bool readScalar(const mpc_program *program, const char *name, double &value) {
 
 int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   ArgParser parser(
-      "train", "mpc train GRAPH --data SPEC [--eval SPEC] [--steps N] [options]",
-      "Compiles GRAPH's training step (backward pass and optimizer) and trains it on the "
-      "CPU:\none step per batch of the data, shuffled every epoch with --seed; then copies the "
-      "trained\nparameters into the forward step and evaluates it on --eval or --holdout "
-      "(loss, and accuracy\nwhen the graph has an output \"logits\"). The graph takes one f32 input (the "
-      "features, batch first)\nand one i32/i64 input (the labels).\n\nData specs: "
-      "FILE.csv[.gz] (features then a label per line, scaled by the largest value),\n"
-      "IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz] (pixels / 255), or FEATURES.npy,LABELS.npy;"
-      "\neach optionally followed by @START:END to take a range of examples.");
-  parser.setPositionals("GRAPH", "the graph file (with mpg.minimize)", 1, 1);
+      "train", "mpc train GRAPH|BUNDLE --data SPEC [--eval SPEC] [--steps N] [options]",
+      "Compiles GRAPH's training step (backward pass and optimizer), or loads a BUNDLE written "
+      "by\n'mpc compile --step train', and trains it: one step per batch of the data, shuffled "
+      "every\nepoch with --seed. Then copies the trained parameters into the forward step and "
+      "evaluates it on\n--eval or --holdout (loss, and accuracy when the graph has an output "
+      "\"logits\").\n\nClassification data goes to a graph with one f32 input (the features, "
+      "batch first) and one\ni32/i64 input (the labels); text goes to a graph with an integer "
+      "input [B, T] (characters)\nand an integer input \"targets\" ([B, T], or [T*B] "
+      "time-major) that holds the next characters.\n\nData specs: FILE.csv[.gz] (features then "
+      "a label per line, scaled by the largest value),\n"
+      "IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz] (pixels / 255), FEATURES.npy,LABELS.npy,\n"
+      "or TEXT.txt[.gz] (printable ASCII and newlines, 96 character ids: newline 0, ' ' to '~' "
+      "1-95);\neach optionally followed by @START:END to take a range of examples (of "
+      "characters for text).");
+  parser.setPositionals("GRAPH|BUNDLE",
+                        "the graph file (with mpg.minimize), or a training-step bundle", 1, 1);
   parser.addOption({"data", 0, "SPEC", "training data", "", {}});
   parser.addOption({"eval", 0, "SPEC", "evaluation data", "", {}});
+  parser.addOption({"forward", 0, "BUNDLE",
+                    "the forward-step bundle to evaluate with, when training a bundle "
+                    "('mpc compile --step forward' of the same graph)",
+                    "", {}});
   parser.addOption({"holdout", 0, "N",
                     "evaluate on N examples of --data drawn with --seed and kept out of "
                     "training (instead of --eval)",
@@ -185,6 +153,9 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       reportError("--holdout expects a positive integer, got '" + holdout + "'");
       return kExitUsage;
     }
+    if (train->isText())
+      return fail("--holdout draws examples of classification data; for text, give --eval "
+                  "TEXT.txt@START:END with a range of characters kept out of --data");
     if (count >= train->count)
       return fail("--holdout " + holdout + " leaves no training data: the data has " +
                   std::to_string(train->count) + " examples");
@@ -197,18 +168,33 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     eval = std::move(*loaded);
   }
 
-  // Compile both steps into a private temporary folder.
+  // Compile both steps into a private temporary folder, unless given bundles.
   llvm::SmallString<128> dir;
   if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("mpc-train", dir))
     return fail("cannot create a temporary directory: " + ec.message());
   auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
-  std::string graph = parser.positionals().front();
+  std::string source = parser.positionals().front();
+  std::string forwardOption = parser.get("forward").value_or("");
   std::string trainBundle = (dir + "/train.mpcb").str(), forwardBundle = (dir + "/forward.mpcb").str();
-  if (int code = runCompileCommand({graph, "--step", "train", "-o", trainBundle}))
-    return code;
-  if (eval)
-    if (int code = runCompileCommand({graph, "--step", "forward", "-o", forwardBundle}))
+  bool givenBundle = isBundleFile(source);
+  if (givenBundle) {
+    trainBundle = source;
+    if (eval && forwardOption.empty())
+      return fail("evaluating a bundle's training needs its forward step: add --forward "
+                  "FORWARD.mpcb (from 'mpc compile GRAPH --step forward')");
+    forwardBundle = forwardOption;
+  } else {
+    if (!forwardOption.empty()) {
+      reportError("--forward is for training a bundle; with a graph, mpc train compiles the "
+                  "forward step itself");
+      return kExitUsage;
+    }
+    if (int code = runCompileCommand({source, "--step", "train", "-o", trainBundle}))
       return code;
+    if (eval)
+      if (int code = runCompileCommand({source, "--step", "forward", "-o", forwardBundle}))
+        return code;
+  }
 
   mpc_program_options options;
   mpc_program_options_initialize(&options);
@@ -219,24 +205,41 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   if (mpc_program_load(trainBundle.c_str(), &options, &raw) != MPC_OK)
     return fail(mpc_last_error());
   ProgramPtr program(raw, mpc_program_release);
+  if (!isTrainingStep(program.get()))
+    return fail("'" + trainBundle + "' is not a training step (it has no optimizer.step); "
+                "compile it with 'mpc compile GRAPH --step train'");
   if (std::string init = parser.get("init").value_or(""); !init.empty())
     if (mpc_program_load_params(program.get(), init.c_str()) != MPC_OK)
       return fail(mpc_last_error());
 
-  BatchInputs inputs;
-  if (!findInputs(program.get(), inputs, error))
-    return fail(error);
-  if (inputs.featureSize != train->featureSize)
-    return fail("the graph's input '" + std::string(inputs.features.name) + "' holds " +
-                std::to_string(inputs.featureSize) + " features per example, the data " +
-                std::to_string(train->featureSize));
-  if (eval && eval->featureSize != inputs.featureSize)
-    return fail("the graph's input '" + std::string(inputs.features.name) + "' holds " +
-                std::to_string(inputs.featureSize) + " features per example, the evaluation "
-                "data " + std::to_string(eval->featureSize));
-  if (train->count < inputs.batch)
-    return fail("the data has " + std::to_string(train->count) +
-                " examples, fewer than one batch of " + std::to_string(inputs.batch));
+  llvm::Expected<mpc::BatchBinder> binder =
+      mpc::BatchBinder::create(program.get(), *train, "the data");
+  if (!binder)
+    return fail(llvm::toString(binder.takeError()));
+  int64_t batch = binder->batchSize();
+  if (binder->exampleCount() < batch)
+    return fail("the data has " + std::to_string(binder->exampleCount()) +
+                (train->isText() ? " windows of text" : " examples") +
+                ", fewer than one batch of " + std::to_string(batch));
+
+  // The forward step for evaluation, checked against the evaluation data
+  // before training starts.
+  ProgramPtr forward(nullptr, mpc_program_release);
+  std::optional<mpc::BatchBinder> evalBinder;
+  if (eval) {
+    mpc_program *rawForward = nullptr;
+    if (mpc_program_load(forwardBundle.c_str(), &options, &rawForward) != MPC_OK)
+      return fail(mpc_last_error());
+    forward.reset(rawForward);
+    if (isTrainingStep(forward.get()))
+      return fail("'" + forwardBundle + "' is a training step; evaluation needs the forward "
+                  "step ('mpc compile GRAPH --step forward')");
+    llvm::Expected<mpc::BatchBinder> created =
+        mpc::BatchBinder::create(forward.get(), *eval, "the evaluation data");
+    if (!created)
+      return fail(llvm::toString(created.takeError()));
+    evalBinder.emplace(std::move(*created));
+  }
 
   bool hasLr = false;
   for (size_t i = 0, e = mpc_program_output_count(program.get()); i < e; ++i) {
@@ -264,8 +267,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   // the data drawn for each epoch from --seed and the epoch's number, so a
   // run resumed from a checkpoint sees the batches an uninterrupted run
   // would (the last partial batch of an epoch is dropped).
-  int64_t batchesPerEpoch = train->count / inputs.batch;
-  std::vector<int64_t> order(train->count);
+  int64_t batchesPerEpoch = binder->exampleCount() / batch;
+  std::vector<int64_t> order(binder->exampleCount());
   int64_t epoch = -1;
   auto start = std::chrono::steady_clock::now();
   double loss = 0;
@@ -280,8 +283,9 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     }
     int64_t position = index % batchesPerEpoch;
     auto stepStart = std::chrono::steady_clock::now();
-    if (!bindBatch(program.get(), inputs, *train, &order[position * inputs.batch]) ||
-        mpc_program_run(program.get()) != MPC_OK || !readScalar(program.get(), "loss", loss))
+    if (llvm::Error error = binder->bind(program.get(), &order[position * batch]))
+      return fail(llvm::toString(std::move(error)));
+    if (mpc_program_run(program.get()) != MPC_OK || !readScalar(program.get(), "loss", loss))
       return fail(mpc_last_error());
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                           stepStart)
@@ -317,10 +321,6 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
 
   double evalLoss = NAN, evalAccuracy = NAN;
   if (eval) {
-    mpc_program *rawForward = nullptr;
-    if (mpc_program_load(forwardBundle.c_str(), &options, &rawForward) != MPC_OK)
-      return fail(mpc_last_error());
-    ProgramPtr forward(rawForward, mpc_program_release);
     // The forward step's parameters and state take the trained values.
     for (size_t i = 0, e = mpc_program_param_count(forward.get()); i < e; ++i) {
       mpc_tensor_info info;
@@ -330,55 +330,57 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
           mpc_program_set_param(forward.get(), info.name, bytes.data(), bytes.size()) != MPC_OK)
         return fail(mpc_last_error());
     }
-    BatchInputs evalInputs;
-    if (!findInputs(forward.get(), evalInputs, error))
-      return fail(error);
     // Accuracy counts every example: the last partial batch is filled up with
     // examples from the start, whose predictions are not counted. The loss
     // is the mean of the full batches' losses.
-    int64_t fullBatches = eval->count / evalInputs.batch;
-    int64_t batches = (eval->count + evalInputs.batch - 1) / evalInputs.batch;
+    int64_t evalBatch = evalBinder->batchSize(), evalCount = evalBinder->exampleCount();
+    int64_t fullBatches = evalCount / evalBatch;
+    int64_t batches = (evalCount + evalBatch - 1) / evalBatch;
     if (fullBatches == 0)
       return fail("the evaluation data has fewer examples than one batch of " +
-                  std::to_string(evalInputs.batch));
+                  std::to_string(evalBatch));
     mpc_tensor_info logits{};
     bool haveLogits = false;
     for (size_t i = 0, e = mpc_program_output_count(forward.get()); i < e; ++i) {
       mpc_tensor_info info;
       mpc_program_output_info(forward.get(), i, &info);
-      if (std::string(info.name) == "logits" && std::string(info.dtype) == "f32" && info.rank == 2)
+      if (std::string(info.name) == "logits" && std::string(info.dtype) == "f32" &&
+          info.rank == 2)
         logits = info, haveLogits = true;
     }
-    std::vector<int64_t> indices(batches * evalInputs.batch);
+    std::vector<int64_t> indices(batches * evalBatch);
     for (int64_t i = 0, e = indices.size(); i < e; ++i)
-      indices[i] = i % eval->count;
+      indices[i] = i % evalCount;
     double lossSum = 0;
-    int64_t correct = 0;
+    int64_t correct = 0, counted = 0;
     std::vector<float> scores(haveLogits ? logits.shape[0] * logits.shape[1] : 0);
     for (int64_t b = 0; b < batches; ++b) {
       double batchLoss;
-      if (!bindBatch(forward.get(), evalInputs, *eval, &indices[b * evalInputs.batch]) ||
-          mpc_program_run(forward.get()) != MPC_OK ||
+      if (llvm::Error error = evalBinder->bind(forward.get(), &indices[b * evalBatch]))
+        return fail(llvm::toString(std::move(error)));
+      if (mpc_program_run(forward.get()) != MPC_OK ||
           !readScalar(forward.get(), "loss", batchLoss))
         return fail(mpc_last_error());
       if (b < fullBatches)
         lossSum += batchLoss;
-      if (haveLogits) {
+      llvm::ArrayRef<int64_t> targets = evalBinder->rowTargets();
+      if (haveLogits && static_cast<size_t>(logits.shape[0]) == targets.size()) {
         if (mpc_program_get_output(forward.get(), "logits", scores.data(),
                                    scores.size() * sizeof(float)) != MPC_OK)
           return fail(mpc_last_error());
         int64_t classes = logits.shape[1];
-        for (int64_t r = 0; r < logits.shape[0] && b * evalInputs.batch + r < eval->count;
-             ++r) {
+        for (size_t r = 0; r < targets.size(); ++r) {
+          if (b * evalBatch + evalBinder->rowSlots()[r] >= evalCount)
+            continue; // a filler example of the last batch
           const float *row = &scores[r * classes];
-          int64_t best = std::max_element(row, row + classes) - row;
-          correct += best == eval->labels[indices[b * evalInputs.batch + r]];
+          correct += std::max_element(row, row + classes) - row == targets[r];
+          ++counted;
         }
       }
     }
     evalLoss = lossSum / fullBatches;
-    if (haveLogits)
-      evalAccuracy = double(correct) / double(eval->count);
+    if (counted > 0)
+      evalAccuracy = double(correct) / double(counted);
   }
 
   llvm::outs() << "trained " << steps << " steps in " << llvm::format("%.2f", seconds)

@@ -1,0 +1,162 @@
+//===- BatchBinder.cpp - examples of a dataset as a program's inputs ------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Data/BatchBinder.h"
+
+#include <cstring>
+
+using namespace mpc;
+
+namespace {
+
+llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+bool isInteger(const mpc_tensor_info &info) {
+  std::string dtype = info.dtype;
+  return dtype == "i32" || dtype == "i64";
+}
+
+int64_t elementCount(const mpc_tensor_info &info) {
+  int64_t count = 1;
+  for (size_t d = 0; d < info.rank; ++d)
+    count *= info.shape[d];
+  return count;
+}
+
+std::string shapeText(const mpc_tensor_info &info) {
+  std::string text = "[";
+  for (size_t d = 0; d < info.rank; ++d)
+    text += (d ? ", " : "") + std::to_string(info.shape[d]);
+  return text + "]";
+}
+
+std::vector<mpc_tensor_info> inputsOf(const mpc_program *program) {
+  std::vector<mpc_tensor_info> inputs(mpc_program_input_count(program));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    mpc_program_input_info(program, i, &inputs[i]);
+  return inputs;
+}
+
+} // namespace
+
+llvm::Expected<BatchBinder> BatchBinder::create(const mpc_program *program, const Dataset &data,
+                                                llvm::StringRef dataName) {
+  BatchBinder binder(data);
+  std::vector<mpc_tensor_info> inputs = inputsOf(program);
+
+  if (data.isText()) {
+    const char *expected = "a step that reads text takes an integer input [B, T] (the "
+                           "characters) and an integer input \"targets\" of B*T elements "
+                           "([B, T], or [T*B] time-major)";
+    bool haveChars = false, haveTargets = false;
+    for (const mpc_tensor_info &info : inputs) {
+      bool targets = std::string(info.name) == "targets";
+      if (!isInteger(info) || (targets ? haveTargets : haveChars) || (!targets && info.rank != 2))
+        return failure(llvm::Twine(expected) + "; input '" + info.name + "' " +
+                       shapeText(info) + " " + info.dtype + " does not fit");
+      (targets ? binder.second : binder.first) = info;
+      (targets ? haveTargets : haveChars) = true;
+    }
+    if (!haveChars || !haveTargets)
+      return failure(expected);
+    binder.batch = binder.first.shape[0];
+    binder.window = binder.first.shape[1];
+    const mpc_tensor_info &targets = binder.second;
+    bool batchMajor = targets.rank == 2 && targets.shape[0] == binder.batch &&
+                      targets.shape[1] == binder.window;
+    binder.timeMajor = targets.rank == 1 && targets.shape[0] == binder.batch * binder.window;
+    if (!batchMajor && !binder.timeMajor)
+      return failure("the targets input must be [" + llvm::Twine(binder.batch) + ", " +
+                     llvm::Twine(binder.window) + "] or [" +
+                     llvm::Twine(binder.batch * binder.window) + "] to match the characters " +
+                     shapeText(binder.first) + ", not " + shapeText(targets));
+    return binder;
+  }
+
+  const char *expected = "mpc train expects a graph with one f32 input (the features) and one "
+                         "i32/i64 input (the labels), batch first";
+  bool haveFeatures = false, haveLabels = false;
+  for (const mpc_tensor_info &info : inputs)
+    if (std::string(info.name) == "targets" && isInteger(info))
+      return failure("the graph reads text (it has an integer input \"targets\"), but " +
+                     dataName + " holds features and labels; give a TEXT.txt data spec");
+  for (const mpc_tensor_info &info : inputs) {
+    bool isFloat = std::string(info.dtype) == "f32";
+    if (info.rank < 1 || (!isFloat && !isInteger(info)) ||
+        (isFloat ? haveFeatures : haveLabels))
+      return failure(llvm::Twine(expected) + "; input '" + info.name + "' does not fit");
+    (isFloat ? binder.first : binder.second) = info;
+    (isFloat ? haveFeatures : haveLabels) = true;
+  }
+  if (!haveFeatures || !haveLabels)
+    return failure(expected);
+  binder.batch = binder.first.shape[0];
+  binder.featureSize = elementCount(binder.first) / std::max<int64_t>(binder.batch, 1);
+  if (binder.second.rank != 1 || binder.second.shape[0] != binder.batch)
+    return failure("the labels input '" + llvm::Twine(binder.second.name) + "' must be [" +
+                   llvm::Twine(binder.batch) + "], one label per example of the batch");
+  if (data.featureSize != binder.featureSize)
+    return failure("the graph's input '" + llvm::Twine(binder.first.name) + "' holds " +
+                   llvm::Twine(binder.featureSize) + " features per example, " + dataName +
+                   " " + llvm::Twine(data.featureSize));
+  return binder;
+}
+
+int64_t BatchBinder::exampleCount() const {
+  return data->isText() ? (data->count - 1) / window : data->count;
+}
+
+llvm::Error BatchBinder::setIntegers(mpc_program *program, const mpc_tensor_info &input,
+                                     llvm::ArrayRef<int64_t> values) {
+  mpc_status_code status;
+  if (std::string(input.dtype) == "i64") {
+    status = mpc_program_set_input(program, input.name, values.data(),
+                                   values.size() * sizeof(int64_t));
+  } else {
+    std::vector<int32_t> narrow(values.begin(), values.end());
+    status = mpc_program_set_input(program, input.name, narrow.data(),
+                                   narrow.size() * sizeof(int32_t));
+  }
+  return status == MPC_OK ? llvm::Error::success() : failure(mpc_last_error());
+}
+
+llvm::Error BatchBinder::bind(mpc_program *program, const int64_t *indices) {
+  targets.clear();
+  slots.clear();
+  if (data->isText()) {
+    // chars[b, t] = text[i_b*T + t]; its target is the next character, at
+    // [b, t] or, time-major, at t*B + b.
+    std::vector<int64_t> chars(batch * window);
+    targets.assign(batch * window, 0);
+    slots.assign(batch * window, 0);
+    for (int64_t b = 0; b < batch; ++b) {
+      const int32_t *text = &data->text[indices[b] * window];
+      for (int64_t t = 0; t < window; ++t) {
+        chars[b * window + t] = text[t];
+        int64_t row = timeMajor ? t * batch + b : b * window + t;
+        targets[row] = text[t + 1];
+        slots[row] = b;
+      }
+    }
+    if (llvm::Error error = setIntegers(program, first, chars))
+      return error;
+    return setIntegers(program, second, targets);
+  }
+
+  std::vector<float> features(batch * featureSize);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::memcpy(&features[b * featureSize], &data->features[indices[b] * featureSize],
+                sizeof(float) * featureSize);
+    targets.push_back(data->labels[indices[b]]);
+    slots.push_back(b);
+  }
+  if (mpc_program_set_input(program, first.name, features.data(),
+                            features.size() * sizeof(float)) != MPC_OK)
+    return failure(mpc_last_error());
+  return setIntegers(program, second, targets);
+}
