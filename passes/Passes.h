@@ -21,15 +21,27 @@ namespace mpc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-/// The per-graph passes up to the memory plan: [autodiff when
-/// `trainingStep`], decompose, fuse, plan memory.
-void buildGraphPipeline(mlir::OpPassManager &pm, bool trainingStep);
+/// The precision choices of a pipeline (the driver's --precision).
+struct PrecisionConfig {
+  std::string mode = "fp32"; // fp32, fp16 or bf16
+};
 
-/// decompose, fuse, plan memory (per graph), then convert-mpg-to-mpk.
-void buildForwardPipeline(mlir::OpPassManager &pm);
+/// The per-graph passes up to the memory plan: [autodiff when
+/// `trainingStep`], assign and verify precision, decompose, fuse, plan
+/// memory.
+void buildGraphPipeline(mlir::OpPassManager &pm, bool trainingStep,
+                        const PrecisionConfig &precision = {});
+
+/// The graph pipeline without autodiff, then convert-mpg-to-mpk.
+void buildForwardPipeline(mlir::OpPassManager &pm, const PrecisionConfig &precision = {});
 
 /// mpg-autodiff, then the forward pipeline: a whole training step.
-void buildTrainingPipeline(mlir::OpPassManager &pm);
+void buildTrainingPipeline(mlir::OpPassManager &pm, const PrecisionConfig &precision = {});
+
+/// The graph pipeline up to and including precision assignment (what
+/// `mpc report precision` reads).
+void buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
+                            const PrecisionConfig &precision);
 
 /// Registers the pipelines with the pass registry (for mpc-opt).
 void registerPipelines();

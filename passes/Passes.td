@@ -48,6 +48,77 @@ def MpgAutodiff : Pass<"mpg-autodiff", "::mlir::mpg::GraphOp"> {
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }
 
+def MpgAssignPrecision : Pass<"mpg-assign-precision", "::mlir::mpg::GraphOp"> {
+  let summary = "Chooses the storage, compute and accumulate type of every op (mixed precision)";
+  let description = [{
+    The graph is written in f32; this pass decides, op by op, where fp16
+    (or bf16) replaces it, following the categories of DESIGN.md:
+
+    | category      | ops | types |
+    |---------------|-----|-------|
+    | `dot-product` | matmul, batch_matmul, conv2d, conv2d_grad_input, conv2d_grad_filter | low-precision operands and result, fp32 accumulation |
+    | `reduction`   | reduce_sum, reduce_mean | fp32 compute and result |
+    | `softmax`     | softmax, log_softmax | fp32 |
+    | `loss`        | softmax_cross_entropy, mse_loss and their gradients | fp32 |
+    | `norm`        | layer_norm, batch_norm, their gradients, global_avg_pool | fp32 |
+    | `sensitive`   | exp, log, pow, rsqrt, embedding_grad | fp32 |
+    | `update`      | sgd, adam, adamw | fp32 (master weights and optimizer state) |
+    | `follow`      | every other op (pointwise, shape, gather, max) | low precision when any float operand is, else fp32; fp32 math inside the fused kernel |
+
+    A low-precision `follow` op casts its f32 operands down (a constant is
+    converted instead of cast); a comparison of mixed operands compares in
+    fp32. Casts are inserted once per value and type, right after the value
+    is defined, so a weight used by several ops is cast once per step; a
+    cast back to a value's original type reuses it (cast pairs removed);
+    outputs and state writes keep their declared types. f64 ops are left as
+    written. Each op with a float operand or result gets a
+    `mpg.precision_decision` dictionary: category, storage, compute,
+    accumulate (dot-products), `forced` (set by an override or the options)
+    and reason; the graph gets
+    `mpg.precision_summary` (mode, casts inserted and removed).
+
+    Overrides: an op's `mpg.precision = "f32"` makes it fp32, `"f16"` or
+    `"bf16"` makes it a low-precision op of that type (as a dot-product for
+    dot-product ops, as `follow` otherwise); the `allow` and `deny` options
+    name ops (`mpg.exp`) that run in low precision or in fp32 regardless of
+    category. Mode `fp32` changes nothing.
+
+    ```mlir
+    // before (mode=fp16)
+    %y = mpg.matmul %x, %w : tensor<64x784xf32>, tensor<784x128xf32> -> tensor<64x128xf32>
+    // after
+    %xh = mpg.cast %x : tensor<64x784xf32> to tensor<64x784xf16>
+    %wh = mpg.cast %w : tensor<784x128xf32> to tensor<784x128xf16>
+    %y = mpg.matmul %xh, %wh {mpg.precision_decision = {accumulate = f32, category = "dot-product",
+        compute = f32, reason = "...", storage = f16}} : ... -> tensor<64x128xf16>
+    ```
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"fp16\"",
+           "fp32 (no change), fp16 (the paper) or bf16">,
+    ListOption<"allow", "allow", "std::string",
+               "Ops (by name, e.g. mpg.exp) that run in low precision">,
+    ListOption<"deny", "deny", "std::string",
+               "Ops (by name, e.g. mpg.matmul) that run in fp32">
+  ];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
+def MpgVerifyPrecision : Pass<"mpg-verify-precision", "::mlir::mpg::GraphOp"> {
+  let summary = "Checks the decisions of mpg-assign-precision";
+  let description = [{
+    After `mpg-assign-precision` (a graph with `mpg.precision_summary`;
+    others are left alone): every op with a float operand or result other
+    than casts, inputs, parameters, constants, state and outputs carries a
+    `mpg.precision_decision`; every dot-product accumulates in fp32 and has
+    operands of one type; every op of the fp32 categories (reduction,
+    softmax, loss, norm, sensitive, update) that was not `forced` has only
+    f32 float operands and results; and a decision's storage type is the type of the
+    op's float results. Errors are reported at the op.
+  }];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
 def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
   let summary = "Rewrites composite ops into the ops the kernel generator handles";
   let description = [{

@@ -49,6 +49,12 @@ static ArgParser makeCompileParser() {
                     "forward", {"forward", "train"}});
   parser.addOption({"graph", 0, "NAME",
                     "the graph to compile when the file holds several (by its @name)", "", {}});
+  parser.addOption({"precision", 0, "MODE",
+                    "fp32 = as written; fp16 or bf16 = mixed precision: dot-products with "
+                    "low-precision operands and fp32 accumulation, reductions, softmax, "
+                    "losses, norms and updates in fp32, pointwise ops in low-precision "
+                    "storage (see 'mpc report GRAPH precision')",
+                    "fp32", {"fp32", "fp16", "bf16"}});
   return parser;
 }
 
@@ -117,12 +123,14 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   if (emit != "graph") {
     mlir::PassManager pm(&context);
     bool train = *parser.get("step") == "train";
+    mpc::PrecisionConfig precision;
+    precision.mode = *parser.get("precision");
     if (emit == "fused")
-      mpc::buildGraphPipeline(pm, train);
+      mpc::buildGraphPipeline(pm, train, precision);
     else if (train)
-      mpc::buildTrainingPipeline(pm);
+      mpc::buildTrainingPipeline(pm, precision);
     else
-      mpc::buildForwardPipeline(pm);
+      mpc::buildForwardPipeline(pm, precision);
     if (mlir::failed(pm.run(*module)))
       return kExitError;
   }

@@ -2,9 +2,10 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// Compiles a graph and reports what the compiler made of it: the kernels of
-// one step (launches and library calls, the ops each computes, the bytes
-// each reads and writes, the launch configuration) and the memory plan.
+// Compiles a graph and reports what the compiler made of it: the precision
+// of every op (category, types, reason), the kernels of one step (launches
+// and library calls, the ops each computes, the bytes each reads and
+// writes, the launch configuration) and the memory plan.
 // Text for people, --json for tools.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +13,7 @@
 #include "compiler/CodeGen/CudaEmitter.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/PrecisionReport.h"
 #include "compiler/Frontend/GraphLoader.h"
 #include "passes/MemoryPlanning/MemoryPlanAttrs.h"
 #include "passes/Passes.h"
@@ -127,7 +129,7 @@ void printText(llvm::raw_ostream &os, mpk::ProgramOp program, const std::vector<
   }
 }
 
-llvm::json::Value toJson(mpk::ProgramOp program, const std::vector<StepInfo> &steps,
+llvm::json::Object toJson(mpk::ProgramOp program, const std::vector<StepInfo> &steps,
                          bool kernels, bool memory) {
   llvm::json::Array array;
   for (const StepInfo &s : steps) {
@@ -161,15 +163,22 @@ llvm::json::Value toJson(mpk::ProgramOp program, const std::vector<StepInfo> &st
 } // namespace
 
 int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
-  ArgParser parser("report", "mpc report GRAPH [kernels|memory] [--step forward|train] [--json]",
-                   "Compiles a graph and reports the kernels of one step (each launch or library "
-                   "call,\nthe mpg ops it computes, bytes read and written, launch configuration) "
-                   "and the\nmemory plan. Without a section, both.");
-  parser.setPositionals("GRAPH [SECTION]", "the graph file, then kernels or memory", 1, 2);
+  ArgParser parser(
+      "report",
+      "mpc report GRAPH [precision|kernels|memory] [--step forward|train] [--precision MODE] "
+      "[--json]",
+      "Compiles a graph and reports the precision of every op (category, storage, compute "
+      "and\naccumulate types, and the reason), the kernels of one step (each launch or library "
+      "call,\nthe mpg ops it computes, bytes read and written, launch configuration) and the\n"
+      "memory plan. Without a section, all three.");
+  parser.setPositionals("GRAPH [SECTION]", "the graph file, then precision, kernels or memory",
+                        1, 2);
   parser.addOption({"step", 0, "KIND",
                     "which step to report: forward, or train (backward pass and optimizer "
                     "included)",
                     "forward", {"forward", "train"}});
+  parser.addOption({"precision", 0, "MODE", "as for mpc compile: fp32, fp16 or bf16", "fp32",
+                    {"fp32", "fp16", "bf16"}});
   parser.addFlag("json", "write JSON instead of text");
   std::string error;
   if (!parser.parse(args, error)) {
@@ -181,10 +190,18 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
     return kExitOk;
   }
   std::string section = parser.positionals().size() > 1 ? parser.positionals()[1] : "";
-  if (!section.empty() && section != "kernels" && section != "memory") {
-    reportError("unknown report section '" + section + "'; expected kernels or memory");
+  if (!section.empty() && section != "precision" && section != "kernels" &&
+      section != "memory") {
+    reportError("unknown report section '" + section +
+                "'; expected precision, kernels or memory");
     return kExitUsage;
   }
+  bool wantPrecision = section.empty() || section == "precision";
+  bool wantKernels = section.empty() || section == "kernels";
+  bool wantMemory = section.empty() || section == "memory";
+  bool train = *parser.get("step") == "train";
+  mpc::PrecisionConfig precision;
+  precision.mode = *parser.get("precision");
 
   MLIRContext context;
   context.printOpOnDiagnostic(false);
@@ -195,24 +212,58 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
       mpc::loadGraphFile(parser.positionals().front(), sourceMgr, context);
   if (!module)
     return kExitError;
-  PassManager pm(&context);
-  if (*parser.get("step") == "train")
-    mpc::buildTrainingPipeline(pm);
-  else
-    mpc::buildForwardPipeline(pm);
-  if (failed(pm.run(*module)))
-    return kExitError;
+
+  // The precision decisions, read right after precision assignment (later
+  // passes fuse the ops into kernels), from a copy of the graph.
+  std::vector<mpc::driver::PrecisionReport> precisionReports;
+  if (wantPrecision) {
+    OwningOpRef<ModuleOp> copy = module->clone();
+    PassManager pm(&context);
+    mpc::buildPrecisionPipeline(pm, train, precision);
+    if (failed(pm.run(*copy)))
+      return kExitError;
+    for (auto graph : copy->getOps<mpg::GraphOp>())
+      precisionReports.push_back(mpc::driver::collectPrecisionReport(graph));
+  }
+
+  std::vector<mpk::ProgramOp> programs;
+  if (wantKernels || wantMemory) {
+    PassManager pm(&context);
+    if (train)
+      mpc::buildTrainingPipeline(pm, precision);
+    else
+      mpc::buildForwardPipeline(pm, precision);
+    if (failed(pm.run(*module)))
+      return kExitError;
+    for (auto program : module->getOps<mpk::ProgramOp>())
+      programs.push_back(program);
+  }
 
   llvm::json::Array reports;
-  for (auto program : module->getOps<mpk::ProgramOp>()) {
-    FailureOr<mpc::GeneratedKernels> kernels = mpc::emitCuda(program);
-    if (failed(kernels))
-      return kExitError;
-    std::vector<StepInfo> steps = collectSteps(program, *kernels);
-    if (parser.flag("json"))
-      reports.push_back(toJson(program, steps, section != "memory", section != "kernels"));
-    else
-      printText(llvm::outs(), program, steps, section != "memory", section != "kernels");
+  size_t count = std::max(precisionReports.size(), programs.size());
+  for (size_t i = 0; i < count; ++i) {
+    llvm::json::Object report;
+    if (i < precisionReports.size()) {
+      report["program"] = precisionReports[i].graph;
+      if (parser.flag("json"))
+        report["precision"] = mpc::driver::precisionToJson(precisionReports[i]);
+      else
+        mpc::driver::printPrecisionText(llvm::outs(), precisionReports[i]);
+    }
+    if (i < programs.size()) {
+      FailureOr<mpc::GeneratedKernels> kernels = mpc::emitCuda(programs[i]);
+      if (failed(kernels))
+        return kExitError;
+      std::vector<StepInfo> steps = collectSteps(programs[i], *kernels);
+      if (parser.flag("json")) {
+        llvm::json::Object rest = toJson(programs[i], steps, wantKernels, wantMemory);
+        for (auto &entry : rest)
+          report[entry.first] = std::move(entry.second);
+      } else {
+        printText(llvm::outs(), programs[i], steps, wantKernels, wantMemory);
+      }
+    }
+    reports.push_back(std::move(report));
   }
   if (parser.flag("json"))
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(reports))) << "\n";

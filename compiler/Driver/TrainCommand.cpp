@@ -112,6 +112,10 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   parser.addOption({"save", 0, "FILE",
                     "write parameters and optimizer state as safetensors at the end", "", {}});
   parser.addOption({"device", 0, "DEVICE", "where to train", "cpu", {"cpu", "cuda"}});
+  parser.addOption({"precision", 0, "MODE",
+                    "fp32, or mixed precision in fp16 or bf16 (as for mpc compile; a bundle "
+                    "keeps the precision it was compiled with)",
+                    "fp32", {"fp32", "fp16", "bf16"}});
   parser.addFlag("no-shuffle", "take the batches in the order of the data (to replay batches "
                                 "chosen elsewhere, as bench/ does)");
   parser.addFlag("quiet", "no progress on stderr");
@@ -178,6 +182,11 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   std::string trainBundle = (dir + "/train.mpcb").str(), forwardBundle = (dir + "/forward.mpcb").str();
   bool givenBundle = isBundleFile(source);
   if (givenBundle) {
+    if (parser.isSet("precision")) {
+      reportError("--precision is chosen when a bundle is compiled; '" + source +
+                  "' keeps its own");
+      return kExitUsage;
+    }
     trainBundle = source;
     if (eval && forwardOption.empty())
       return fail("evaluating a bundle's training needs its forward step: add --forward "
@@ -189,10 +198,13 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
                   "forward step itself");
       return kExitUsage;
     }
-    if (int code = runCompileCommand({source, "--step", "train", "-o", trainBundle}))
+    std::string precision = *parser.get("precision");
+    if (int code = runCompileCommand(
+            {source, "--step", "train", "--precision", precision, "-o", trainBundle}))
       return code;
     if (eval)
-      if (int code = runCompileCommand({source, "--step", "forward", "-o", forwardBundle}))
+      if (int code = runCompileCommand(
+              {source, "--step", "forward", "--precision", precision, "-o", forwardBundle}))
         return code;
   }
 

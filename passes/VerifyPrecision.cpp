@@ -1,0 +1,116 @@
+//===- VerifyPrecision.cpp - check the mixed-precision decisions ----------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// The contract mpg-assign-precision promises (see Passes.td), checked on its
+// output so that a later change to the rules cannot silently break it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace mpc {
+#define GEN_PASS_DEF_MPGVERIFYPRECISION
+#include "passes/Passes.h.inc"
+} // namespace mpc
+
+using namespace mlir;
+using namespace mlir::mpg;
+
+namespace {
+
+Type elementOf(Value value) {
+  auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+  return type ? type.getElementType() : Type();
+}
+
+bool isFloatValue(Value value) {
+  Type element = elementOf(value);
+  return element && llvm::isa<FloatType>(element);
+}
+
+/// The categories whose ops compute and store in fp32.
+bool isFp32Category(llvm::StringRef category) {
+  return category == "reduction" || category == "softmax" || category == "loss" ||
+         category == "norm" || category == "sensitive" || category == "update";
+}
+
+LogicalResult verifyOp(Operation *op) {
+  if (llvm::isa<InputOp, ParamOp, ConstantOp, StateOp, OutputOp, StateWriteOp, MinimizeOp,
+                CastOp, FusionOp, YieldOp>(op))
+    return success();
+  bool hasFloat = llvm::any_of(op->getOperands(), isFloatValue) ||
+                  llvm::any_of(op->getResults(), isFloatValue);
+  if (!hasFloat)
+    return success();
+  auto isF64 = [](Value v) { return isFloatValue(v) && elementOf(v).isF64(); };
+  if (llvm::any_of(op->getOperands(), isF64) || llvm::any_of(op->getResults(), isF64))
+    return success();
+
+  auto decision = op->getAttrOfType<DictionaryAttr>("mpg.precision_decision");
+  if (!decision)
+    return op->emitOpError("has no mpg.precision_decision (mpg-assign-precision did not "
+                           "decide its precision)");
+  auto category = decision.getAs<StringAttr>("category");
+  auto storage = decision.getAs<TypeAttr>("storage");
+  auto compute = decision.getAs<TypeAttr>("compute");
+  if (!category || !storage || !compute || !decision.getAs<StringAttr>("reason"))
+    return op->emitOpError("has an mpg.precision_decision without category, storage, compute "
+                           "and reason");
+  if (!compute.getValue().isF32())
+    return op->emitOpError() << "computes in " << compute.getValue()
+                             << "; mixed precision computes in f32";
+  for (Value result : op->getResults())
+    if (isFloatValue(result) && elementOf(result) != storage.getValue())
+      return op->emitOpError() << "stores its result in " << elementOf(result)
+                               << " but its decision says " << storage.getValue();
+
+  if (category.getValue() == "dot-product") {
+    auto accumulate = decision.getAs<TypeAttr>("accumulate");
+    if (!accumulate || !accumulate.getValue().isF32())
+      return op->emitOpError("is a dot-product that does not accumulate in f32");
+    Type operandType;
+    for (Value operand : op->getOperands())
+      if (isFloatValue(operand)) {
+        if (operandType && elementOf(operand) != operandType)
+          return op->emitOpError() << "is a dot-product with operands of two types, "
+                                   << operandType << " and " << elementOf(operand);
+        operandType = elementOf(operand);
+      }
+    return success();
+  }
+  // An op forced by an override or the allow/deny options has the types it
+  // was given.
+  if (isFp32Category(category.getValue()) && !decision.get("forced")) {
+    llvm::SmallVector<Value> values(op->getOperands());
+    llvm::append_range(values, op->getResults());
+    for (Value value : values)
+      if (isFloatValue(value) && !elementOf(value).isF32())
+        return op->emitOpError() << "is in category '" << category.getValue()
+                                 << "', which computes in f32, but has a "
+                                 << elementOf(value) << " operand or result";
+    return success();
+  }
+  if (category.getValue() != "follow" && !isFp32Category(category.getValue()))
+    return op->emitOpError() << "has unknown precision category '" << category.getValue()
+                             << "'";
+  return success();
+}
+
+struct MpgVerifyPrecisionPass
+    : public mpc::impl::MpgVerifyPrecisionBase<MpgVerifyPrecisionPass> {
+  void runOnOperation() override {
+    GraphOp graph = getOperation();
+    if (!graph->hasAttr("mpg.precision_summary"))
+      return;
+    bool failed = false;
+    for (Operation &op : graph.getBody().front())
+      failed |= mlir::failed(verifyOp(&op));
+    if (failed)
+      signalPassFailure();
+  }
+};
+
+} // namespace
