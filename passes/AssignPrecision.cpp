@@ -165,7 +165,9 @@ Value PrecisionAssigner::convert(Value value, Type element) {
       w.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
       return w.bitcastToAPInt();
     });
-    result = b.create<ConstantOp>(constant.getLoc(), convertedAttr);
+    ConstantOp copy = b.create<ConstantOp>(constant.getLoc(), convertedAttr);
+    copy->setDiscardableAttrs(constant->getDiscardableAttrDictionary());
+    result = copy;
     convertedConstants.push_back(constant);
   } else {
     result = b.create<CastOp>(value.getLoc(), type, value);

@@ -294,17 +294,81 @@ void decomposeAdam(AdamLike op, bool decoupled) {
   op.erase();
 }
 
+/// all_finite: x * 0 is 0 for finite x and NaN for inf and NaN, so the sum
+/// of all operands times 0 is NaN exactly when one element is not finite;
+/// NaN is the one value not equal to itself.
+void decomposeAllFinite(AllFiniteOp op) {
+  OpBuilder builder(op);
+  Emitter e(builder, op.getLoc());
+  Type f32 = builder.getF32Type();
+  Value total;
+  for (Value operand : op.getOperands()) {
+    auto type = llvm::cast<RankedTensorType>(operand.getType());
+    Value x = e.castTo(operand, f32);
+    Value zeroed = e.mul(x, e.scalar(f32, 0.0));
+    llvm::SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+    Value sum = e.sum(zeroed, axes);
+    total = total ? e.add(total, sum) : sum;
+  }
+  Value finite = builder.create<CompareOp>(op.getLoc(), ComparePredicate::EQ, total, total);
+  op.getResult().replaceAllUsesWith(finite);
+  op.erase();
+}
+
+/// update_loss_scale as rank-0 pointwise math (see the op's description).
+void decomposeUpdateLossScale(UpdateLossScaleOp op) {
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  Emitter e(builder, loc);
+  Value scale = op.getScale(), count = op.getGoodSteps(), finite = op.getFinite();
+  Type scaleType = llvm::cast<RankedTensorType>(scale.getType()).getElementType();
+  Type countType = llvm::cast<RankedTensorType>(count.getType()).getElementType();
+  auto integer = [&](int64_t value) {
+    auto type = RankedTensorType::get({}, countType);
+    return builder.create<ConstantOp>(
+        loc, DenseElementsAttr::get(type, builder.getIntegerAttr(countType, value)));
+  };
+  auto select = [&](Value cond, Value a, Value b) -> Value {
+    return builder.create<SelectOp>(loc, cond, a, b);
+  };
+  auto compare = [&](ComparePredicate predicate, Value a, Value b) -> Value {
+    return builder.create<CompareOp>(loc, predicate, a, b);
+  };
+  Value zero = integer(0), one = integer(1);
+  Value afterFinite = e.add(builder.create<MaximumOp>(loc, count, zero), one);
+  Value afterOverflow = e.sub(builder.create<MinimumOp>(loc, count, zero), one);
+  Value next = select(finite, afterFinite, afterOverflow);
+  Value grow = compare(ComparePredicate::GE, next,
+                       integer(static_cast<int64_t>(op.getGrowthInterval())));
+  Value backOff =
+      compare(ComparePredicate::LE, next, integer(-static_cast<int64_t>(op.getHysteresis())));
+  Value grown = builder.create<MinimumOp>(
+      loc, e.mul(scale, e.scalar(scaleType, op.getGrowthFactor().convertToDouble())),
+      e.scalar(scaleType, op.getMaxScale().convertToDouble()));
+  Value reduced = builder.create<MaximumOp>(
+      loc, e.mul(scale, e.scalar(scaleType, op.getBackoffFactor().convertToDouble())),
+      e.scalar(scaleType, op.getMinScale().convertToDouble()));
+  op.getNewScale().replaceAllUsesWith(select(grow, grown, select(backOff, reduced, scale)));
+  op.getNewGoodSteps().replaceAllUsesWith(select(grow, zero, select(backOff, zero, next)));
+  op.erase();
+}
+
 struct MpgDecomposePass : mpc::impl::MpgDecomposeBase<MpgDecomposePass> {
   void runOnOperation() override {
     llvm::SmallVector<Operation *> targets;
     getOperation().walk([&](Operation *op) {
       if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp, SgdOp, AdamOp, AdamWOp,
-                    LayerNormGradOp, BatchNormGradOp, EmbeddingGradOp>(op))
+                    LayerNormGradOp, BatchNormGradOp, EmbeddingGradOp, AllFiniteOp,
+                    UpdateLossScaleOp>(op))
         targets.push_back(op);
     });
     for (Operation *op : targets) {
       if (auto mse = llvm::dyn_cast<MseLossOp>(op))
         decomposeMseLoss(mse);
+      else if (auto check = llvm::dyn_cast<AllFiniteOp>(op))
+        decomposeAllFinite(check);
+      else if (auto update = llvm::dyn_cast<UpdateLossScaleOp>(op))
+        decomposeUpdateLossScale(update);
       else if (auto pool = llvm::dyn_cast<GlobalAvgPoolOp>(op))
         decomposeGlobalAvgPool(pool);
       else if (auto norm = llvm::dyn_cast<BatchNormOp>(op))

@@ -13,6 +13,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include "llvm/Support/Error.h"
+
+#include <string>
+
 namespace mpc {
 
 #define GEN_PASS_DECL
@@ -21,10 +25,29 @@ namespace mpc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-/// The precision choices of a pipeline (the driver's --precision).
+/// Loss scaling of a pipeline (the options of mpg-insert-loss-scaling).
+struct LossScaleConfig {
+  std::string mode = "auto"; // auto (dynamic for fp16, else none), dynamic, static, none
+  double initScale = 65536.0;
+  double growthFactor = 2.0;
+  double backoffFactor = 0.5;
+  int64_t growthInterval = 2000;
+  int64_t hysteresis = 1;
+  double minScale = 1.0;
+  double maxScale = 16777216.0;
+};
+
+/// The precision choices of a pipeline (the driver's --precision and
+/// --loss-scale).
 struct PrecisionConfig {
   std::string mode = "fp32"; // fp32, fp16 or bf16
+  LossScaleConfig lossScale;
 };
+
+/// Reads a --loss-scale spec: `none`, `static:S`, or `dynamic` optionally
+/// followed by `:KEY=VALUE,...` with keys init, growth, backoff, interval,
+/// hysteresis, min, max. Errors say which part is wrong.
+llvm::Error parseLossScaleSpec(llvm::StringRef spec, LossScaleConfig &config);
 
 /// The per-graph passes up to the memory plan: [autodiff when
 /// `trainingStep`], assign and verify precision, decompose, fuse, plan
@@ -38,8 +61,8 @@ void buildForwardPipeline(mlir::OpPassManager &pm, const PrecisionConfig &precis
 /// mpg-autodiff, then the forward pipeline: a whole training step.
 void buildTrainingPipeline(mlir::OpPassManager &pm, const PrecisionConfig &precision = {});
 
-/// The graph pipeline up to and including precision assignment (what
-/// `mpc report precision` reads).
+/// The graph pipeline up to and including precision assignment and loss
+/// scaling (what `mpc report precision` reads).
 void buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
                             const PrecisionConfig &precision);
 

@@ -25,7 +25,9 @@ def MpgAutodiff : Pass<"mpg-autodiff", "::mlir::mpg::GraphOp"> {
     with `mpg.state_write`. The learning rate is a rank-0 tensor: a constant,
     or the optimizer's schedule (warm-up, cosine decay) computed from the
     step counter; it is also an output named "lr". The `mpg.minimize` is
-    replaced by an output named "loss".
+    replaced by an output named "loss". The seed of the backward pass (the
+    constant 1 that is the loss's gradient) is marked `mpg.loss_seed` for
+    `mpg-insert-loss-scaling`.
 
     A graph without `mpg.minimize` (an inference graph) is left alone.
 
@@ -119,6 +121,62 @@ def MpgVerifyPrecision : Pass<"mpg-verify-precision", "::mlir::mpg::GraphOp"> {
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }
 
+def MpgInsertLossScaling : Pass<"mpg-insert-loss-scaling", "::mlir::mpg::GraphOp"> {
+  let summary = "Scales the backward pass's seed, unscales gradients in the update, skips overflowing steps";
+  let description = [{
+    Runs on a training step (after `mpg-autodiff` and precision assignment;
+    the seed of the backward pass is the constant marked `mpg.loss_seed`). A
+    graph without one is left alone, as is every graph in mode `none`.
+
+    - The seed is multiplied by the loss scale S, so every gradient of the
+      backward pass is S times the true one: small fp16 gradients no longer
+      flush to zero.
+    - Each optimizer update reads `mpg.unscale(grad, S)`; fusion puts the
+      division into the update's kernel.
+    - `mpg.all_finite` checks every gradient the updates read; when one holds
+      inf or NaN, the step is skipped by predication: every state the
+      updates write (parameters, moments, the `optimizer.step` counter)
+      keeps its old value (`mpg.select` before its `mpg.state_write`), and
+      the state `loss_scale.skipped_steps` counts the step. Nothing is read
+      by the host.
+    - `dynamic`: S is the persistent state `loss_scale` (starting at
+      `init-scale`) with the counter `loss_scale.good_steps`, both updated
+      by `mpg.update_loss_scale` each step (growth, backoff, interval,
+      hysteresis, min and max scale as options). `static`: S is the
+      constant `init-scale`.
+    - Outputs: "loss_scale" (the S this step used) and "skipped" (i1).
+
+    ```mlir
+    // after (dynamic)
+    %S = mpg.state "loss_scale" init(constant, value = 65536.0) : tensor<f32>
+    %seed = mpg.mul %one, %S : ...
+    %ok = mpg.all_finite %dw, %db : ...
+    %g = mpg.unscale %dw, %S : ...
+    %w2 = mpg.sgd %w, %g, %lr : ...
+    %w3 = mpg.select %ok, %w2, %w : ...
+    mpg.state_write %w, %w3 : ...
+    %S2, %n2 = mpg.update_loss_scale %S, %n, %ok : ...
+    ```
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
+           "dynamic, static or none">,
+    Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
+           "The first scale (dynamic) or the scale (static)">,
+    Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
+           "Factor of growth after growth-interval finite steps">,
+    Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
+           "Factor of backoff on overflow">,
+    Option<"growthInterval", "growth-interval", "int64_t", /*default=*/"2000",
+           "Finite steps between growths">,
+    Option<"hysteresis", "hysteresis", "int64_t", /*default=*/"1",
+           "Consecutive overflowing steps before a backoff">,
+    Option<"minScale", "min-scale", "double", /*default=*/"1.0", "Smallest scale">,
+    Option<"maxScale", "max-scale", "double", /*default=*/"16777216.0", "Largest scale">
+  ];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
 def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
   let summary = "Rewrites composite ops into the ops the kernel generator handles";
   let description = [{
@@ -139,7 +197,10 @@ def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
     - `layer_norm_grad` and `batch_norm_grad` become reductions and pointwise
       math in fp32 (the statistics are recomputed from the input);
     - `embedding_grad` becomes a GEMM: onehot(ids)^T x dy, with the one-hot
-      matrix from comparing the ids against a constant row [0, V).
+      matrix from comparing the ids against a constant row [0, V);
+    - `all_finite` becomes one sum per operand of `x * 0` (NaN exactly when
+      an element is inf or NaN) and a comparison of the total with itself;
+    - `update_loss_scale` becomes rank-0 selects, comparisons, min and max.
 
     Other ops are left alone.
 

@@ -9,6 +9,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
+#include <cmath>
+
 namespace {
 
 /// The options of the registered pipelines (mpc-opt).
@@ -16,10 +18,16 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<std::string> precision{*this, "precision",
                                 llvm::cl::desc("fp32 (no change), fp16 or bf16"),
                                 llvm::cl::init("fp32")};
+  Option<std::string> lossScale{
+      *this, "loss-scale",
+      llvm::cl::desc("auto (dynamic for fp16), none, static:S or dynamic[:KEY=VALUE,...]"),
+      llvm::cl::init("auto")};
 
   mpc::PrecisionConfig config() const {
     mpc::PrecisionConfig config;
     config.mode = precision;
+    if (llvm::Error error = mpc::parseLossScaleSpec(lossScale, config.lossScale))
+      llvm::report_fatal_error(std::move(error)); // (mpc-opt only; the driver checks first)
     return config;
   }
 };
@@ -35,6 +43,80 @@ void mpc::buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
   assign.mode = precision.mode;
   graphPm.addPass(createMpgAssignPrecision(assign));
   graphPm.addPass(createMpgVerifyPrecision());
+  const LossScaleConfig &scaling = precision.lossScale;
+  MpgInsertLossScalingOptions loss;
+  loss.mode = scaling.mode != "auto" ? scaling.mode : precision.mode == "fp16" ? "dynamic" : "none";
+  loss.initScale = scaling.initScale;
+  loss.growthFactor = scaling.growthFactor;
+  loss.backoffFactor = scaling.backoffFactor;
+  loss.growthInterval = scaling.growthInterval;
+  loss.hysteresis = scaling.hysteresis;
+  loss.minScale = scaling.minScale;
+  loss.maxScale = scaling.maxScale;
+  graphPm.addPass(createMpgInsertLossScaling(loss));
+}
+
+llvm::Error mpc::parseLossScaleSpec(llvm::StringRef spec, LossScaleConfig &config) {
+  auto failure = [&](const llvm::Twine &what) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "invalid loss-scale spec '" + spec + "': " + what +
+                                       "; expected none, static:S or dynamic[:KEY=VALUE,...] "
+                                       "with keys init, growth, backoff, interval, hysteresis, "
+                                       "min, max");
+  };
+  auto [mode, rest] = spec.split(':');
+  LossScaleConfig parsed;
+  parsed.mode = mode.str();
+  if (mode == "auto" || mode == "none") {
+    if (!rest.empty())
+      return failure("'" + mode + "' takes no value");
+  } else if (mode == "static") {
+    if (rest.getAsDouble(parsed.initScale) || !(parsed.initScale > 0) ||
+        !std::isfinite(parsed.initScale))
+      return failure("static needs a finite scale > 0, as in static:1024");
+  } else if (mode == "dynamic") {
+    llvm::SmallVector<llvm::StringRef> items;
+    if (!rest.empty())
+      rest.split(items, ',');
+    for (llvm::StringRef item : items) {
+      auto [key, value] = item.split('=');
+      double number;
+      if (value.getAsDouble(number) || !std::isfinite(number))
+        return failure("'" + key + "' needs a number, got '" + value + "'");
+      auto integer = [&](int64_t &out) -> bool {
+        if (number != std::floor(number) || number < 1)
+          return false;
+        out = static_cast<int64_t>(number);
+        return true;
+      };
+      if (key == "init" && number > 0)
+        parsed.initScale = number;
+      else if (key == "growth" && number > 1)
+        parsed.growthFactor = number;
+      else if (key == "backoff" && number > 0 && number < 1)
+        parsed.backoffFactor = number;
+      else if (key == "interval" && integer(parsed.growthInterval))
+        ;
+      else if (key == "hysteresis" && integer(parsed.hysteresis))
+        ;
+      else if (key == "min" && number > 0)
+        parsed.minScale = number;
+      else if (key == "max" && number > 0)
+        parsed.maxScale = number;
+      else if (key == "init" || key == "growth" || key == "backoff" || key == "interval" ||
+               key == "hysteresis" || key == "min" || key == "max")
+        return failure("'" + item + "' is out of range (init, min, max > 0; growth > 1; "
+                       "0 < backoff < 1; interval, hysteresis: integers >= 1)");
+      else
+        return failure("unknown key '" + key + "'");
+    }
+    if (parsed.minScale > parsed.maxScale)
+      return failure("min is above max");
+  } else {
+    return failure("unknown mode '" + mode + "'");
+  }
+  config = parsed;
+  return llvm::Error::success();
 }
 
 void mpc::buildGraphPipeline(mlir::OpPassManager &pm, bool trainingStep,

@@ -28,7 +28,7 @@ for precision in fp32 fp16 bf16; do
     --steps 300 --seed 1 --log "$out/train-$precision.jsonl" --save "$out/mlp-$precision.safetensors" \
     --quiet
 done
-echo "   (fp16/bf16: mixed precision without loss scaling yet; that comes next)"
+echo "   (fp16 with dynamic loss scaling; bf16 needs none)"
 echo
 echo "== the precision decisions of the fp16 training step (first lines)"
 "$mpc" report "$root/examples/mlp.mlir" precision --step train --precision fp16 | head -8

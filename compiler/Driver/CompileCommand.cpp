@@ -12,6 +12,7 @@
 #include "compiler/CodeGen/CudaEmitter.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Frontend/GraphLoader.h"
 #include "passes/Passes.h"
 
@@ -49,12 +50,7 @@ static ArgParser makeCompileParser() {
                     "forward", {"forward", "train"}});
   parser.addOption({"graph", 0, "NAME",
                     "the graph to compile when the file holds several (by its @name)", "", {}});
-  parser.addOption({"precision", 0, "MODE",
-                    "fp32 = as written; fp16 or bf16 = mixed precision: dot-products with "
-                    "low-precision operands and fp32 accumulation, reductions, softmax, "
-                    "losses, norms and updates in fp32, pointwise ops in low-precision "
-                    "storage (see 'mpc report GRAPH precision')",
-                    "fp32", {"fp32", "fp16", "bf16"}});
+  addPrecisionOptions(parser);
   return parser;
 }
 
@@ -124,7 +120,8 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     mlir::PassManager pm(&context);
     bool train = *parser.get("step") == "train";
     mpc::PrecisionConfig precision;
-    precision.mode = *parser.get("precision");
+    if (!readPrecisionOptions(parser, precision))
+      return kExitUsage;
     if (emit == "fused")
       mpc::buildGraphPipeline(pm, train, precision);
     else if (train)

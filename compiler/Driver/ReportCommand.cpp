@@ -13,6 +13,7 @@
 #include "compiler/CodeGen/CudaEmitter.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Driver/PrecisionReport.h"
 #include "compiler/Frontend/GraphLoader.h"
 #include "passes/MemoryPlanning/MemoryPlanAttrs.h"
@@ -166,7 +167,7 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
   ArgParser parser(
       "report",
       "mpc report GRAPH [precision|kernels|memory] [--step forward|train] [--precision MODE] "
-      "[--json]",
+      "[--loss-scale SPEC] [--json]",
       "Compiles a graph and reports the precision of every op (category, storage, compute "
       "and\naccumulate types, and the reason), the kernels of one step (each launch or library "
       "call,\nthe mpg ops it computes, bytes read and written, launch configuration) and the\n"
@@ -177,8 +178,7 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
                     "which step to report: forward, or train (backward pass and optimizer "
                     "included)",
                     "forward", {"forward", "train"}});
-  parser.addOption({"precision", 0, "MODE", "as for mpc compile: fp32, fp16 or bf16", "fp32",
-                    {"fp32", "fp16", "bf16"}});
+  addPrecisionOptions(parser);
   parser.addFlag("json", "write JSON instead of text");
   std::string error;
   if (!parser.parse(args, error)) {
@@ -201,7 +201,8 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
   bool wantMemory = section.empty() || section == "memory";
   bool train = *parser.get("step") == "train";
   mpc::PrecisionConfig precision;
-  precision.mode = *parser.get("precision");
+  if (!readPrecisionOptions(parser, precision))
+    return kExitUsage;
 
   MLIRContext context;
   context.printOpOnDiagnostic(false);

@@ -13,6 +13,7 @@
 #include "compiler/Data/Dataset.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/PrecisionOptions.h"
 
 #include "mpc/runtime.h"
 
@@ -112,10 +113,7 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   parser.addOption({"save", 0, "FILE",
                     "write parameters and optimizer state as safetensors at the end", "", {}});
   parser.addOption({"device", 0, "DEVICE", "where to train", "cpu", {"cpu", "cuda"}});
-  parser.addOption({"precision", 0, "MODE",
-                    "fp32, or mixed precision in fp16 or bf16 (as for mpc compile; a bundle "
-                    "keeps the precision it was compiled with)",
-                    "fp32", {"fp32", "fp16", "bf16"}});
+  addPrecisionOptions(parser);
   parser.addFlag("no-shuffle", "take the batches in the order of the data (to replay batches "
                                 "chosen elsewhere, as bench/ does)");
   parser.addFlag("quiet", "no progress on stderr");
@@ -182,9 +180,9 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   std::string trainBundle = (dir + "/train.mpcb").str(), forwardBundle = (dir + "/forward.mpcb").str();
   bool givenBundle = isBundleFile(source);
   if (givenBundle) {
-    if (parser.isSet("precision")) {
-      reportError("--precision is chosen when a bundle is compiled; '" + source +
-                  "' keeps its own");
+    if (parser.isSet("precision") || parser.isSet("loss-scale")) {
+      reportError(std::string(parser.isSet("precision") ? "--precision" : "--loss-scale") +
+                  " is chosen when a bundle is compiled; '" + source + "' keeps its own");
       return kExitUsage;
     }
     trainBundle = source;
@@ -198,9 +196,9 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
                   "forward step itself");
       return kExitUsage;
     }
-    std::string precision = *parser.get("precision");
-    if (int code = runCompileCommand(
-            {source, "--step", "train", "--precision", precision, "-o", trainBundle}))
+    std::string precision = *parser.get("precision"), lossScale = *parser.get("loss-scale");
+    if (int code = runCompileCommand({source, "--step", "train", "--precision", precision,
+                                      "--loss-scale", lossScale, "-o", trainBundle}))
       return code;
     if (eval)
       if (int code = runCompileCommand(
@@ -253,11 +251,16 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     evalBinder.emplace(std::move(*created));
   }
 
-  bool hasLr = false;
+  // Outputs logged when the step has them: the learning rate, and with loss
+  // scaling the scale the step used and whether it skipped its update.
+  bool hasLr = false, hasLossScale = false, hasSkipped = false;
   for (size_t i = 0, e = mpc_program_output_count(program.get()); i < e; ++i) {
     mpc_tensor_info info;
     mpc_program_output_info(program.get(), i, &info);
-    hasLr |= std::string(info.name) == "lr" && info.rank == 0 && std::string(info.dtype) == "f32";
+    std::string name = info.name, dtype = info.dtype;
+    hasLr |= name == "lr" && info.rank == 0 && dtype == "f32";
+    hasLossScale |= name == "loss_scale" && info.rank == 0 && dtype == "f32";
+    hasSkipped |= name == "skipped" && info.rank == 0 && dtype == "i1";
   }
   std::unique_ptr<llvm::raw_fd_ostream> log;
   if (std::string path = parser.get("log").value_or(""); !path.empty()) {
@@ -270,10 +273,14 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   bool terminal = llvm::sys::Process::StandardErrIsDisplayed();
 
   // Where training stands: the optimizer's step counter (0, or the count of
-  // the checkpoint given with --init).
-  int64_t done = 0;
+  // the checkpoint given with --init), plus the steps loss scaling skipped
+  // (they did not advance the optimizer).
+  int64_t done = 0, skippedBefore = 0;
   if (mpc_program_get_param(program.get(), "optimizer.step", &done, sizeof done) != MPC_OK)
     return fail(mpc_last_error());
+  bool countsSkips = mpc_program_get_param(program.get(), "loss_scale.skipped_steps",
+                                           &skippedBefore, sizeof skippedBefore) == MPC_OK;
+  done += skippedBefore;
 
   // One step per batch; batches are consecutive slices of a permutation of
   // the data drawn for each epoch from --seed and the epoch's number, so a
@@ -284,6 +291,7 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   int64_t epoch = -1;
   auto start = std::chrono::steady_clock::now();
   double loss = 0;
+  int64_t skippedSteps = 0;
   for (uint64_t step = done + 1, last = done + steps; step <= last; ++step) {
     int64_t index = static_cast<int64_t>(step - 1);
     if (index / batchesPerEpoch != epoch) {
@@ -302,13 +310,24 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                           stepStart)
                     .count();
-    double lr = NAN;
+    double lr = NAN, lossScale = NAN;
+    uint8_t skipped = 0;
     if (hasLr)
       readScalar(program.get(), "lr", lr);
+    if (hasLossScale)
+      readScalar(program.get(), "loss_scale", lossScale);
+    if (hasSkipped &&
+        mpc_program_get_output(program.get(), "skipped", &skipped, sizeof skipped) != MPC_OK)
+      return fail(mpc_last_error());
+    skippedSteps += skipped != 0;
     if (log) {
       *log << "{\"step\": " << step << ", \"loss\": " << loss;
       if (hasLr)
         *log << ", \"lr\": " << lr;
+      if (hasLossScale)
+        *log << ", \"loss_scale\": " << lossScale;
+      if (hasSkipped)
+        *log << ", \"skipped\": " << (skipped ? "true" : "false");
       *log << ", \"ms\": " << ms << "}\n";
     }
     if (!std::isfinite(loss))
@@ -397,6 +416,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
 
   llvm::outs() << "trained " << steps << " steps in " << llvm::format("%.2f", seconds)
                << " s; last loss " << llvm::format("%.4f", loss);
+  if (skippedSteps > 0)
+    llvm::outs() << "; " << skippedSteps << " skipped (gradient overflow)";
   if (eval) {
     llvm::outs() << "; eval loss " << llvm::format("%.4f", evalLoss);
     if (!std::isnan(evalAccuracy))
@@ -406,6 +427,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   if (log) {
     *log << "{\"summary\": true, \"steps\": " << steps << ", \"train_seconds\": " << seconds
          << ", \"loss\": " << loss;
+    if (countsSkips)
+      *log << ", \"skipped_steps\": " << skippedSteps;
     if (eval) {
       *log << ", \"eval_loss\": " << evalLoss;
       if (!std::isnan(evalAccuracy))

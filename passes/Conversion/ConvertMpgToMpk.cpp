@@ -770,12 +770,12 @@ private:
                               bufferOf(embedding.getIndices()), bufferOfResult(0));
       return success();
     }
-    if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp, SgdOp, AdamOp, AdamWOp>(op))
+    if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp, SgdOp, AdamOp, AdamWOp, AllFiniteOp,
+                  UpdateLossScaleOp, LayerNormGradOp, BatchNormGradOp, EmbeddingGradOp>(op))
       return op->emitError() << "'" << op->getName()
                              << "' must be decomposed before code generation (run mpg-decompose)";
     return op->emitError() << "'" << op->getName()
-                           << "' has no kernel in the code generator yet (optimizer updates "
-                              "are lowered by mpg-decompose)";
+                           << "' has no kernel in the code generator";
   }
 
   GraphOp graph;

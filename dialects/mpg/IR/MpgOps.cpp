@@ -1145,6 +1145,8 @@ LogicalResult UpdateLossScaleOp::verify() {
     return emitOpError("expects backoff_factor in (0, 1)");
   if (static_cast<int64_t>(getGrowthInterval()) < 1)
     return emitOpError("expects growth_interval >= 1");
+  if (static_cast<int64_t>(getHysteresis()) < 1)
+    return emitOpError("expects hysteresis >= 1");
   double minScale = getMinScale().convertToDouble(), maxScale = getMaxScale().convertToDouble();
   if (!(minScale > 0 && minScale <= maxScale && std::isfinite(maxScale)))
     return emitOpError("expects 0 < min_scale <= max_scale < inf");

@@ -955,11 +955,15 @@ def Mpg_UpdateLossScaleOp : Mpg_Op<"update_loss_scale", [Pure,
     AllTypesMatch<["good_steps", "new_good_steps"]>]> {
   let summary = "The dynamic loss-scale state machine: grow after good steps, back off on overflow.";
   let description = [{
-    When `finite` is false: `scale' = max(scale * backoff_factor, min_scale)`
-    and `good_steps' = 0`. Otherwise `good_steps' = good_steps + 1`; when it
-    reaches `growth_interval`, `scale' = min(scale * growth_factor,
+    `good_steps` counts the finite steps since the scale last changed, or,
+    when negative, minus the consecutive overflowing steps. When `finite` is
+    false: `good_steps' = min(good_steps, 0) - 1`, and when that reaches
+    `-hysteresis`, `scale' = max(scale * backoff_factor, min_scale)` and
+    `good_steps' = 0`. Otherwise `good_steps' = max(good_steps, 0) + 1`; when
+    it reaches `growth_interval`, `scale' = min(scale * growth_factor,
     max_scale)` and `good_steps' = 0`. Defaults follow the paper and PyTorch:
-    growth 2, backoff 0.5, interval 2000, scales in [1, 2^24].
+    growth 2, backoff 0.5, interval 2000, hysteresis 1 (back off at the
+    first overflow), scales in [1, 2^24].
 
     ```mlir
     %s2, %n2 = mpg.update_loss_scale %s, %n, %ok growth_interval 1000
@@ -971,12 +975,14 @@ def Mpg_UpdateLossScaleOp : Mpg_Op<"update_loss_scale", [Pure,
                        DefaultValuedAttr<F64Attr, "2.0">:$growth_factor,
                        DefaultValuedAttr<F64Attr, "0.5">:$backoff_factor,
                        DefaultValuedAttr<I64Attr, "2000">:$growth_interval,
+                       DefaultValuedAttr<I64Attr, "1">:$hysteresis,
                        DefaultValuedAttr<F64Attr, "1.0">:$min_scale,
                        DefaultValuedAttr<F64Attr, "16777216.0">:$max_scale);
   let results = (outs Mpg_FloatScalar:$new_scale, Mpg_IntScalar:$new_good_steps);
   let assemblyFormat = [{
     $scale `,` $good_steps `,` $finite (`growth_factor` $growth_factor^)?
     (`backoff_factor` $backoff_factor^)? (`growth_interval` $growth_interval^)?
+    (`hysteresis` $hysteresis^)?
     (`min_scale` $min_scale^)? (`max_scale` $max_scale^)? attr-dict
     `:` type($scale) `,` type($good_steps) `,` type($finite)
   }];

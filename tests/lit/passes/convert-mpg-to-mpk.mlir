@@ -1,7 +1,7 @@
 // RUN: rm -rf %t && split-file %s %t
 // RUN: mpc-opt %t/lowering.mlir --mpg-decompose --mpg-fuse --mpg-plan-memory --convert-mpg-to-mpk -split-input-file | FileCheck %s
 // RUN: mpc-opt %t/lowering.mlir --mpg-decompose --mpg-fuse --mpg-plan-memory --convert-mpg-to-mpk -split-input-file | mpc-opt -split-input-file | FileCheck %s
-// RUN: mpc-opt %t/pipeline-errors.mlir --mpg-decompose --mpg-fuse --mpg-plan-memory --convert-mpg-to-mpk -split-input-file -verify-diagnostics
+// RUN: mpc-opt %t/pipeline-errors.mlir --mpg-fuse --mpg-plan-memory --convert-mpg-to-mpk -split-input-file -verify-diagnostics
 // RUN: mpc-opt %t/planned-errors.mlir --convert-mpg-to-mpk -split-input-file -verify-diagnostics
 
 // Lowering of planned graphs to mpk programs, one case per fusion group kind
@@ -852,17 +852,27 @@ mpg.graph @embedding {
 
 //--- pipeline-errors.mlir
 
-// Ops without a generated kernel yet (the loss-scaling ops of the
-// mixed-precision passes) reach the conversion in a `single` group and are
-// reported.
+// Composite ops that mpg-decompose rewrites (here without it) reach the
+// conversion in a `single` group and are reported.
 
 // -----
 
-mpg.graph @no_kernel {
+mpg.graph @not_decomposed {
   %g = mpg.input "g" : tensor<8x16xf32>
-  // expected-error @below {{'mpg.all_finite' has no kernel in the code generator yet}}
+  // expected-error @below {{'mpg.all_finite' must be decomposed before code generation (run mpg-decompose)}}
   %ok = mpg.all_finite %g : tensor<8x16xf32> -> tensor<i1>
   mpg.output "ok" %ok : tensor<i1>
+}
+
+// -----
+
+mpg.graph @not_decomposed_scale {
+  %s = mpg.input "s" : tensor<f32>
+  %n = mpg.input "n" : tensor<i64>
+  %ok = mpg.input "ok" : tensor<i1>
+  // expected-error @below {{'mpg.update_loss_scale' must be decomposed before code generation (run mpg-decompose)}}
+  %s2, %n2 = mpg.update_loss_scale %s, %n, %ok : tensor<f32>, tensor<i64>, tensor<i1>
+  mpg.output "s2" %s2 : tensor<f32>
 }
 
 //--- planned-errors.mlir

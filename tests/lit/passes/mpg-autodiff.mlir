@@ -13,7 +13,7 @@
 // CHECK: %[[MM:.+]] = mpg.matmul %[[X]], %[[W]]
 // CHECK: %[[Z:.+]] = mpg.add %[[MM]], %[[B]]
 // CHECK: %[[L:.+]] = mpg.softmax_cross_entropy %[[Z]], %[[Y]]
-// CHECK: %[[ONE:.+]] = mpg.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[ONE:.+]] = mpg.constant {mpg.loss_seed} dense<1.000000e+00> : tensor<f32>
 // CHECK: %[[DZ:.+]] = mpg.softmax_cross_entropy_grad %[[Z]], %[[Y]], %[[ONE]]
 // CHECK: %[[DBK:.+]] = mpg.reduce_sum %[[DZ]] axes [0] keepdim : tensor<8x3xf32> -> tensor<1x3xf32>
 // CHECK: %[[DB:.+]] = mpg.reshape %[[DBK]] : tensor<1x3xf32> -> tensor<3xf32>

@@ -269,3 +269,56 @@ mpg.graph @left_alone {
   %m = mpg.reduce_mean %ln axes [1] keepdim : tensor<4x8xf32> -> tensor<4x1xf32>
   mpg.output "m" %m : tensor<4x1xf32>
 }
+
+// -----
+
+// all_finite: one sum of x * 0 per operand (NaN exactly when an element is
+// inf or NaN; f16 operands widened first), the total compared with itself.
+// CHECK-LABEL: mpg.graph @all_finite
+// CHECK: %[[A:.+]] = mpg.input "a" : tensor<4x8xf16>
+// CHECK: %[[B:.+]] = mpg.input "b" : tensor<8xf32>
+// CHECK-NOT: mpg.all_finite
+// CHECK: %[[AW:.+]] = mpg.cast %[[A]] : tensor<4x8xf16> to tensor<4x8xf32>
+// CHECK: %[[Z:.+]] = mpg.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[AZ:.+]] = mpg.mul %[[AW]], %[[Z]]
+// CHECK-NEXT: %[[SA:.+]] = mpg.reduce_sum %[[AZ]] axes [0, 1] : tensor<4x8xf32> -> tensor<f32>
+// CHECK: %[[BZ:.+]] = mpg.mul %[[B]], %{{.+}}
+// CHECK-NEXT: %[[SB:.+]] = mpg.reduce_sum %[[BZ]] axes [0] : tensor<8xf32> -> tensor<f32>
+// CHECK-NEXT: %[[T:.+]] = mpg.add %[[SA]], %[[SB]]
+// CHECK-NEXT: %[[OK:.+]] = mpg.compare eq, %[[T]], %[[T]] : tensor<f32>, tensor<f32> -> tensor<i1>
+// CHECK-NEXT: mpg.output "ok" %[[OK]]
+mpg.graph @all_finite {
+  %a = mpg.input "a" : tensor<4x8xf16>
+  %b = mpg.input "b" : tensor<8xf32>
+  %ok = mpg.all_finite %a, %b : tensor<4x8xf16>, tensor<8xf32> -> tensor<i1>
+  mpg.output "ok" %ok : tensor<i1>
+}
+
+// -----
+
+// update_loss_scale: the signed counter (finite steps, or minus consecutive
+// overflows), growth at the interval, backoff at -hysteresis, both bounded.
+// CHECK-LABEL: mpg.graph @update_loss_scale
+// CHECK-NOT: mpg.update_loss_scale
+// CHECK: %[[UP:.+]] = mpg.maximum %[[N:.+]], %{{.+}} : tensor<i64>
+// CHECK: %[[DOWN:.+]] = mpg.minimum %[[N]], %{{.+}} : tensor<i64>
+// CHECK: %[[NEXT:.+]] = mpg.select %[[OK:.+]], %{{.+}}, %{{.+}} : tensor<i1>, tensor<i64>, tensor<i64> -> tensor<i64>
+// CHECK: %[[I:.+]] = mpg.constant dense<100> : tensor<i64>
+// CHECK-NEXT: %[[GROW:.+]] = mpg.compare ge, %[[NEXT]], %[[I]]
+// CHECK-NEXT: %[[H:.+]] = mpg.constant dense<-3> : tensor<i64>
+// CHECK-NEXT: %[[BACK:.+]] = mpg.compare le, %[[NEXT]], %[[H]]
+// CHECK: dense<4.000000e+00> : tensor<f32>
+// CHECK: mpg.minimum
+// CHECK: dense<2.500000e-01> : tensor<f32>
+// CHECK: mpg.maximum
+// CHECK: mpg.output "s2"
+// CHECK: mpg.output "n2"
+mpg.graph @update_loss_scale {
+  %s = mpg.input "s" : tensor<f32>
+  %n = mpg.input "n" : tensor<i64>
+  %ok = mpg.input "ok" : tensor<i1>
+  %s2, %n2 = mpg.update_loss_scale %s, %n, %ok growth_factor 4.0 backoff_factor 0.25
+      growth_interval 100 hysteresis 3 : tensor<f32>, tensor<i64>, tensor<i1>
+  mpg.output "s2" %s2 : tensor<f32>
+  mpg.output "n2" %n2 : tensor<i64>
+}

@@ -486,6 +486,16 @@ mpg.graph @update_loss_scale_growth_interval_zero {
 
 // -----
 
+mpg.graph @update_loss_scale_hysteresis_zero {
+  %s = mpg.input "s" : tensor<f32>
+  %n = mpg.input "n" : tensor<i64>
+  %ok = mpg.input "ok" : tensor<i1>
+  // expected-error @+1 {{'mpg.update_loss_scale' op expects hysteresis >= 1}}
+  %s2, %n2 = mpg.update_loss_scale %s, %n, %ok hysteresis 0 : tensor<f32>, tensor<i64>, tensor<i1>
+}
+
+// -----
+
 mpg.graph @update_loss_scale_min_scale_zero {
   %s = mpg.input "s" : tensor<f32>
   %n = mpg.input "n" : tensor<i64>

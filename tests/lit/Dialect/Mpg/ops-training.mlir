@@ -308,6 +308,7 @@ mpg.graph @update_loss_scale_explicit_defaults {
 // CHECK: mpg.update_loss_scale %[[S]], %[[N]], %[[OK]] growth_factor 4.000000e+00 : tensor<f16>, tensor<i32>, tensor<i1>
 // CHECK: mpg.update_loss_scale %[[S]], %[[N]], %[[OK]] backoff_factor 2.500000e-01 : tensor<f16>, tensor<i32>, tensor<i1>
 // CHECK: mpg.update_loss_scale %[[S]], %[[N]], %[[OK]] growth_interval 1000 : tensor<f16>, tensor<i32>, tensor<i1>
+// CHECK: mpg.update_loss_scale %[[S]], %[[N]], %[[OK]] hysteresis 3 : tensor<f16>, tensor<i32>, tensor<i1>
 // CHECK: mpg.update_loss_scale %[[S]], %[[N]], %[[OK]] min_scale 1.250000e-01 : tensor<f16>, tensor<i32>, tensor<i1>
 // CHECK: mpg.update_loss_scale %[[S]], %[[N]], %[[OK]] max_scale 6.553600e+04 : tensor<f16>, tensor<i32>, tensor<i1>
 mpg.graph @update_loss_scale_each_attr {
@@ -317,6 +318,7 @@ mpg.graph @update_loss_scale_each_attr {
   %s1, %n1 = mpg.update_loss_scale %s, %n, %ok growth_factor 4.0 : tensor<f16>, tensor<i32>, tensor<i1>
   %s2, %n2 = mpg.update_loss_scale %s, %n, %ok backoff_factor 0.25 : tensor<f16>, tensor<i32>, tensor<i1>
   %s3, %n3 = mpg.update_loss_scale %s, %n, %ok growth_interval 1000 : tensor<f16>, tensor<i32>, tensor<i1>
+  %s6, %n6 = mpg.update_loss_scale %s, %n, %ok hysteresis 3 : tensor<f16>, tensor<i32>, tensor<i1>
   %s4, %n4 = mpg.update_loss_scale %s, %n, %ok min_scale 0.125 : tensor<f16>, tensor<i32>, tensor<i1>
   %s5, %n5 = mpg.update_loss_scale %s, %n, %ok max_scale 65536.0 : tensor<f16>, tensor<i32>, tensor<i1>
   mpg.output "s1" %s1 : tensor<f16>
@@ -324,19 +326,20 @@ mpg.graph @update_loss_scale_each_attr {
   mpg.output "s3" %s3 : tensor<f16>
   mpg.output "s4" %s4 : tensor<f16>
   mpg.output "s5" %s5 : tensor<f16>
+  mpg.output "s6" %s6 : tensor<f16>
 }
 
 // CHECK-LABEL: mpg.graph @update_loss_scale_all_attrs
 // CHECK: %[[S:.+]] = mpg.input "s"
 // CHECK: %[[N:.+]] = mpg.input "n"
 // CHECK: %[[OK:.+]] = mpg.input "ok"
-// CHECK: %{{[^ ,]+}}, %{{[^ ,]+}} = mpg.update_loss_scale %[[S]], %[[N]], %[[OK]] growth_factor 1.500000e+00 backoff_factor 7.500000e-01 growth_interval 100 min_scale 2.000000e+00 max_scale 3.276800e+04 : tensor<f32>, tensor<i64>, tensor<i1>
+// CHECK: %{{[^ ,]+}}, %{{[^ ,]+}} = mpg.update_loss_scale %[[S]], %[[N]], %[[OK]] growth_factor 1.500000e+00 backoff_factor 7.500000e-01 growth_interval 100 hysteresis 2 min_scale 2.000000e+00 max_scale 3.276800e+04 : tensor<f32>, tensor<i64>, tensor<i1>
 mpg.graph @update_loss_scale_all_attrs {
   %s = mpg.input "s" : tensor<f32>
   %n = mpg.input "n" : tensor<i64>
   %ok = mpg.input "ok" : tensor<i1>
   %s2, %n2 = mpg.update_loss_scale %s, %n, %ok growth_factor 1.5 backoff_factor 0.75
-      growth_interval 100 min_scale 2.0 max_scale 32768.0
+      growth_interval 100 hysteresis 2 min_scale 2.0 max_scale 32768.0
       : tensor<f32>, tensor<i64>, tensor<i1>
   mpg.output "s2" %s2 : tensor<f32>
 }

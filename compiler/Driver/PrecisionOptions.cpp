@@ -1,0 +1,34 @@
+//===- PrecisionOptions.cpp - --precision and --loss-scale ----------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/PrecisionOptions.h"
+#include "compiler/Driver/Driver.h"
+
+using namespace mpc::driver;
+
+void mpc::driver::addPrecisionOptions(ArgParser &parser) {
+  parser.addOption({"precision", 0, "MODE",
+                    "fp32 = as written; fp16 or bf16 = mixed precision: dot-products with "
+                    "low-precision operands and fp32 accumulation; reductions, softmax, "
+                    "losses, norms and optimizer updates in fp32; pointwise ops in "
+                    "low-precision storage (see 'mpc report GRAPH precision')",
+                    "fp32", {"fp32", "fp16", "bf16"}});
+  parser.addOption({"loss-scale", 0, "SPEC",
+                    "auto = dynamic for fp16, none otherwise; none; static:S; or dynamic, "
+                    "optionally with :KEY=VALUE,... of init (65536), growth (2), backoff "
+                    "(0.5), interval (2000 finite steps), hysteresis (1 overflow), min (1), "
+                    "max (16777216). Overflowing steps are skipped on the device",
+                    "auto", {}});
+}
+
+bool mpc::driver::readPrecisionOptions(const ArgParser &parser, mpc::PrecisionConfig &config) {
+  config.mode = *parser.get("precision");
+  if (llvm::Error error = mpc::parseLossScaleSpec(*parser.get("loss-scale"), config.lossScale)) {
+    reportError(llvm::toString(std::move(error)));
+    return false;
+  }
+  return true;
+}

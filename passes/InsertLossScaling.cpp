@@ -1,0 +1,195 @@
+//===- InsertLossScaling.cpp - loss scaling on the device -----------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// The paper's second technique, done in the graph so that the scaled seed,
+// the overflow check, the predicated skip and the scale update are device
+// code of the step (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include "llvm/ADT/SetVector.h"
+
+namespace mpc {
+#define GEN_PASS_DEF_MPGINSERTLOSSSCALING
+#include "passes/Passes.h.inc"
+} // namespace mpc
+
+using namespace mlir;
+using namespace mlir::mpg;
+
+namespace {
+
+RankedTensorType scalarType(Type element) { return RankedTensorType::get({}, element); }
+
+Value scalarConstant(OpBuilder &b, Location loc, Type element, double value) {
+  Attribute attr = llvm::isa<FloatType>(element)
+                       ? Attribute(b.getFloatAttr(element, value))
+                       : Attribute(b.getIntegerAttr(element, static_cast<int64_t>(value)));
+  return b.create<ConstantOp>(loc, DenseElementsAttr::get(scalarType(element), attr));
+}
+
+Value newState(OpBuilder &b, Location loc, llvm::StringRef name, Type element, InitKind kind,
+               std::optional<double> value = std::nullopt) {
+  llvm::SmallVector<NamedAttribute> args;
+  if (value)
+    args.push_back(b.getNamedAttr("value", b.getF64FloatAttr(*value)));
+  auto init = InitializerAttr::get(b.getContext(), kind, b.getDictionaryAttr(args));
+  return b.create<StateOp>(loc, scalarType(element), name, init);
+}
+
+/// The gradient operand of an optimizer update, or null.
+OpOperand *gradientOperand(Operation *op) {
+  if (auto sgd = llvm::dyn_cast<SgdOp>(op))
+    return &sgd.getGradMutable();
+  if (auto adam = llvm::dyn_cast<AdamOp>(op))
+    return &adam.getGradMutable();
+  if (auto adamw = llvm::dyn_cast<AdamWOp>(op))
+    return &adamw.getGradMutable();
+  return nullptr;
+}
+
+struct MpgInsertLossScalingPass
+    : public mpc::impl::MpgInsertLossScalingBase<MpgInsertLossScalingPass> {
+  using MpgInsertLossScalingBase::MpgInsertLossScalingBase;
+
+  LogicalResult checkOptions(GraphOp graph) {
+    if (mode != "dynamic" && mode != "static" && mode != "none")
+      return graph.emitError() << "mpg-insert-loss-scaling: unknown mode '" << mode
+                               << "'; expected dynamic, static or none";
+    if (!(initScale > 0) || !std::isfinite(initScale))
+      return graph.emitError() << "mpg-insert-loss-scaling: init-scale must be a finite "
+                                  "number > 0, not "
+                               << initScale;
+    return success();
+  }
+
+  void runOnOperation() override {
+    GraphOp graph = getOperation();
+    if (failed(checkOptions(graph)))
+      return signalPassFailure();
+    if (mode == "none")
+      return;
+    Block &body = graph.getBody().front();
+    llvm::SmallVector<ConstantOp> seeds;
+    for (auto constant : body.getOps<ConstantOp>())
+      if (constant->hasAttr("mpg.loss_seed"))
+        seeds.push_back(constant);
+    llvm::SmallVector<Operation *> updates;
+    for (Operation &op : body)
+      if (gradientOperand(&op))
+        updates.push_back(&op);
+    if (seeds.empty() || updates.empty())
+      return; // not a training step, or one already scaled
+    for (ConstantOp seed : seeds)
+      if (!llvm::cast<RankedTensorType>(seed.getType()).getElementType().isF32()) {
+        seed.emitOpError("is the seed of the backward pass in ")
+            << llvm::cast<RankedTensorType>(seed.getType()).getElementType()
+            << "; loss scaling needs an f32 loss";
+        return signalPassFailure();
+      }
+
+    MLIRContext *context = &getContext();
+    Location loc = graph.getLoc();
+    OpBuilder b(context);
+    Type f32 = Float32Type::get(context), i64 = IntegerType::get(context, 64);
+    bool dynamic = mode == "dynamic";
+
+    // The scale: persistent state (dynamic) or a constant (static), defined
+    // first so that it dominates every use.
+    b.setInsertionPointToStart(&body);
+    Value scale, goodSteps;
+    if (dynamic) {
+      scale = newState(b, loc, "loss_scale", f32, InitKind::Constant, initScale);
+      goodSteps = newState(b, loc, "loss_scale.good_steps", i64, InitKind::Zeros);
+    } else {
+      scale = scalarConstant(b, loc, f32, initScale);
+    }
+    Value skippedSteps = newState(b, loc, "loss_scale.skipped_steps", i64, InitKind::Zeros);
+
+    // The seed of the backward pass times the scale.
+    for (ConstantOp seed : seeds) {
+      b.setInsertionPointAfter(seed);
+      Value scaled = b.create<MulOp>(seed.getLoc(), seed.getResult(), scale);
+      seed.getResult().replaceAllUsesExcept(scaled, scaled.getDefiningOp());
+      seed->removeAttr("mpg.loss_seed");
+    }
+
+    // The overflow check over every gradient an update reads, placed after
+    // the last of them.
+    llvm::SetVector<Value> gradients;
+    for (Operation *update : updates)
+      gradients.insert(gradientOperand(update)->get());
+    Operation *lastDefinition = nullptr;
+    for (Value gradient : gradients)
+      if (Operation *def = gradient.getDefiningOp())
+        if (!lastDefinition || lastDefinition->isBeforeInBlock(def))
+          lastDefinition = def;
+    if (lastDefinition)
+      b.setInsertionPointAfter(lastDefinition);
+    else
+      b.setInsertionPointAfter(scale.getDefiningOp());
+    Value finite = b.create<AllFiniteOp>(loc, scalarType(b.getI1Type()), gradients.getArrayRef());
+
+    // Updates read the unscaled gradient.
+    for (Operation *update : updates) {
+      OpOperand *gradient = gradientOperand(update);
+      b.setInsertionPoint(update);
+      gradient->set(b.create<UnscaleOp>(update->getLoc(), gradient->get(), scale));
+    }
+
+    // The skip: every state an update (or the step counter) writes keeps
+    // its value when a gradient is not finite. State writes are copies at
+    // the end of the step, so moving them after the check changes nothing.
+    llvm::SmallPtrSet<Operation *, 8> updateOps(updates.begin(), updates.end());
+    llvm::SmallVector<StateWriteOp> writes;
+    for (auto write : body.getOps<StateWriteOp>()) {
+      Operation *producer = write.getValue().getDefiningOp();
+      auto state = write.getState().getDefiningOp<StateOp>();
+      bool isCounter = state && state.getName() == "optimizer.step";
+      bool isParamUpdate = producer && updateOps.contains(producer);
+      if (isCounter || isParamUpdate)
+        writes.push_back(write);
+    }
+    Operation *check = finite.getDefiningOp();
+    for (StateWriteOp write : writes) {
+      if (write->isBeforeInBlock(check))
+        write->moveBefore(&body, body.end());
+      b.setInsertionPoint(write);
+      write.getValueMutable().assign(
+          b.create<SelectOp>(write.getLoc(), finite, write.getValue(), write.getState()));
+    }
+
+    // The scale's update and the telemetry, at the end of the step.
+    b.setInsertionPointToEnd(&body);
+    Value one = scalarConstant(b, loc, i64, 1), zero = scalarConstant(b, loc, i64, 0);
+    auto boolean = [&](bool value) -> Value {
+      return b.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalarType(b.getI1Type()), b.getBoolAttr(value)));
+    };
+    Value skipped = b.create<SelectOp>(loc, finite, boolean(false), boolean(true));
+    b.create<StateWriteOp>(
+        loc, skippedSteps,
+        b.create<AddOp>(loc, skippedSteps, b.create<SelectOp>(loc, finite, zero, one)));
+    if (dynamic) {
+      auto update = b.create<UpdateLossScaleOp>(
+          loc, scale, goodSteps, finite, b.getF64FloatAttr(growthFactor),
+          b.getF64FloatAttr(backoffFactor), b.getI64IntegerAttr(growthInterval),
+          b.getI64IntegerAttr(hysteresis), b.getF64FloatAttr(minScale),
+          b.getF64FloatAttr(maxScale));
+      if (failed(update.verify())) // the options' ranges
+        return signalPassFailure();
+      b.create<StateWriteOp>(loc, scale, update.getNewScale());
+      b.create<StateWriteOp>(loc, goodSteps, update.getNewGoodSteps());
+    }
+    b.create<OutputOp>(loc, "loss_scale", scale);
+    b.create<OutputOp>(loc, "skipped", skipped);
+  }
+};
+
+} // namespace
