@@ -177,6 +177,40 @@ def MpgInsertLossScaling : Pass<"mpg-insert-loss-scaling", "::mlir::mpg::GraphOp
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }
 
+def MpgMasterWeights : Pass<"mpg-master-weights", "::mlir::mpg::GraphOp"> {
+  let summary = "Keeps fp32 master parameters with persistent fp16/bf16 working copies";
+  let description = [{
+    Runs after precision assignment (and loss scaling). A parameter stays an
+    f32 master in persistent memory; where `mpg-assign-precision` cast it to
+    f16 or bf16 for its users, they read instead a persistent working copy,
+    the state `<name>.f16` (or `.bf16`) marked `mpg.cast_of = "<name>"`. When
+    the step writes the parameter (its optimizer update, after the loss
+    scaler's skip), it writes the working copy too, converted from the same
+    new value, so the update kernel produces both and no step starts with a
+    conversion of the weights. The runtime fills a working copy from its
+    parameter at load and whenever the parameter is set or loaded, and
+    leaves it out of checkpoints. The graph's `mpg.precision_summary` gets
+    the count (`working_copies`). A graph without low-precision casts of
+    parameters (fp32 mode) is left alone.
+
+    ```mlir
+    // before
+    %w = mpg.param "w" init(glorot_uniform) : tensor<16x4xf32>
+    %wh = mpg.cast %w : tensor<16x4xf32> to tensor<16x4xf16>
+    ...
+    mpg.state_write %w, %w2 : tensor<16x4xf32>
+    // after
+    %w = mpg.param "w" init(glorot_uniform) : tensor<16x4xf32>
+    %wh = mpg.state "w.f16" init(zeros) {mpg.cast_of = "w"} : tensor<16x4xf16>
+    ...
+    mpg.state_write %w, %w2 : tensor<16x4xf32>
+    %w2h = mpg.cast %w2 : tensor<16x4xf32> to tensor<16x4xf16>
+    mpg.state_write %wh, %w2h : tensor<16x4xf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
 def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
   let summary = "Rewrites composite ops into the ops the kernel generator handles";
   let description = [{

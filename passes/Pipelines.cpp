@@ -54,6 +54,7 @@ void mpc::buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
   loss.minScale = scaling.minScale;
   loss.maxScale = scaling.maxScale;
   graphPm.addPass(createMpgInsertLossScaling(loss));
+  graphPm.addPass(createMpgMasterWeights());
 }
 
 llvm::Error mpc::parseLossScaleSpec(llvm::StringRef spec, LossScaleConfig &config) {

@@ -123,6 +123,8 @@ public:
               p.init.args[arg.getName().str()] = init.getArg(arg.getName(), 0.0);
             p.trainable = !param.getFrozen();
             p.state = param.getState();
+            if (std::optional<llvm::StringRef> master = param.getCastOf())
+              p.castOf = master->str();
             manifest.params.push_back(std::move(p));
           })
           .Case([&](mpk::ConstantOp constant) {

@@ -57,6 +57,8 @@ PrecisionReport mpc::driver::collectPrecisionReport(mpg::GraphOp graph) {
       report.castsInserted = n.getInt();
     if (auto n = summary.getAs<IntegerAttr>("casts_removed"))
       report.castsRemoved = n.getInt();
+    if (auto n = summary.getAs<IntegerAttr>("working_copies"))
+      report.workingCopies = n.getInt();
   }
   graph.getBody().walk([&](Operation *op) {
     auto decision = op->getAttrOfType<DictionaryAttr>("mpg.precision_decision");
@@ -85,7 +87,8 @@ void mpc::driver::printPrecisionText(llvm::raw_ostream &os, const PrecisionRepor
     return;
   }
   os << ", " << report.decisions.size() << " ops decided, " << report.castsInserted
-     << " casts inserted, " << report.castsRemoved << " removed\n";
+     << " casts inserted, " << report.castsRemoved << " removed; " << report.workingCopies
+     << " parameters read through persistent low-precision working copies (fp32 masters)\n";
   std::vector<std::pair<std::string, int64_t>> categories; // in order of appearance
   for (const PrecisionDecision &d : report.decisions) {
     std::string name = d.category + " (" + d.storage + ")";
@@ -125,6 +128,7 @@ llvm::json::Object mpc::driver::precisionToJson(const PrecisionReport &report) {
   return llvm::json::Object{{"mode", report.mode},
                             {"casts_inserted", report.castsInserted},
                             {"casts_removed", report.castsRemoved},
+                            {"working_copies", report.workingCopies},
                             {"categories", std::move(categories)},
                             {"ops", std::move(ops)}};
 }

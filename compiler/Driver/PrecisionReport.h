@@ -32,6 +32,7 @@ struct PrecisionReport {
   std::string graph;
   std::string mode; // fp32 when precision was not assigned
   int64_t castsInserted = 0, castsRemoved = 0;
+  int64_t workingCopies = 0; // parameters read through persistent copies
   std::vector<PrecisionDecision> decisions;
 };
 
@@ -40,7 +41,8 @@ PrecisionReport collectPrecisionReport(mlir::mpg::GraphOp graph);
 
 void printPrecisionText(llvm::raw_ostream &os, const PrecisionReport &report);
 
-/// {"mode", "casts_inserted", "casts_removed", "categories": {name: count},
+/// {"mode", "casts_inserted", "casts_removed", "working_copies",
+///  "categories": {name: count},
 ///  "ops": [{"op", "location", "category", "storage", "compute",
 ///           "accumulate" (dot-products), "forced", "reason"}]}
 llvm::json::Object precisionToJson(const PrecisionReport &report);

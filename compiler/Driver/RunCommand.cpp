@@ -120,14 +120,17 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
   std::unique_ptr<mpc_program, void (*)(mpc_program *)> owner(program, mpc_program_release);
 
   if (auto params = parser.get("params"); params && !params->empty()) {
-    // Every parameter and state tensor of the program comes from the file; a
-    // training checkpoint also holds optimizer state, which a forward
-    // program does not have and which is skipped.
+    // Every parameter and state tensor of the program comes from the file
+    // (working copies follow their parameters); a training checkpoint also
+    // holds optimizer state, which a forward program does not have and which
+    // is skipped.
     std::map<std::string, rt::HostTensor> tensors;
     if (rt::Status status = rt::readSafetensors(*params, tensors, nullptr); !status.isOk())
       return fail(status.message());
     auto programParams = describe(program, mpc_program_param_count, mpc_program_param_info);
     for (const auto &[name, info] : programParams) {
+      if (info.flags & MPC_TENSOR_WORKING_COPY)
+        continue; // follows its parameter
       auto it = tensors.find(name);
       std::vector<int64_t> shape(info.shape, info.shape + info.rank);
       if (it == tensors.end())

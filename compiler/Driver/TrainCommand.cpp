@@ -356,6 +356,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     for (size_t i = 0, e = mpc_program_param_count(forward.get()); i < e; ++i) {
       mpc_tensor_info info;
       mpc_program_param_info(forward.get(), i, &info);
+      if (info.flags & MPC_TENSOR_WORKING_COPY)
+        continue; // follows its parameter
       std::vector<char> bytes(info.bytes);
       if (mpc_program_get_param(program.get(), info.name, bytes.data(), bytes.size()) != MPC_OK ||
           mpc_program_set_param(forward.get(), info.name, bytes.data(), bytes.size()) != MPC_OK)

@@ -151,14 +151,14 @@ private:
     if (auto param = llvm::dyn_cast<ParamOp>(op)) {
       Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset, param.getType());
       b.create<mpk::ParamOp>(loc, param.getName(), buf, param.getInit(), /*state=*/false,
-                             param.getFrozen());
+                             param.getFrozen(), /*cast_of=*/nullptr);
       buffers.map(param.getResult(), buf);
       return success();
     }
     if (auto state = llvm::dyn_cast<StateOp>(op)) {
       Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset, state.getType());
       b.create<mpk::ParamOp>(loc, state.getName(), buf, state.getInit(), /*state=*/true,
-                             /*frozen=*/true);
+                             /*frozen=*/true, state->getAttrOfType<StringAttr>("mpg.cast_of"));
       buffers.map(state.getResult(), buf);
       return success();
     }

@@ -162,6 +162,7 @@ public:
 
   std::string path(const char *key) const { return member(path_, key); }
   const JsonValue &get(const char *key) const { return *object_.find(key); }
+  bool has(const char *key) const { return object_.find(key) != nullptr; }
 
   Status string(const char *key, std::string &out) const {
     if (Status status =
@@ -334,7 +335,8 @@ Status parseInitializer(const JsonValue &value, const std::string &path,
 
 Status parseParam(const JsonValue &value, const std::string &path,
                   ParamSpec &out) {
-  if (Status status = expectObject(value, path, kParamKeys); !status.isOk())
+  if (Status status = expectObject(value, path, kParamKeys, {"cast_of"});
+      !status.isOk())
     return status;
   ObjectReader fields(value, path);
   if (Status status = parseTensorFields(fields, out); !status.isOk())
@@ -346,6 +348,9 @@ Status parseParam(const JsonValue &value, const std::string &path,
   if (Status status = fields.boolean("trainable", out.trainable);
       !status.isOk())
     return status;
+  if (fields.has("cast_of"))
+    if (Status status = fields.string("cast_of", out.castOf); !status.isOk())
+      return status;
   return fields.boolean("state", out.state);
 }
 
@@ -535,6 +540,10 @@ public:
               param(element("params", i), manifest_.params[i], names);
           !status.isOk())
         return status;
+    for (size_t i = 0; i < manifest_.params.size(); ++i)
+      if (Status status = workingCopy(element("params", i), manifest_.params[i]);
+          !status.isOk())
+        return status;
     for (size_t i = 0; i < manifest_.constants.size(); ++i)
       if (Status status =
               constant(element("constants", i), manifest_.constants[i]);
@@ -648,6 +657,25 @@ private:
       return fail(member(path, "buffer.space"),
                   "a parameter must live in persistent memory");
     return initializer(member(path, "init"), spec);
+  }
+
+  /// A working copy names an f32 parameter of its shape that is not itself
+  /// a copy, and is f16 or bf16.
+  Status workingCopy(const std::string &path, const ParamSpec &spec) const {
+    if (spec.castOf.empty())
+      return Status();
+    std::string at = member(path, "cast_of");
+    auto master = std::find_if(
+        manifest_.params.begin(), manifest_.params.end(),
+        [&](const ParamSpec &other) { return other.name == spec.castOf; });
+    if (master == manifest_.params.end())
+      return fail(at, "names no parameter: " + quoteJson(spec.castOf));
+    if (!master->castOf.empty() || master->dtype != DType::F32 ||
+        master->shape != spec.shape ||
+        (spec.dtype != DType::F16 && spec.dtype != DType::BF16))
+      return fail(at, "a working copy is f16 or bf16 and copies an f32 parameter of "
+                      "its shape that is not a copy itself");
+    return Status();
   }
 
   Status initializer(const std::string &path, const ParamSpec &spec) const {
@@ -907,7 +935,8 @@ std::string paramJson(const ParamSpec &spec) {
   return "{" + tensorJson(spec) + ",\"init\":{\"kind\":\"" +
          initKindName(spec.init.kind) + "\",\"args\":{" + args +
          "}},\"trainable\":" + boolJson(spec.trainable) +
-         ",\"state\":" + boolJson(spec.state) + "}";
+         ",\"state\":" + boolJson(spec.state) +
+         (spec.castOf.empty() ? "" : ",\"cast_of\":" + quoteJson(spec.castOf)) + "}";
 }
 
 std::string constantJson(const ConstantSpec &spec) {

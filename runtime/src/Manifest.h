@@ -122,6 +122,11 @@ struct ParamSpec : TensorSpec {
   bool trainable = true;
   /// True for state that the optimizer or the loss scaler keeps.
   bool state = false;
+  /// For a low-precision working copy of a parameter: that parameter's
+  /// name. The runtime keeps the copy equal to the parameter converted
+  /// (after initialisation and after every parameter is set or loaded),
+  /// the step rewrites it with each update, and checkpoints leave it out.
+  std::string castOf;
 };
 
 /// Persistent data filled at load from a bundle section of exactly its size.

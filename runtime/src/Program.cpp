@@ -8,6 +8,7 @@
 
 #include "Bundle.h"
 #include "CpuBackend.h"
+#include "Elements.h"
 #include "Initializers.h"
 #include "Json.h"
 #include "Safetensors.h"
@@ -123,6 +124,8 @@ Status Program::load(const std::string &path, const ProgramOptions &options,
         !status.isOk())
       return status;
   }
+  if (Status status = program->refreshWorkingCopies(""); !status.isOk())
+    return status;
   program->inputs_.resize(manifest.inputs.size());
   program->inputSet_.assign(manifest.inputs.size(), false);
   out = std::move(program);
@@ -250,14 +253,45 @@ Status Program::setParam(const std::string &name, const void *data,
   if (Status status = findParam(name, index); !status.isOk())
     return status;
   const ParamSpec &spec = manifest_.params[index];
+  if (!spec.castOf.empty())
+    return Status::error(MPC_INVALID_ARGUMENT,
+                         path_ + ": " + quoteJson(name) +
+                             " is the working copy of parameter " +
+                             quoteJson(spec.castOf) + "; set that one");
   if (Status status = checkSize(spec, "parameter", bytes); !status.isOk())
     return status;
-  return backend_->write(spec.buffer, data, bytes);
+  if (Status status = backend_->write(spec.buffer, data, bytes); !status.isOk())
+    return status;
+  return refreshWorkingCopies(name);
+}
+
+Status Program::refreshWorkingCopies(const std::string &master) {
+  for (const ParamSpec &copy : manifest_.params) {
+    if (copy.castOf.empty() || (!master.empty() && copy.castOf != master))
+      continue;
+    size_t index;
+    if (Status status = findParam(copy.castOf, index); !status.isOk())
+      return status;
+    const ParamSpec &source = manifest_.params[index];
+    size_t count = tensorBytes(source.dtype, source.shape) / sizeof(float);
+    std::vector<float> values(count);
+    if (Status status = backend_->read(source.buffer, values.data(), count * sizeof(float));
+        !status.isOk())
+      return status;
+    std::vector<uint8_t> converted(tensorBytes(copy.dtype, copy.shape));
+    narrowElements(values.data(), copy.dtype, converted.data(), count);
+    if (Status status = backend_->write(copy.buffer, converted.data(), converted.size());
+        !status.isOk())
+      return status;
+  }
+  return Status();
 }
 
 Status Program::saveParams(const std::string &path) const {
   std::map<std::string, HostTensor> tensors;
   for (const ParamSpec &spec : manifest_.params) {
+    if (!spec.castOf.empty())
+      continue; // working copies follow their parameters
     HostTensor &tensor = tensors[spec.name];
     tensor.dtype = spec.dtype;
     tensor.shape = spec.shape;
@@ -279,6 +313,8 @@ Status Program::loadParams(const std::string &path) {
     problems += (problems.empty() ? "" : "; ") + problem;
   };
   for (const ParamSpec &spec : manifest_.params) {
+    if (!spec.castOf.empty())
+      continue;
     auto found = tensors.find(spec.name);
     if (found == tensors.end())
       report("tensor " + quoteJson(spec.name) + " is missing");
@@ -294,19 +330,24 @@ Status Program::loadParams(const std::string &path) {
     if (!findParam(entry.first, index).isOk())
       report("tensor " + quoteJson(entry.first) +
              " is not a parameter of the program");
+    else if (!manifest_.params[index].castOf.empty())
+      report("tensor " + quoteJson(entry.first) +
+             " is a working copy, which checkpoints leave out");
   }
   if (!problems.empty())
     return Status::error(MPC_FORMAT_ERROR, path + ": does not fit program " +
                                                quoteJson(manifest_.program) +
                                                ": " + problems);
   for (const ParamSpec &spec : manifest_.params) {
+    if (!spec.castOf.empty())
+      continue;
     const HostTensor &tensor = tensors[spec.name];
     if (Status status = backend_->write(spec.buffer, tensor.bytes.data(),
                                         tensor.bytes.size());
         !status.isOk())
       return status;
   }
-  return Status();
+  return refreshWorkingCopies("");
 }
 
 } // namespace mpc::rt

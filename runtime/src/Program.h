@@ -61,6 +61,7 @@ public:
 
   /// Copies parameter (or state) `name` to or from `data` (its exact size).
   Status getParam(const std::string &name, void *data, size_t bytes) const;
+  /// (A working copy cannot be set: it follows its parameter.)
   Status setParam(const std::string &name, const void *data, size_t bytes);
 
   /// Writes every parameter and piece of state to a safetensors file.
@@ -70,6 +71,10 @@ public:
   Status loadParams(const std::string &path);
 
 private:
+  /// Rewrites the working copies of parameter `master` (of every parameter
+  /// when empty) from its current value.
+  Status refreshWorkingCopies(const std::string &master);
+
   Program() = default;
 
   /// Input `name` of the manifest, or MPC_NOT_FOUND.

@@ -144,7 +144,8 @@ mpc_status_code mpc_program_load(const char *path,
     for (const mpc::rt::ParamSpec &param : manifest.params)
       handle->params.push_back(
           infoOf(param, (param.trainable ? MPC_TENSOR_TRAINABLE : 0u) |
-                            (param.state ? MPC_TENSOR_STATE : 0u)));
+                            (param.state ? MPC_TENSOR_STATE : 0u) |
+                            (param.castOf.empty() ? 0u : MPC_TENSOR_WORKING_COPY)));
     *out = handle.release();
     return MPC_OK;
   });

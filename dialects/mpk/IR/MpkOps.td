@@ -135,12 +135,17 @@ def Mpk_ParamOp : Mpk_Op<"param"> {
     ```mlir
     mpk.param "fc1.weight" %w init(#mpg.init<glorot_uniform, {}>) : memref<64x128xf32>
     mpk.param "bn1.running_mean" %m state init(#mpg.init<zeros, {}>) : memref<16xf32>
+    mpk.param "fc1.weight.f16" %wh state frozen cast_of "fc1.weight" init(#mpg.init<zeros, {}>) : memref<64x128xf16>
     ```
+
+    `cast_of` marks a low-precision working copy of a parameter, which the
+    runtime keeps equal to the parameter converted (and leaves out of
+    checkpoints).
   }];
   let arguments = (ins StrAttr:$name, Mpk_Buffer:$buffer, AnyAttr:$init, UnitAttr:$state,
-                       UnitAttr:$frozen);
+                       UnitAttr:$frozen, OptionalAttr<StrAttr>:$cast_of);
   let assemblyFormat = [{
-    $name $buffer (`state` $state^)? (`frozen` $frozen^)? `init` `(` $init `)` attr-dict `:` type($buffer)
+    $name $buffer (`state` $state^)? (`frozen` $frozen^)? (`cast_of` $cast_of^)? `init` `(` $init `)` attr-dict `:` type($buffer)
   }];
 }
 

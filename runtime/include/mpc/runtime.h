@@ -110,6 +110,10 @@ void mpc_program_release(mpc_program *program);
 #define MPC_TENSOR_TRAINABLE 1u
 /** mpc_tensor_info.flags of optimizer or loss-scaling state. */
 #define MPC_TENSOR_STATE 2u
+/** mpc_tensor_info.flags of a low-precision working copy of a parameter: the
+ *  runtime keeps it equal to the parameter converted, so it cannot be set
+ *  and is left out of checkpoints. */
+#define MPC_TENSOR_WORKING_COPY 4u
 
 /** A description of an input, output or parameter. The pointers stay valid
  *  until the program is released. */

@@ -370,3 +370,113 @@ TEST_F(ProgramParams, RefusesMismatchedCheckpointsByName) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Working copies (mpg-master-weights): low-precision copies of parameters
+// that the runtime keeps equal to their parameter converted.
+//===----------------------------------------------------------------------===//
+
+/// A master "w" (f32), its f16 and bf16 copies, and another parameter.
+std::vector<ParamSpec> workingCopyParams() {
+  std::vector<ParamSpec> params = {
+      param("w", DType::F32, {64, 32}, InitKind::GlorotUniform),
+      param("w.f16", DType::F16, {64, 32}, InitKind::Zeros),
+      param("w.bf16", DType::BF16, {64, 32}, InitKind::Zeros),
+      param("b", DType::F32, {32}, InitKind::Zeros),
+  };
+  params[1].castOf = params[2].castOf = "w";
+  params[1].state = params[2].state = true;
+  return params;
+}
+
+/// The bytes of `values` (f32) converted to `dtype`.
+std::vector<uint8_t> converted(const std::vector<uint8_t> &values, DType dtype) {
+  std::vector<float> floats = as<float>(values);
+  std::vector<uint8_t> out(floats.size() * mpc::rt::dtypeSize(dtype));
+  mpc::rt::narrowElements(floats.data(), dtype, out.data(), floats.size());
+  return out;
+}
+
+TEST(WorkingCopies, FollowTheirParameterOnLoadSetAndCheckpointLoad) {
+  TempDir dir;
+  std::string path = dir.file("copies.mpcb");
+  writeProgramBundle(path, paramManifest(workingCopyParams()));
+  LoadedProgram program;
+  ASSERT_EQ(program.load(path, 3), MPC_OK) << mpc_last_error();
+  Values values = readParams(program);
+  EXPECT_EQ(values["w.f16"], converted(values["w"], DType::F16));
+  EXPECT_EQ(values["w.bf16"], converted(values["w"], DType::BF16));
+
+  // The info marks them; setting one is refused, setting the master
+  // refreshes both.
+  mpc_tensor_info info;
+  ASSERT_EQ(mpc_program_param_info(program.get(), 1, &info), MPC_OK);
+  EXPECT_TRUE(info.flags & MPC_TENSOR_WORKING_COPY);
+  ASSERT_EQ(mpc_program_param_info(program.get(), 0, &info), MPC_OK);
+  EXPECT_FALSE(info.flags & MPC_TENSOR_WORKING_COPY);
+  std::vector<uint8_t> half(values["w.f16"].size());
+  EXPECT_EQ(mpc_program_set_param(program.get(), "w.f16", half.data(), half.size()),
+            MPC_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mpc_last_error())
+                .find("\"w.f16\" is the working copy of parameter \"w\"; set that one"),
+            std::string::npos)
+      << mpc_last_error();
+  std::vector<float> w(64 * 32);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = 1.0f / 3.0f + static_cast<float>(i); // not exact in f16 or bf16
+  ASSERT_EQ(mpc_program_set_param(program.get(), "w", w.data(), w.size() * sizeof(float)),
+            MPC_OK);
+  values = readParams(program);
+  EXPECT_EQ(values["w.f16"], converted(values["w"], DType::F16));
+  EXPECT_EQ(values["w.bf16"], converted(values["w"], DType::BF16));
+
+  // Checkpoints leave them out; loading one refreshes them.
+  std::string checkpoint = dir.file("copies.safetensors");
+  ASSERT_EQ(mpc_program_save_params(program.get(), checkpoint.c_str()), MPC_OK);
+  std::map<std::string, HostTensor> tensors;
+  ASSERT_TRUE(mpc::rt::readSafetensors(checkpoint, tensors, nullptr).isOk());
+  EXPECT_EQ(tensors.size(), 2u);
+  EXPECT_EQ(tensors.count("w.f16"), 0u);
+  LoadedProgram other;
+  ASSERT_EQ(other.load(path, 4), MPC_OK) << mpc_last_error();
+  ASSERT_NE(readParams(other)["w.f16"], values["w.f16"]);
+  ASSERT_EQ(mpc_program_load_params(other.get(), checkpoint.c_str()), MPC_OK)
+      << mpc_last_error();
+  EXPECT_EQ(readParams(other), values);
+
+  // A checkpoint that holds a working copy is refused by name.
+  tensors["w.f16"].dtype = DType::F16;
+  tensors["w.f16"].shape = {64, 32};
+  tensors["w.f16"].bytes = values["w.f16"];
+  std::string withCopy = dir.file("with-copy.safetensors");
+  ASSERT_TRUE(mpc::rt::writeSafetensors(withCopy, tensors, {}).isOk());
+  EXPECT_EQ(mpc_program_load_params(other.get(), withCopy.c_str()), MPC_FORMAT_ERROR);
+  EXPECT_NE(std::string(mpc_last_error())
+                .find("tensor \"w.f16\" is a working copy, which checkpoints leave out"),
+            std::string::npos)
+      << mpc_last_error();
+}
+
+TEST(WorkingCopies, ManifestRefusesBadCopies) {
+  TempDir dir;
+  struct Case {
+    const char *castOf;
+    DType dtype;
+    const char *message;
+  };
+  for (Case c : {Case{"nothing", DType::F16, "names no parameter: \"nothing\""},
+                 Case{"b", DType::F16, "a working copy is f16 or bf16 and copies an f32"},
+                 Case{"w", DType::F32, "a working copy is f16 or bf16 and copies an f32"}}) {
+    std::vector<ParamSpec> params = workingCopyParams();
+    params[1].castOf = c.castOf;
+    params[1].dtype = c.dtype;
+    std::string path = dir.file("bad.mpcb");
+    writeProgramBundle(path, paramManifest(params));
+    LoadedProgram program;
+    EXPECT_EQ(program.load(path), MPC_FORMAT_ERROR) << c.castOf;
+    EXPECT_NE(std::string(mpc_last_error()).find(c.message), std::string::npos)
+        << mpc_last_error();
+    EXPECT_NE(std::string(mpc_last_error()).find("params[1].cast_of"), std::string::npos)
+        << mpc_last_error();
+  }
+}
