@@ -42,6 +42,7 @@ struct LossScaleConfig {
 struct PrecisionConfig {
   std::string mode = "fp32"; // fp32, fp16 or bf16
   LossScaleConfig lossScale;
+  bool gradientStats = false; // mpg-gradient-stats (telemetry)
 };
 
 /// Reads a --loss-scale spec: `none`, `static:S`, or `dynamic` optionally

@@ -177,6 +177,25 @@ def MpgInsertLossScaling : Pass<"mpg-insert-loss-scaling", "::mlir::mpg::GraphOp
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }
 
+def MpgGradientStats : Pass<"mpg-gradient-stats", "::mlir::mpg::GraphOp"> {
+  let summary = "Adds outputs that describe the magnitudes of the gradients (telemetry)";
+  let description = [{
+    For the gradients the optimizer updates read (after unscaling, so the
+    true values), two outputs computed on the device:
+
+    - "grad_nonzero": how many gradient values are not zero (f32 count);
+    - "grad_at_least": [48] counts of values with |g| >= 2^k for k = -40 ..
+      7; differences of neighbours give the histogram of exponents, and
+      `grad_nonzero - grad_at_least[16]` (k = -24, the smallest fp16
+      subnormal) counts the values that fp16 without loss scaling would
+      flush to zero: the paper's Figure 3.
+
+    Opt-in (`mpc train --grad-stats`): it costs a reduction over every
+    gradient per step. A graph without optimizer updates is left alone.
+  }];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
 def MpgMasterWeights : Pass<"mpg-master-weights", "::mlir::mpg::GraphOp"> {
   let summary = "Keeps fp32 master parameters with persistent fp16/bf16 working copies";
   let description = [{

@@ -22,12 +22,16 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "loss-scale",
       llvm::cl::desc("auto (dynamic for fp16), none, static:S or dynamic[:KEY=VALUE,...]"),
       llvm::cl::init("auto")};
+  Option<bool> gradientStats{*this, "grad-stats",
+                             llvm::cl::desc("add the gradient-magnitude outputs"),
+                             llvm::cl::init(false)};
 
   mpc::PrecisionConfig config() const {
     mpc::PrecisionConfig config;
     config.mode = precision;
     if (llvm::Error error = mpc::parseLossScaleSpec(lossScale, config.lossScale))
       llvm::report_fatal_error(std::move(error)); // (mpc-opt only; the driver checks first)
+    config.gradientStats = gradientStats;
     return config;
   }
 };
@@ -54,6 +58,8 @@ void mpc::buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
   loss.minScale = scaling.minScale;
   loss.maxScale = scaling.maxScale;
   graphPm.addPass(createMpgInsertLossScaling(loss));
+  if (precision.gradientStats)
+    graphPm.addPass(createMpgGradientStats());
   graphPm.addPass(createMpgMasterWeights());
 }
 

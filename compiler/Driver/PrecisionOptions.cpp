@@ -22,10 +22,15 @@ void mpc::driver::addPrecisionOptions(ArgParser &parser) {
                     "(0.5), interval (2000 finite steps), hysteresis (1 overflow), min (1), "
                     "max (16777216). Overflowing steps are skipped on the device",
                     "auto", {}});
+  parser.addFlag("grad-stats",
+                 "add outputs that count gradient values by magnitude (powers of two), so "
+                 "'mpc train --log' records the fraction fp16 would flush to zero without "
+                 "loss scaling and the exponent histogram (costs a reduction per gradient)");
 }
 
 bool mpc::driver::readPrecisionOptions(const ArgParser &parser, mpc::PrecisionConfig &config) {
   config.mode = *parser.get("precision");
+  config.gradientStats = parser.flag("grad-stats");
   if (llvm::Error error = mpc::parseLossScaleSpec(*parser.get("loss-scale"), config.lossScale)) {
     reportError(llvm::toString(std::move(error)));
     return false;

@@ -180,8 +180,10 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   std::string trainBundle = (dir + "/train.mpcb").str(), forwardBundle = (dir + "/forward.mpcb").str();
   bool givenBundle = isBundleFile(source);
   if (givenBundle) {
-    if (parser.isSet("precision") || parser.isSet("loss-scale")) {
-      reportError(std::string(parser.isSet("precision") ? "--precision" : "--loss-scale") +
+    if (parser.isSet("precision") || parser.isSet("loss-scale") || parser.flag("grad-stats")) {
+      reportError(std::string(parser.isSet("precision")    ? "--precision"
+                              : parser.isSet("loss-scale") ? "--loss-scale"
+                                                           : "--grad-stats") +
                   " is chosen when a bundle is compiled; '" + source + "' keeps its own");
       return kExitUsage;
     }
@@ -197,8 +199,12 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       return kExitUsage;
     }
     std::string precision = *parser.get("precision"), lossScale = *parser.get("loss-scale");
-    if (int code = runCompileCommand({source, "--step", "train", "--precision", precision,
-                                      "--loss-scale", lossScale, "-o", trainBundle}))
+    std::vector<std::string> compile = {source,        "--step",     "train",  "--precision",
+                                        precision,     "--loss-scale", lossScale, "-o",
+                                        trainBundle};
+    if (parser.flag("grad-stats"))
+      compile.push_back("--grad-stats");
+    if (int code = runCompileCommand(compile))
       return code;
     if (eval)
       if (int code = runCompileCommand(
@@ -253,7 +259,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
 
   // Outputs logged when the step has them: the learning rate, and with loss
   // scaling the scale the step used and whether it skipped its update.
-  bool hasLr = false, hasLossScale = false, hasSkipped = false;
+  bool hasLr = false, hasLossScale = false, hasSkipped = false, hasGradStats = false;
+  size_t gradBuckets = 0;
   for (size_t i = 0, e = mpc_program_output_count(program.get()); i < e; ++i) {
     mpc_tensor_info info;
     mpc_program_output_info(program.get(), i, &info);
@@ -261,6 +268,10 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     hasLr |= name == "lr" && info.rank == 0 && dtype == "f32";
     hasLossScale |= name == "loss_scale" && info.rank == 0 && dtype == "f32";
     hasSkipped |= name == "skipped" && info.rank == 0 && dtype == "i1";
+    if (name == "grad_at_least" && info.rank == 1 && dtype == "f32") {
+      hasGradStats = true;
+      gradBuckets = info.shape[0];
+    }
   }
   std::unique_ptr<llvm::raw_fd_ostream> log;
   if (std::string path = parser.get("log").value_or(""); !path.empty()) {
@@ -328,6 +339,31 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
         *log << ", \"loss_scale\": " << lossScale;
       if (hasSkipped)
         *log << ", \"skipped\": " << (skipped ? "true" : "false");
+      if (hasGradStats) {
+        // Counts of |g| >= 2^k, k = -40 .. 7; 2^-24 is fp16's smallest
+        // subnormal: below it, fp16 without loss scaling flushes to zero.
+        float nonzero = 0;
+        std::vector<float> atLeast(gradBuckets);
+        if (mpc_program_get_output(program.get(), "grad_nonzero", &nonzero, sizeof nonzero) !=
+                MPC_OK ||
+            mpc_program_get_output(program.get(), "grad_at_least", atLeast.data(),
+                                   atLeast.size() * sizeof(float)) != MPC_OK)
+          return fail(mpc_last_error());
+        constexpr int kLowestExponent = -40, kFp16SmallestExponent = -24;
+        float representable = atLeast[kFp16SmallestExponent - kLowestExponent];
+        double flushed = nonzero > 0 ? (nonzero - representable) / nonzero : 0;
+        *log << ", \"grad_nonzero\": " << static_cast<int64_t>(nonzero)
+             << ", \"grad_fp16_flush_fraction\": " << flushed << ", \"grad_exponent_counts\": {";
+        for (size_t k = 0; k < gradBuckets; ++k) {
+          // Values with 2^e <= |g| < 2^(e+1); the first bucket also holds
+          // everything smaller (down to the smallest non-zero value).
+          float below = k + 1 < gradBuckets ? atLeast[k + 1] : 0;
+          float count = (k == 0 ? nonzero : atLeast[k]) - below;
+          *log << (k ? ", " : "") << "\"" << static_cast<int>(k) + kLowestExponent << "\": "
+               << static_cast<int64_t>(count);
+        }
+        *log << "}";
+      }
       *log << ", \"ms\": " << ms << "}\n";
     }
     if (!std::isfinite(loss))
