@@ -22,6 +22,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -94,6 +95,44 @@ std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedK
   return steps;
 }
 
+/// Persistent bytes by what they hold, in a fixed order.
+std::vector<std::pair<std::string, int64_t>> persistentByCategory(mpk::ProgramOp program) {
+  llvm::StringSet<> withCopies;
+  program.walk([&](mpk::ParamOp param) {
+    if (std::optional<llvm::StringRef> master = param.getCastOf())
+      withCopies.insert(*master);
+  });
+  std::vector<std::pair<std::string, int64_t>> categories = {
+      {"parameters", 0},   {"fp32 masters", 0},          {"working copies", 0},
+      {"optimizer state", 0}, {"loss scale and counters", 0}, {"model state", 0},
+      {"constants", 0}};
+  auto add = [&](llvm::StringRef category, int64_t bytes) {
+    for (auto &entry : categories)
+      if (entry.first == category)
+        entry.second += bytes;
+  };
+  program.walk([&](Operation *op) {
+    if (auto param = llvm::dyn_cast<mpk::ParamOp>(op)) {
+      llvm::StringRef name = param.getName();
+      int64_t bytes = bufferBytes(param.getBuffer());
+      if (param.getCastOf())
+        add("working copies", bytes);
+      else if (!param.getState())
+        add(withCopies.contains(name) ? "fp32 masters" : "parameters", bytes);
+      else if (name == "optimizer.step" || name.starts_with("loss_scale"))
+        add("loss scale and counters", bytes);
+      else if (name.ends_with(".momentum_buffer") || name.ends_with(".exp_avg") ||
+               name.ends_with(".exp_avg_sq"))
+        add("optimizer state", bytes);
+      else
+        add("model state", bytes);
+    } else if (auto constant = llvm::dyn_cast<mpk::ConstantOp>(op)) {
+      add("constants", bufferBytes(constant.getBuffer()));
+    }
+  });
+  return categories;
+}
+
 void printText(llvm::raw_ostream &os, mpk::ProgramOp program, const std::vector<StepInfo> &steps,
                bool kernels, bool memory) {
   if (kernels) {
@@ -127,6 +166,11 @@ void printText(llvm::raw_ostream &os, mpk::ProgramOp program, const std::vector<
     os << "memory of @" << program.getSymName() << ": arena " << program.getArenaBytes()
        << " bytes (inputs, intermediates, outputs of one step), persistent "
        << program.getPersistentBytes() << " bytes (parameters, state, constants)\n";
+    os << "  persistent by category:";
+    for (const auto &[category, bytes] : persistentByCategory(program))
+      if (bytes)
+        os << " " << category << " " << bytes << ";";
+    os << "\n";
   }
 }
 
@@ -157,6 +201,10 @@ llvm::json::Object toJson(mpk::ProgramOp program, const std::vector<StepInfo> &s
   if (memory) {
     report["arena_bytes"] = static_cast<int64_t>(program.getArenaBytes());
     report["persistent_bytes"] = static_cast<int64_t>(program.getPersistentBytes());
+    llvm::json::Object categories;
+    for (const auto &[category, bytes] : persistentByCategory(program))
+      categories[category] = bytes;
+    report["persistent_by_category"] = std::move(categories);
   }
   return report;
 }
@@ -227,6 +275,21 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
       precisionReports.push_back(mpc::driver::collectPrecisionReport(graph));
   }
 
+  // The same step in fp32, for the memory section's comparison.
+  std::vector<std::pair<int64_t, int64_t>> fp32Memory; // arena, persistent
+  if (wantMemory && precision.mode != "fp32") {
+    OwningOpRef<ModuleOp> copy = module->clone();
+    PassManager pm(&context);
+    if (train)
+      mpc::buildTrainingPipeline(pm, mpc::PrecisionConfig());
+    else
+      mpc::buildForwardPipeline(pm, mpc::PrecisionConfig());
+    if (failed(pm.run(*copy)))
+      return kExitError;
+    for (auto program : copy->getOps<mpk::ProgramOp>())
+      fp32Memory.emplace_back(program.getArenaBytes(), program.getPersistentBytes());
+  }
+
   std::vector<mpk::ProgramOp> programs;
   if (wantKernels || wantMemory) {
     PassManager pm(&context);
@@ -256,12 +319,27 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
       if (failed(kernels))
         return kExitError;
       std::vector<StepInfo> steps = collectSteps(programs[i], *kernels);
+      bool baseline = i < fp32Memory.size();
+      auto ratio = [](int64_t mixed, int64_t fp32) {
+        return fp32 ? static_cast<double>(mixed) / static_cast<double>(fp32) : 0.0;
+      };
       if (parser.flag("json")) {
         llvm::json::Object rest = toJson(programs[i], steps, wantKernels, wantMemory);
         for (auto &entry : rest)
           report[entry.first] = std::move(entry.second);
+        if (baseline)
+          report["fp32_baseline"] = llvm::json::Object{
+              {"arena_bytes", fp32Memory[i].first}, {"persistent_bytes", fp32Memory[i].second}};
       } else {
         printText(llvm::outs(), programs[i], steps, wantKernels, wantMemory);
+        if (baseline)
+          llvm::outs() << "  vs fp32: arena " << fp32Memory[i].first << " bytes ("
+                       << llvm::format("%.2f", ratio(programs[i].getArenaBytes(),
+                                                     fp32Memory[i].first))
+                       << "x), persistent " << fp32Memory[i].second << " bytes ("
+                       << llvm::format("%.2f", ratio(programs[i].getPersistentBytes(),
+                                                     fp32Memory[i].second))
+                       << "x)\n";
       }
     }
     reports.push_back(std::move(report));
