@@ -15,6 +15,7 @@
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Driver/PrecisionReport.h"
+#include "compiler/Driver/TransientMemory.h"
 #include "compiler/Frontend/GraphLoader.h"
 #include "passes/MemoryPlanning/MemoryPlanAttrs.h"
 #include "passes/Passes.h"
@@ -275,6 +276,25 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
       precisionReports.push_back(mpc::driver::collectPrecisionReport(graph));
   }
 
+  // What the arena holds at its peak, read from the planned graph (the step
+  // in the chosen precision, and in fp32 for comparison).
+  auto transientOf = [&](const mpc::PrecisionConfig &config,
+                         std::vector<mpc::driver::TransientMemory> &out) -> LogicalResult {
+    OwningOpRef<ModuleOp> copy = module->clone();
+    PassManager pm(&context);
+    mpc::buildGraphPipeline(pm, train, config);
+    if (failed(pm.run(*copy)))
+      return failure();
+    for (auto graph : copy->getOps<mpg::GraphOp>())
+      out.push_back(mpc::driver::measureTransientMemory(graph));
+    return success();
+  };
+  std::vector<mpc::driver::TransientMemory> transient, fp32Transient;
+  if (wantMemory && (failed(transientOf(precision, transient)) ||
+                     (precision.mode != "fp32" &&
+                      failed(transientOf(mpc::PrecisionConfig(), fp32Transient)))))
+    return kExitError;
+
   // The same step in fp32, for the memory section's comparison.
   std::vector<std::pair<int64_t, int64_t>> fp32Memory; // arena, persistent
   if (wantMemory && precision.mode != "fp32") {
@@ -323,15 +343,33 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
       auto ratio = [](int64_t mixed, int64_t fp32) {
         return fp32 ? static_cast<double>(mixed) / static_cast<double>(fp32) : 0.0;
       };
+      auto transientJson = [](const mpc::driver::TransientMemory &t) {
+        return llvm::json::Object{{"live_bytes", t.peak},       {"inputs", t.inputs},
+                                  {"activations", t.activations}, {"gradients", t.gradients},
+                                  {"scratch", t.scratch}};
+      };
+      auto transientText = [](const mpc::driver::TransientMemory &t) {
+        return std::to_string(t.peak) + " bytes live (inputs " + std::to_string(t.inputs) +
+               ", activations " + std::to_string(t.activations) + ", gradients " +
+               std::to_string(t.gradients) + ", scratch " + std::to_string(t.scratch) + ")";
+      };
       if (parser.flag("json")) {
         llvm::json::Object rest = toJson(programs[i], steps, wantKernels, wantMemory);
         for (auto &entry : rest)
           report[entry.first] = std::move(entry.second);
+        if (i < transient.size())
+          report["transient_at_peak"] = transientJson(transient[i]);
         if (baseline)
           report["fp32_baseline"] = llvm::json::Object{
-              {"arena_bytes", fp32Memory[i].first}, {"persistent_bytes", fp32Memory[i].second}};
+              {"arena_bytes", fp32Memory[i].first},
+              {"persistent_bytes", fp32Memory[i].second},
+              {"transient_at_peak",
+               i < fp32Transient.size() ? llvm::json::Value(transientJson(fp32Transient[i]))
+                                        : llvm::json::Value(nullptr)}};
       } else {
         printText(llvm::outs(), programs[i], steps, wantKernels, wantMemory);
+        if (i < transient.size())
+          llvm::outs() << "  transient at the peak: " << transientText(transient[i]) << "\n";
         if (baseline)
           llvm::outs() << "  vs fp32: arena " << fp32Memory[i].first << " bytes ("
                        << llvm::format("%.2f", ratio(programs[i].getArenaBytes(),
@@ -340,6 +378,9 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
                        << llvm::format("%.2f", ratio(programs[i].getPersistentBytes(),
                                                      fp32Memory[i].second))
                        << "x)\n";
+        if (baseline && i < fp32Transient.size())
+          llvm::outs() << "  fp32 transient at the peak: " << transientText(fp32Transient[i])
+                       << "\n";
       }
     }
     reports.push_back(std::move(report));

@@ -3,6 +3,10 @@
 // RUN: mpc-opt %s --mpg-autodiff -split-input-file > %t.plain
 // RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling=mode=none -split-input-file > %t.none
 // RUN: diff %t.plain %t.none
+// Running it twice scales once.
+// RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling --mpg-insert-loss-scaling -split-input-file | FileCheck %s --check-prefix=TWICE
+// TWICE-COUNT-1: mpg.update_loss_scale
+// TWICE-NOT: mpg.update_loss_scale
 
 // Dynamic scaling of a linear model's step: the seed times the scale, the
 // check over both gradients after the last of them, the unscale in front of
@@ -16,8 +20,7 @@
 // CHECK-NEXT: %[[K:.+]] = mpg.state "loss_scale.skipped_steps" init(zeros) : tensor<i64>
 // CHECK: %[[W:.+]] = mpg.param "w"
 // CHECK: %[[B:.+]] = mpg.param "b"
-// CHECK: %[[ONE:.+]] = mpg.constant dense<1.000000e+00> : tensor<f32>
-// CHECK-NOT: mpg.loss_seed
+// CHECK: %[[ONE:.+]] = mpg.constant {mpg.loss_scaled, mpg.loss_seed} dense<1.000000e+00> : tensor<f32>
 // CHECK-NEXT: %[[SEED:.+]] = mpg.mul %[[ONE]], %[[S]] : tensor<f32>, tensor<f32> -> tensor<f32>
 // CHECK-NEXT: mpg.softmax_cross_entropy_grad %{{.+}}, %{{.+}}, %[[SEED]]
 // CHECK: %[[DB:.+]] = mpg.reshape

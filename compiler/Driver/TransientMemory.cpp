@@ -1,0 +1,117 @@
+//===- TransientMemory.cpp - what the arena holds at its peak -------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/TransientMemory.h"
+
+#include "passes/MemoryPlanning/MemoryPlanAttrs.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
+#include <vector>
+
+using namespace mlir;
+using namespace mpc::driver;
+
+namespace {
+
+enum class Role { Input, Activation, Gradient, Scratch };
+
+struct Interval {
+  int64_t begin, end; // bytes [begin, end) of the arena
+  Role role;
+};
+
+/// Bytes covered by the union of `intervals` of `role` (all roles: none).
+int64_t coveredBytes(std::vector<Interval> intervals, std::optional<Role> role) {
+  if (role)
+    llvm::erase_if(intervals, [&](const Interval &i) { return i.role != *role; });
+  llvm::sort(intervals, [](const Interval &a, const Interval &b) { return a.begin < b.begin; });
+  int64_t covered = 0, reach = 0;
+  for (const Interval &i : intervals) {
+    int64_t from = std::max(i.begin, reach);
+    if (i.end > from)
+      covered += i.end - from;
+    reach = std::max(reach, i.end);
+  }
+  return covered;
+}
+
+} // namespace
+
+TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
+  Block &body = graph.getBody().front();
+  llvm::DenseMap<Operation *, int64_t> position;
+  int64_t count = 0;
+  for (Operation &op : body)
+    position[&op] = count++;
+
+  // Values the seed of the backward pass reaches.
+  llvm::DenseSet<Value> fromSeed;
+  for (Operation &op : body) {
+    // (fusion may have moved the seed constant into a group's body)
+    bool holdsSeed = false;
+    op.walk([&](Operation *inner) { holdsSeed |= inner->hasAttr("mpg.loss_seed"); });
+    bool reached = holdsSeed ||
+                   llvm::any_of(op.getOperands(), [&](Value v) { return fromSeed.contains(v); });
+    if (reached)
+      for (Value result : op.getResults())
+        fromSeed.insert(result);
+  }
+
+  struct Live {
+    int64_t def, last;
+    Interval bytes;
+  };
+  std::vector<Live> values;
+  for (Operation &op : body) {
+    auto offsets = op.getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttr);
+    if (!offsets)
+      continue;
+    for (auto [result, offset] : llvm::zip(op.getResults(), offsets.asArrayRef())) {
+      if (offset < 0)
+        continue;
+      int64_t last = position[&op];
+      for (Operation *user : result.getUsers()) {
+        Operation *top = body.findAncestorOpInBlock(*user);
+        bool untilEnd = llvm::isa<mpg::OutputOp, mpg::StateWriteOp>(top);
+        last = std::max(last, untilEnd ? count : position[top]);
+      }
+      Role role = llvm::isa<mpg::InputOp>(op)   ? Role::Input
+                  : fromSeed.contains(result) ? Role::Gradient
+                                              : Role::Activation;
+      values.push_back({position[&op], last,
+                        {offset, offset + mpc::bufferBytes(result.getType()), role}});
+    }
+    if (auto scratch = op.getAttrOfType<IntegerAttr>(kScratchOffsetAttr))
+      if (auto fusion = llvm::dyn_cast<mpg::FusionOp>(op))
+        values.push_back({position[&op], position[&op],
+                          {scratch.getInt(), scratch.getInt() + mpc::scratchBytes(fusion),
+                           Role::Scratch}});
+  }
+
+  TransientMemory result;
+  std::vector<Interval> atPeak;
+  for (int64_t at = 0; at <= count; ++at) {
+    std::vector<Interval> live;
+    for (const Live &v : values)
+      if (v.def <= at && at <= v.last)
+        live.push_back(v.bytes);
+    int64_t bytes = coveredBytes(live, std::nullopt);
+    if (bytes > result.peak) {
+      result.peak = bytes;
+      atPeak = std::move(live);
+    }
+  }
+  result.inputs = coveredBytes(atPeak, Role::Input);
+  result.activations = coveredBytes(atPeak, Role::Activation);
+  result.gradients = coveredBytes(atPeak, Role::Gradient);
+  result.scratch = coveredBytes(atPeak, Role::Scratch);
+  return result;
+}
