@@ -115,6 +115,17 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
     graph->setAttr(mpc::kPersistentBytesAttr, builder.getI64IntegerAttr(offset));
   }
 
+  /// A pointwise group whose every result is written to persistent state:
+  /// a parameter's update (convert-mpg-to-mpk marks its kernel `mpk.update`).
+  static bool isParameterUpdate(FusionOp fusion) {
+    return fusion.getKind() == FusionKind::Pointwise &&
+           llvm::all_of(fusion.getResults(), [](Value result) {
+             return !result.use_empty() && llvm::all_of(result.getUsers(), [](Operation *user) {
+               return llvm::isa<StateWriteOp>(user);
+             });
+           });
+  }
+
   void planArena(Block &body, Builder &builder, GraphOp graph) {
     llvm::DenseMap<Operation *, int64_t> position;
     int64_t end = 0;
@@ -146,6 +157,29 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
             llvm::isa<OutputOp, MinimizeOp, StateWriteOp>(op) ? end : position[&op];
         requests[it->second].lastUse = std::max(requests[it->second].lastUse, last);
       }
+    // Consecutive parameter updates (pointwise groups whose results all go
+    // to persistent state) run as one multi-tensor launch, so what any of
+    // them reads stays live until the last of them has run.
+    llvm::SmallVector<FusionOp> run;
+    auto closeRun = [&] {
+      if (run.size() > 1)
+        for (FusionOp update : run)
+          for (Value operand : update.getInputs())
+            if (auto it = requestOf.find(storageRoot(operand)); it != requestOf.end())
+              requests[it->second].lastUse =
+                  std::max(requests[it->second].lastUse, position[run.back()]);
+      run.clear();
+    };
+    for (Operation &op : body) {
+      auto fusion = llvm::dyn_cast<FusionOp>(op);
+      if (!fusion)
+        continue;
+      if (isParameterUpdate(fusion))
+        run.push_back(fusion);
+      else
+        closeRun();
+    }
+    closeRun();
     if (inPlace)
       addInPlaceHints(body, requestOf, requests);
     // Scratch memory that a group needs while it runs (im2col columns, the

@@ -97,6 +97,8 @@ public:
     }
     for (Operation &op : program.getBody().front()) {
       if (auto symbol = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())) {
+        if (kernels.mergedInto.count(symbol.getValue().str()))
+          continue; // runs inside the launch of the kernel it was merged into
         const mpc::KernelLaunch *launch = launches.lookup(symbol.getValue());
         if (!launch)
           return llvm::createStringError("kernel " + symbol.getValue().str() + " was not emitted");

@@ -187,7 +187,31 @@ public:
        << "#include \"mpc/device/math.cuh\"\n"
        << "#include \"mpc/device/pointwise.cuh\"\n"
        << "#include \"mpc/device/rows.cuh\"\n";
-    for (Operation &op : program.getBody().front()) {
+    llvm::SmallVector<Operation *> ops;
+    for (Operation &op : program.getBody().front())
+      ops.push_back(&op);
+    for (size_t index = 0; index < ops.size(); ++index) {
+      Operation &op = *ops[index];
+      if (auto k = llvm::dyn_cast<mpk::PointwiseOp>(op); k && k->hasAttr("mpk.update")) {
+        // The run of independent updates that starts here: one launch.
+        llvm::SmallVector<mpk::PointwiseOp> run = {k};
+        // (buffer declarations between kernels emit nothing)
+        size_t next = index + 1;
+        while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
+          ++next;
+        while (next < ops.size()) {
+          auto candidate = llvm::dyn_cast<mpk::PointwiseOp>(ops[next]);
+          if (!candidate || !candidate->hasAttr("mpk.update") || !independent(run, candidate))
+            break;
+          run.push_back(candidate);
+          index = next++;
+          while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
+            ++next;
+        }
+        if (failed(emitUpdates(os, run)))
+          return failure();
+        continue;
+      }
       LogicalResult status =
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
               .Case([&](mpk::PointwiseOp k) { return emitPointwise(os, k); })
@@ -364,7 +388,8 @@ private:
     return success();
   }
 
-  LogicalResult emitPointwise(llvm::raw_ostream &os, mpk::PointwiseOp k) {
+  LogicalResult emitPointwise(llvm::raw_ostream &os, mpk::PointwiseOp k,
+                              bool functorOnly = false) {
     llvm::SmallVector<Value> buffers(k.getInputs());
     buffers.append(k.getOutputs().begin(), k.getOutputs().end());
     llvm::SmallVector<bool> written(k.getInputs().size(), false);
@@ -395,8 +420,106 @@ private:
     }
     os << "  }\n";
     int64_t n = product(iteration);
+    if (functorOnly) {
+      os << "};\n} // namespace\n";
+      return success();
+    }
     endFunctor(os, k.getSymName(), buffers, written,
                "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);
+    return success();
+  }
+
+  /// The byte range [begin, end) a buffer covers in its memory space.
+  static std::tuple<int, int64_t, int64_t> extentOf(Value buffer) {
+    auto def = buffer.getDefiningOp<mpk::BufferOp>();
+    int64_t bytes = product(shapeOf(buffer)) * std::max<int64_t>(1, elementOf(buffer).getIntOrFloatBitWidth() / 8);
+    if (!def)
+      return {-1, 0, 0};
+    return {static_cast<int>(def.getSpace()), static_cast<int64_t>(def.getOffset()),
+            static_cast<int64_t>(def.getOffset()) + bytes};
+  }
+  static bool overlap(Value a, Value b) {
+    auto [spaceA, beginA, endA] = extentOf(a);
+    auto [spaceB, beginB, endB] = extentOf(b);
+    if (spaceA < 0 || spaceB < 0)
+      return true; // unknown: assume the worst
+    return spaceA == spaceB && beginA < endB && beginB < endA;
+  }
+
+  /// Whether `next` can run in the same launch as `run`: no kernel of the
+  /// run writes what `next` reads or writes, and `next` writes nothing the
+  /// run reads (elements of different kernels run in any order).
+  static bool independent(llvm::ArrayRef<mpk::PointwiseOp> run, mpk::PointwiseOp next) {
+    for (mpk::PointwiseOp member : run) {
+      mpk::PointwiseOp k = member;
+      for (Value written : k.getOutputs()) {
+        for (Value read : next.getInputs())
+          if (overlap(written, read))
+            return false;
+        for (Value alsoWritten : next.getOutputs())
+          if (overlap(written, alsoWritten))
+            return false;
+      }
+      for (Value read : k.getInputs())
+        for (Value written : next.getOutputs())
+          if (overlap(read, written))
+            return false;
+    }
+    return true;
+  }
+
+  /// Independent parameter updates as one multi-tensor kernel: each keeps
+  /// its functor; the launch's index space is theirs end to end, and each
+  /// index runs the functor whose segment holds it. The buffer table is the
+  /// members' tables in order.
+  LogicalResult emitUpdates(llvm::raw_ostream &os, llvm::ArrayRef<mpk::PointwiseOp> run) {
+    mpk::PointwiseOp first = run.front();
+    if (run.size() == 1)
+      return emitPointwise(os, first);
+    llvm::SmallVector<Value> buffers;
+    llvm::SmallVector<bool> written;
+    llvm::SmallVector<int64_t> sizes;
+    for (mpk::PointwiseOp k : run) {
+      if (failed(emitPointwise(os, k, /*functorOnly=*/true)))
+        return failure();
+      buffers.append(k.getInputs().begin(), k.getInputs().end());
+      buffers.append(k.getOutputs().begin(), k.getOutputs().end());
+      written.append(k.getInputs().size(), false);
+      written.append(k.getOutputs().size(), true);
+      sizes.push_back(product(k.getIteration()));
+      if (k != first)
+        result.mergedInto[k.getSymName().str()] = first.getSymName().str();
+    }
+    std::string name = first.getSymName().str();
+    os << "\nnamespace {\nstruct " << name << "_updates_fn {\n";
+    for (auto [i, member] : llvm::enumerate(run)) {
+      mpk::PointwiseOp k = member;
+      os << "  " << k.getSymName() << "_fn f" << i << ";\n";
+    }
+    os << "  MPC_HD void operator()(int64_t i) const {\n";
+    int64_t total = 0;
+    for (auto [i, n] : llvm::enumerate(sizes)) {
+      os << "    if (i < " << total + n << ") {\n      f" << i << "(i - " << total
+         << ");\n      return;\n    }\n";
+      total += n;
+    }
+    os << "  }\n};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
+       << "_updates_fn fn{";
+    size_t table = 0;
+    for (auto [i, member] : llvm::enumerate(run)) {
+      mpk::PointwiseOp k = member;
+      os << (i ? ", " : "") << "{";
+      size_t count = k.getInputs().size() + k.getOutputs().size();
+      for (size_t j = 0; j < count; ++j, ++table) {
+        std::string type = storageType(elementOf(buffers[table]));
+        os << (j ? ", " : "") << "static_cast<" << (written[table] ? "" : "const ") << type
+           << " *>(mpc_buffers[" << table << "])";
+      }
+      os << "}";
+    }
+    os << "};\n  mpc::pointwise(" << total << ", fn);\n}\n";
+    result.kernels.push_back({name, std::vector<Value>(buffers.begin(), buffers.end()),
+                              pointwiseGrid(total), 256});
     return success();
   }
 

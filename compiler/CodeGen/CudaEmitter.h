@@ -15,6 +15,7 @@
 
 #include "dialects/mpk/IR/MpkOps.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct KernelLaunch {
 struct GeneratedKernels {
   std::string source;
   std::vector<KernelLaunch> kernels;
+  /// Kernels (by symbol) that run inside another one's launch: the
+  /// consecutive parameter updates (`mpk.update`) of a step are one
+  /// multi-tensor kernel named after the first of them.
+  std::map<std::string, std::string> mergedInto;
 };
 
 /// Emits every generated kernel of `program`; library calls (mpk.gemm) and

@@ -64,6 +64,8 @@ std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedK
       step.detail = op.getName().getStringRef().drop_front(4).str();
       step.grid = launch ? launch->grid : 0;
       step.block = launch ? launch->block : 0;
+      if (launch && launch->buffers.size() != op.getNumOperands())
+        step.detail = "multi-tensor"; // the launch also runs the updates merged into it
       // Buffers the op writes: outputs of pointwise/reduce and the last
       // operand of the other kernels.
       unsigned numOperands = op.getNumOperands();
@@ -75,6 +77,15 @@ std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedK
       for (unsigned i = 0; i < numOperands; ++i)
         (i + numWritten >= numOperands ? step.writtenBytes : step.readBytes) +=
             bufferBytes(op.getOperand(i));
+      if (kernels.mergedInto.count(symbol.getValue().str()) && !steps.empty()) {
+        // It runs in the launch of the update it was merged into: its ops
+        // and bytes join that step.
+        StepInfo &launchStep = steps.back();
+        launchStep.fused.insert(launchStep.fused.end(), step.fused.begin(), step.fused.end());
+        launchStep.readBytes += step.readBytes;
+        launchStep.writtenBytes += step.writtenBytes;
+        continue;
+      }
     } else if (auto gemm = llvm::dyn_cast<mpk::GemmOp>(op)) {
       step.kind = "gemm";
       step.detail = mpk::stringifyGemmEpilogue(gemm.getEpilogue()).str();

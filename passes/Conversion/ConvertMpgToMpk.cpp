@@ -319,6 +319,16 @@ private:
     auto kernel = b.create<mpk::PointwiseOp>(fusion.getLoc(), nextKernelName(), inBuffers,
                                              outBuffers, b.getDenseI64ArrayAttr(iteration),
                                              b.getArrayAttr(maps));
+    // A group whose every result is written to persistent state is a
+    // parameter's update: the code generator runs the consecutive updates of
+    // a step as one multi-tensor launch.
+    bool update = llvm::all_of(fusion.getResults(), [](Value result) {
+      return !result.use_empty() && llvm::all_of(result.getUsers(), [](Operation *user) {
+        return llvm::isa<StateWriteOp>(user);
+      });
+    });
+    if (update)
+      kernel->setAttr("mpk.update", b.getUnitAttr());
     Block *block = new Block();
     kernel.getBody().push_back(block);
     IRMapping scalars;
