@@ -209,9 +209,62 @@ private:
         continue;
       }
       join(op, g);
+      if (group.kind == FusionKind::Pointwise)
+        absorbProducers(op, g);
       return true;
     }
     return false;
+  }
+
+  /// After pointwise `op` joined group `g`: a pointwise group of the same
+  /// shape that produces another of its operands, and whose every value is
+  /// read only inside that group or `g`, becomes part of `g` (it would
+  /// otherwise be a kernel of its own writing a buffer only `g` reads),
+  /// unless a third group lies between them.
+  void absorbProducers(Operation *op, int g) {
+    for (Value operand : op->getOperands()) {
+      int h = groupOf(operand);
+      if (h < 0 || h == g)
+        continue;
+      Group &producer = groups[h];
+      if (producer.kind != FusionKind::Pointwise || producer.closed ||
+          producer.shape != groups[g].shape || producer.ops.empty())
+        continue;
+      bool onlyReadByTheTwo = llvm::all_of(producer.ops, [&](Operation *member) {
+        return llvm::all_of(member->getUsers(), [&](Operation *user) {
+          auto it = groupOfOp.find(user);
+          return it != groupOfOp.end() && (it->second == h || it->second == g);
+        });
+      });
+      if (!onlyReadByTheTwo)
+        continue;
+      bool between = false;
+      for (size_t k = 0; k < groups.size() && !between; ++k) {
+        if (static_cast<int>(k) == g || static_cast<int>(k) == h)
+          continue;
+        auto has = [&](size_t of, size_t bit) {
+          return groupDeps[of].size() > bit && groupDeps[of].test(bit);
+        };
+        between = (has(g, k) && has(k, h)) || (has(h, k) && has(k, g));
+      }
+      if (between)
+        continue;
+      for (Operation *member : producer.ops) {
+        groupOfOp[member] = g;
+        groups[g].ops.push_back(member);
+      }
+      producer.ops.clear();
+      producer.closed = true;
+      llvm::sort(groups[g].ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+      groupDeps[h].resize(groups.size());
+      groupDeps[g].resize(groups.size());
+      groupDeps[g] |= groupDeps[h];
+      for (size_t k = 0; k < groups.size(); ++k)
+        if (groupDeps[k].size() > static_cast<size_t>(h) && groupDeps[k].test(h)) {
+          groupDeps[k].resize(groups.size());
+          groupDeps[k] |= groupDeps[g];
+        }
+    }
   }
 
   /// A reduction absorbs the pointwise group producing its operand when

@@ -285,7 +285,12 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
       broadcast_to, scale/unscale) whose results all have the group's shape
       (the kernel's iteration space). An operand of a smaller shape comes
       from outside the group and is broadcast while indexing; an op whose
-      result is larger than a group value it reads starts a new group.
+      result is larger than a group value it reads starts a new group. When
+      an op joins a pointwise group, a pointwise group of the same shape
+      that produces another of its operands and whose values are read only
+      inside the two is absorbed, unless a third group lies between them
+      (so an update that reads both its moment and its unscaled gradient is
+      one kernel).
     - `reduction`: a `reduce_sum`/`reduce_mean`/`reduce_max` absorbs the
       pointwise group that produces its operand (prologue) when nothing
       outside reads that group; pointwise ops of the reduced shape that

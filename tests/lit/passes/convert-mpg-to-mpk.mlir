@@ -32,10 +32,8 @@
 // CHECK-NEXT: %[[C:.+]] = mpk.buffer persistent 512 : memref<4xf32>
 // CHECK-NEXT: mpk.constant %[[C]] dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> : memref<4xf32>
 // CHECK-NEXT: mpk.output "x" %[[X]] : memref<4xf32>
-// CHECK-NEXT: %[[FC:.+]] = mpk.buffer arena 256 : memref<4xf32>
-// CHECK-NEXT: mpk.pointwise @k0 ins(%[[F]], %[[C]] : memref<4xf32>, memref<4xf32>) outs(%[[FC]] : memref<4xf32>)
-// CHECK: %[[Y:.+]] = mpk.buffer arena 256 : memref<4xf32>
-// CHECK-NEXT: mpk.pointwise @k1 ins(%[[X]], %[[W]], %[[FC]] : memref<4xf32>, memref<4xf32>, memref<4xf32>) outs(%[[Y]] : memref<4xf32>)
+// CHECK-NEXT: %[[Y:.+]] = mpk.buffer arena 256 : memref<4xf32>
+// CHECK-NEXT: mpk.pointwise @k0 ins(%[[X]], %[[W]], %[[F]], %[[C]] : memref<4xf32>, memref<4xf32>, memref<4xf32>, memref<4xf32>) outs(%[[Y]] : memref<4xf32>)
 // CHECK: mpk.output "y" %[[Y]] : memref<4xf32>
 // CHECK-NEXT: }
 mpg.graph @declarations {
@@ -316,10 +314,10 @@ mpg.graph @scalar_casts {
 // CHECK-NEXT: %[[F:.+]] = arith.sitofp %[[MAX]] : i32 to f32
 // CHECK-NEXT: mpk.yield %[[LT]], %[[F]] : i1, f32
 // CHECK-NEXT: }
-// CHECK: mpk.pointwise @k2 ins(%{{.+}}, %{{.+}}, %{{.+}} : memref<8xf16>, memref<8xf32>, memref<8xf32>) outs(%{{.+}} : memref<8xf32>)
-// CHECK-NEXT: ^bb0(%[[X:.+]]: f32, %[[F:.+]]: f32, %[[H:.+]]: f32):
+// CHECK: mpk.pointwise @k1 ins(%{{.+}}, %{{.+}} : memref<8xf16>, memref<8xf32>) outs(%{{.+}} : memref<8xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.+]]: f32, %[[F:.+]]: f32):
 // CHECK-NEXT: %[[NE:.+]] = arith.cmpf une, %[[X]], %[[X]] : f32
-// CHECK-NEXT: %[[SEL:.+]] = arith.select %[[NE]], %[[F]], %[[H]] : f32
+// CHECK-NEXT: %[[SEL:.+]] = arith.select %[[NE]], %[[F]], %[[X]] : f32
 // CHECK-NEXT: mpk.yield %[[SEL]] : f32
 // CHECK-NEXT: }
 mpg.graph @scalar_int_and_compare {

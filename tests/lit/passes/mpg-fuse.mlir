@@ -999,12 +999,14 @@ mpg.graph @nothing_fuses {
 // -----
 
 // Two ops that each read both groups: %d joins %a's group, which then depends
-// on %p's group, so %f must not join %p's group (that would be a cycle).
+// on %p's group, so %f must not join %p's group (that would be a cycle); it
+// joins %a's, and as every value of %p's group is then read inside %a's
+// group only, %a's group absorbs it: one kernel.
 // CHECK-LABEL: mpg.graph @cross_dependency
 // CHECK: %[[X:.+]] = mpg.input "x"
 // CHECK: %[[Y:.+]] = mpg.input "y"
-// CHECK: %[[P:.+]] = mpg.fusion pointwise(%[[Y]] : tensor<4x8xf32>) -> tensor<4x8xf32> {
-// CHECK: %[[A:.+]]:2 = mpg.fusion pointwise(%[[X]], %[[P]] : tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>, tensor<4x8xf32> {
+// CHECK-NEXT: %[[A:.+]]:2 = mpg.fusion pointwise(%[[X]], %[[Y]] : tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>, tensor<4x8xf32> {
+// CHECK-NOT: mpg.fusion
 // CHECK: mpg.output "d" %[[A]]#0
 // CHECK: mpg.output "f" %[[A]]#1
 mpg.graph @cross_dependency {
@@ -1061,4 +1063,39 @@ mpg.graph @no_pointwise_fusion_reduction {
   %s = mpg.reduce_sum %x axes [1] : tensor<4x8xf32> -> tensor<4xf32>
   %e = mpg.exp %s : tensor<4xf32>
   mpg.output "e" %e : tensor<4xf32>
+}
+
+// -----
+
+// A producer group that something else also reads stays a kernel of its
+// own: %e feeds %s and the output "e".
+// CHECK-LABEL: mpg.graph @shared_producer_stays
+// CHECK: %[[E:.+]] = mpg.fusion pointwise(%{{.+}} : tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK: mpg.fusion pointwise(%{{.+}}, %[[E]] : tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK: mpg.output "e" %[[E]]
+mpg.graph @shared_producer_stays {
+  %x = mpg.input "x" : tensor<4x8xf32>
+  %y = mpg.input "y" : tensor<4x8xf32>
+  %e = mpg.exp %x : tensor<4x8xf32>
+  %t = mpg.tanh %y : tensor<4x8xf32>
+  %s = mpg.add %t, %e : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  mpg.output "e" %e : tensor<4x8xf32>
+  mpg.output "s" %s : tensor<4x8xf32>
+}
+
+// -----
+
+// A private producer group joins its consumer's group: %t's group is read
+// only by %s, which joined %e's group first.
+// CHECK-LABEL: mpg.graph @private_producer_absorbed
+// CHECK: mpg.fusion pointwise(%{{.+}}, %{{.+}} : tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK-NOT: mpg.fusion
+// CHECK: mpg.output "s"
+mpg.graph @private_producer_absorbed {
+  %x = mpg.input "x" : tensor<4x8xf32>
+  %y = mpg.input "y" : tensor<4x8xf32>
+  %e = mpg.exp %x : tensor<4x8xf32>
+  %t = mpg.tanh %y : tensor<4x8xf32>
+  %s = mpg.add %e, %t : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  mpg.output "s" %s : tensor<4x8xf32>
 }
