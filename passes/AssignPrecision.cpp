@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -132,7 +133,7 @@ private:
   FloatType f32;
   const llvm::StringSet<> &allow, &deny;
   llvm::DenseMap<std::pair<Value, Type>, Value> converted;
-  llvm::SmallVector<ConstantOp> convertedConstants;
+  llvm::SetVector<Operation *> convertedConstants;
 };
 
 Value PrecisionAssigner::convert(Value value, Type element) {
@@ -159,16 +160,23 @@ Value PrecisionAssigner::convert(Value value, Type element) {
     // Constants are converted at compile time.
     auto floatType = llvm::cast<FloatType>(element);
     auto dense = llvm::cast<DenseElementsAttr>(constant.getValue());
+    bool overflows = false, flushes = false;
     DenseElementsAttr convertedAttr = dense.mapValues(element, [&](const APFloat &v) {
       APFloat w = v;
       bool lost;
       w.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      overflows |= w.isInfinity() && !v.isInfinity();
+      flushes |= w.isZero() && !v.isZero();
       return w.bitcastToAPInt();
     });
+    if (overflows || flushes)
+      constant.emitWarning() << "converted to " << element << " for its users, this constant "
+                             << (overflows ? "overflows to infinity" : "flushes to zero")
+                             << "; keep them in f32 with mpg.precision = \"f32\"";
     ConstantOp copy = b.create<ConstantOp>(constant.getLoc(), convertedAttr);
     copy->setDiscardableAttrs(constant->getDiscardableAttrDictionary());
     result = copy;
-    convertedConstants.push_back(constant);
+    convertedConstants.insert(constant);
   } else {
     result = b.create<CastOp>(value.getLoc(), type, value);
     ++castsInserted;
@@ -326,9 +334,9 @@ LogicalResult PrecisionAssigner::run() {
   }
   removeRedundantCasts();
   // Constants all of whose users now read a converted copy.
-  for (ConstantOp constant : convertedConstants)
+  for (Operation *constant : convertedConstants)
     if (constant->use_empty())
-      constant.erase();
+      constant->erase();
   return success();
 }
 
@@ -375,6 +383,14 @@ struct MpgAssignPrecisionPass
       allowed.insert(name);
     for (const std::string &name : deny)
       denied.insert(name);
+    for (const llvm::StringSet<> *names : {&allowed, &denied})
+      for (const auto &entry : *names)
+        if (!RegisteredOperationName::lookup(entry.getKey(), context)) {
+          graph.emitError() << "mpg-assign-precision: unknown op '" << entry.getKey()
+                            << "' in the " << (names == &allowed ? "allow" : "deny")
+                            << " list; name ops as in mpg.exp";
+          return signalPassFailure();
+        }
     for (const std::string &name : allow)
       if (denied.contains(name)) {
         graph.emitError() << "mpg-assign-precision: '" << name

@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mpc {
@@ -66,6 +67,10 @@ struct MpgInsertLossScalingPass
       return graph.emitError() << "mpg-insert-loss-scaling: init-scale must be a finite "
                                   "number > 0, not "
                                << initScale;
+    if (mode == "dynamic" && (initScale < minScale || initScale > maxScale))
+      return graph.emitError() << "mpg-insert-loss-scaling: init-scale " << initScale
+                               << " is outside [min-scale, max-scale] = [" << minScale << ", "
+                               << maxScale << "]";
     return success();
   }
 
@@ -146,14 +151,21 @@ struct MpgInsertLossScalingPass
     // The skip: every state an update (or the step counter) writes keeps
     // its value when a gradient is not finite. State writes are copies at
     // the end of the step, so moving them after the check changes nothing.
-    llvm::SmallPtrSet<Operation *, 8> updateOps(updates.begin(), updates.end());
+    // Values computed from an update's results (e.g. a cast back to a
+    // parameter's declared f16) are as unsafe as the results themselves.
+    llvm::DenseSet<Value> fromUpdates;
+    for (Operation *update : updates)
+      for (Value result : update->getResults())
+        fromUpdates.insert(result);
+    for (Operation &op : body)
+      if (llvm::any_of(op.getOperands(), [&](Value v) { return fromUpdates.contains(v); }))
+        for (Value result : op.getResults())
+          fromUpdates.insert(result);
     llvm::SmallVector<StateWriteOp> writes;
     for (auto write : body.getOps<StateWriteOp>()) {
-      Operation *producer = write.getValue().getDefiningOp();
       auto state = write.getState().getDefiningOp<StateOp>();
       bool isCounter = state && state.getName() == "optimizer.step";
-      bool isParamUpdate = producer && updateOps.contains(producer);
-      if (isCounter || isParamUpdate)
+      if (isCounter || fromUpdates.contains(write.getValue()))
         writes.push_back(write);
     }
     Operation *check = finite.getDefiningOp();

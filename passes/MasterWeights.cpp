@@ -13,6 +13,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include "llvm/ADT/StringSet.h"
+
 namespace mpc {
 #define GEN_PASS_DEF_MPGMASTERWEIGHTS
 #include "passes/Passes.h.inc"
@@ -26,11 +28,24 @@ namespace {
 Type elementOf(Value value) { return llvm::cast<RankedTensorType>(value.getType()).getElementType(); }
 
 struct MpgMasterWeightsPass : public mpc::impl::MpgMasterWeightsBase<MpgMasterWeightsPass> {
+  int64_t copies_ = 0;
+
   void runOnOperation() override {
     GraphOp graph = getOperation();
+    // Only a graph whose precision was assigned (fp16 or bf16): in fp32 mode
+    // the author's own casts stay what they are.
+    if (!graph->hasAttr("mpg.precision_summary"))
+      return;
     Block &body = graph.getBody().front();
     llvm::SmallVector<ParamOp> params(body.getOps<ParamOp>());
-    int64_t copies = 0;
+    copies_ = 0;
+    llvm::StringSet<> names;
+    for (Operation &op : body) {
+      if (auto other = llvm::dyn_cast<ParamOp>(op))
+        names.insert(other.getName());
+      else if (auto state = llvm::dyn_cast<StateOp>(op))
+        names.insert(state.getName());
+    }
     for (ParamOp param : params) {
       if (!elementOf(param.getResult()).isF32())
         continue;
@@ -45,28 +60,43 @@ struct MpgMasterWeightsPass : public mpc::impl::MpgMasterWeightsBase<MpgMasterWe
         if (auto cast = llvm::dyn_cast<CastOp>(user);
             cast && (elementOf(cast.getResult()).isF16() || elementOf(cast.getResult()).isBF16()))
           casts.push_back(cast);
+      // One working copy per parameter and type, whatever cast it replaces
+      // (the author's or the precision pass's).
+      llvm::SmallDenseMap<Type, StateOp> copies;
       for (CastOp cast : casts) {
         Type low = elementOf(cast.getResult());
-        std::string name = (param.getName() + (low.isF16() ? ".f16" : ".bf16")).str();
-        OpBuilder b(param);
-        b.setInsertionPointAfter(param);
-        auto init = InitializerAttr::get(b.getContext(), InitKind::Zeros, b.getDictionaryAttr({}));
-        auto copy = b.create<StateOp>(cast.getLoc(), cast.getType(), name, init);
-        copy->setAttr("mpg.cast_of", b.getStringAttr(param.getName()));
+        StateOp &copy = copies[low];
+        if (!copy) {
+          std::string name = (param.getName() + (low.isF16() ? ".f16" : ".bf16")).str();
+          if (names.contains(name)) {
+            param.emitOpError() << "needs a working copy named \"" << name
+                                << "\", but the graph already has a parameter or state of "
+                                   "that name";
+            return signalPassFailure();
+          }
+          names.insert(name);
+          OpBuilder b(param);
+          b.setInsertionPointAfter(param);
+          auto init =
+              InitializerAttr::get(b.getContext(), InitKind::Zeros, b.getDictionaryAttr({}));
+          copy = b.create<StateOp>(cast.getLoc(), cast.getType(), name, init);
+          copy->setAttr("mpg.cast_of", b.getStringAttr(param.getName()));
+          ++copies_;
+          if (write) {
+            b.setInsertionPointAfter(write);
+            Value next = b.create<CastOp>(write.getLoc(), copy.getType(), write.getValue());
+            b.create<StateWriteOp>(write.getLoc(), copy.getResult(), next);
+          }
+          // (a frozen parameter has no write: the runtime's copy stays valid)
+        }
         cast.getResult().replaceAllUsesWith(copy.getResult());
         cast.erase();
-        ++copies;
-        if (!write)
-          continue; // a frozen parameter: the runtime's copy stays valid
-        b.setInsertionPointAfter(write);
-        Value next = b.create<CastOp>(write.getLoc(), copy.getType(), write.getValue());
-        b.create<StateWriteOp>(write.getLoc(), copy.getResult(), next);
       }
     }
     // The precision report counts them.
     if (auto summary = graph->getAttrOfType<DictionaryAttr>("mpg.precision_summary")) {
       NamedAttrList fields(summary);
-      fields.set("working_copies", IntegerAttr::get(IntegerType::get(&getContext(), 64), copies));
+      fields.set("working_copies", IntegerAttr::get(IntegerType::get(&getContext(), 64), copies_));
       graph->setAttr("mpg.precision_summary", fields.getDictionary(&getContext()));
     }
   }

@@ -80,10 +80,13 @@ def MpgAssignPrecision : Pass<"mpg-assign-precision", "::mlir::mpg::GraphOp"> {
     `mpg.precision_summary` (mode, casts inserted and removed).
 
     Overrides: an op's `mpg.precision = "f32"` makes it fp32, `"f16"` or
-    `"bf16"` makes it a low-precision op of that type (as a dot-product for
-    dot-product ops, as `follow` otherwise); the `allow` and `deny` options
-    name ops (`mpg.exp`) that run in low precision or in fp32 regardless of
-    category. Mode `fp32` changes nothing.
+    `"bf16"` makes its operands and results that type (a dot-product still
+    accumulates in fp32); the `allow` and `deny` options name ops (`mpg.exp`;
+    unknown names are an error) that run in low precision or in fp32
+    regardless of category. Such decisions keep the op's category and are
+    marked `forced`. A constant that overflows or flushes to zero when
+    converted for a low-precision user is warned about. Mode `fp32` changes
+    nothing (overrides are still checked).
 
     ```mlir
     // before (mode=fp16)
@@ -186,9 +189,10 @@ def MpgGradientStats : Pass<"mpg-gradient-stats", "::mlir::mpg::GraphOp"> {
     - "grad_nonzero": how many gradient values are not zero (f32 count);
     - "grad_at_least": [48] counts of values with |g| >= 2^k for k = -40 ..
       7; differences of neighbours give the histogram of exponents, and
-      `grad_nonzero - grad_at_least[16]` (k = -24, the smallest fp16
-      subnormal) counts the values that fp16 without loss scaling would
-      flush to zero: the paper's Figure 3.
+      `grad_nonzero - grad_at_least[15]` (k = -25: half of fp16's smallest
+      subnormal 2^-24; smaller values round to zero) counts the values that
+      fp16 without loss scaling would flush to zero: the paper's Figure 3.
+      The counts are f32 sums, exact up to 2^24 per power of two.
 
     Opt-in (`mpc train --grad-stats`): it costs a reduction over every
     gradient per step. A graph without optimizer updates is left alone.
@@ -209,8 +213,9 @@ def MpgMasterWeights : Pass<"mpg-master-weights", "::mlir::mpg::GraphOp"> {
     conversion of the weights. The runtime fills a working copy from its
     parameter at load and whenever the parameter is set or loaded, and
     leaves it out of checkpoints. The graph's `mpg.precision_summary` gets
-    the count (`working_copies`). A graph without low-precision casts of
-    parameters (fp32 mode) is left alone.
+    the count (`working_copies`). A graph whose precision was not assigned
+    in fp16 or bf16 (no `mpg.precision_summary`: fp32 mode) is left alone,
+    the author's own casts included.
 
     ```mlir
     // before

@@ -119,6 +119,8 @@ llvm::Error mpc::parseLossScaleSpec(llvm::StringRef spec, LossScaleConfig &confi
     }
     if (parsed.minScale > parsed.maxScale)
       return failure("min is above max");
+    if (parsed.initScale < parsed.minScale || parsed.initScale > parsed.maxScale)
+      return failure("init is outside [min, max]");
   } else {
     return failure("unknown mode '" + mode + "'");
   }

@@ -32,6 +32,15 @@ int64_t mpc::bufferBytes(Type type) {
   return std::max<int64_t>(tensor.getNumElements() * elementBytes, 1);
 }
 
+bool mpc::isParameterUpdate(FusionOp fusion) {
+  return fusion.getKind() == FusionKind::Pointwise &&
+         llvm::all_of(fusion.getResults(), [](Value result) {
+           return !result.use_empty() && llvm::all_of(result.getUsers(), [](Operation *user) {
+             return llvm::isa<StateWriteOp>(user);
+           });
+         });
+}
+
 int64_t mpc::scratchBytes(FusionOp fusion) {
   for (Operation &op : fusion.getBody().front()) {
     if (auto conv = llvm::dyn_cast<Conv2DOp>(op)) {
@@ -115,17 +124,6 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
     graph->setAttr(mpc::kPersistentBytesAttr, builder.getI64IntegerAttr(offset));
   }
 
-  /// A pointwise group whose every result is written to persistent state:
-  /// a parameter's update (convert-mpg-to-mpk marks its kernel `mpk.update`).
-  static bool isParameterUpdate(FusionOp fusion) {
-    return fusion.getKind() == FusionKind::Pointwise &&
-           llvm::all_of(fusion.getResults(), [](Value result) {
-             return !result.use_empty() && llvm::all_of(result.getUsers(), [](Operation *user) {
-               return llvm::isa<StateWriteOp>(user);
-             });
-           });
-  }
-
   void planArena(Block &body, Builder &builder, GraphOp graph) {
     llvm::DenseMap<Operation *, int64_t> position;
     int64_t end = 0;
@@ -174,7 +172,7 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
       auto fusion = llvm::dyn_cast<FusionOp>(op);
       if (!fusion)
         continue;
-      if (isParameterUpdate(fusion))
+      if (mpc::isParameterUpdate(fusion))
         run.push_back(fusion);
       else
         closeRun();

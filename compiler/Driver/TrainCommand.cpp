@@ -268,7 +268,7 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     hasLr |= name == "lr" && info.rank == 0 && dtype == "f32";
     hasLossScale |= name == "loss_scale" && info.rank == 0 && dtype == "f32";
     hasSkipped |= name == "skipped" && info.rank == 0 && dtype == "i1";
-    if (name == "grad_at_least" && info.rank == 1 && dtype == "f32") {
+    if (name == "grad_at_least" && info.rank == 1 && dtype == "f32" && info.shape[0] > 16) {
       hasGradStats = true;
       gradBuckets = info.shape[0];
     }
@@ -340,8 +340,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       if (hasSkipped)
         *log << ", \"skipped\": " << (skipped ? "true" : "false");
       if (hasGradStats) {
-        // Counts of |g| >= 2^k, k = -40 .. 7; 2^-24 is fp16's smallest
-        // subnormal: below it, fp16 without loss scaling flushes to zero.
+        // Counts of |g| >= 2^k, k = -40 .. 7. fp16's smallest subnormal is
+        // 2^-24; values up to half of it (2^-25) round to zero.
         float nonzero = 0;
         std::vector<float> atLeast(gradBuckets);
         if (mpc_program_get_output(program.get(), "grad_nonzero", &nonzero, sizeof nonzero) !=
@@ -349,8 +349,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
             mpc_program_get_output(program.get(), "grad_at_least", atLeast.data(),
                                    atLeast.size() * sizeof(float)) != MPC_OK)
           return fail(mpc_last_error());
-        constexpr int kLowestExponent = -40, kFp16SmallestExponent = -24;
-        float representable = atLeast[kFp16SmallestExponent - kLowestExponent];
+        constexpr int kLowestExponent = -40, kFp16FlushExponent = -25;
+        float representable = atLeast[kFp16FlushExponent - kLowestExponent];
         double flushed = nonzero > 0 ? (nonzero - representable) / nonzero : 0;
         *log << ", \"grad_nonzero\": " << static_cast<int64_t>(nonzero)
              << ", \"grad_fp16_flush_fraction\": " << flushed << ", \"grad_exponent_counts\": {";

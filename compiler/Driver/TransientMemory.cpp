@@ -68,6 +68,7 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
   struct Live {
     int64_t def, last;
     Interval bytes;
+    Value value; // null for scratch
   };
   std::vector<Live> values;
   for (Operation &op : body) {
@@ -87,13 +88,43 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
                   : fromSeed.contains(result) ? Role::Gradient
                                               : Role::Activation;
       values.push_back({position[&op], last,
-                        {offset, offset + mpc::bufferBytes(result.getType()), role}});
+                        {offset, offset + mpc::bufferBytes(result.getType()), role}, result});
     }
     if (auto scratch = op.getAttrOfType<IntegerAttr>(kScratchOffsetAttr))
       if (auto fusion = llvm::dyn_cast<mpg::FusionOp>(op))
         values.push_back({position[&op], position[&op],
                           {scratch.getInt(), scratch.getInt() + mpc::scratchBytes(fusion),
-                           Role::Scratch}});
+                           Role::Scratch},
+                          Value()});
+  }
+
+  // As mpg-plan-memory does: consecutive parameter updates run as one
+  // launch, so what any of them reads is live until the last of them.
+  {
+    llvm::SmallVector<Operation *> run;
+    auto closeRun = [&] {
+      if (run.size() > 1)
+        for (Operation *update : run)
+          for (Live &v : values)
+            for (Value operand : update->getOperands()) {
+              // (a reshape is a view of its operand's storage)
+              while (auto view = operand.getDefiningOp<mpg::ReshapeOp>())
+                operand = view.getOperand();
+              if (v.value && v.value == operand)
+                v.last = std::max(v.last, position[run.back()]);
+            }
+      run.clear();
+    };
+    for (Operation &op : body) {
+      auto fusion = llvm::dyn_cast<mpg::FusionOp>(op);
+      if (!fusion)
+        continue;
+      if (mpc::isParameterUpdate(fusion))
+        run.push_back(fusion);
+      else
+        closeRun();
+    }
+    closeRun();
   }
 
   TransientMemory result;

@@ -35,6 +35,11 @@ int64_t bufferBytes(mlir::Type tensorType);
 /// im2col columns for a convolution, per-row losses for a cross-entropy.
 int64_t scratchBytes(mlir::mpg::FusionOp fusion);
 
+/// A pointwise group whose every result is written to persistent state: a
+/// parameter's update. Consecutive ones run as one multi-tensor launch, so
+/// the planner keeps what any of them reads live until the last of them.
+bool isParameterUpdate(mlir::mpg::FusionOp fusion);
+
 } // namespace mpc
 
 #endif // MPC_PASSES_MEMORYPLANNING_MEMORYPLANATTRS_H

@@ -31,3 +31,5 @@ mpg.graph @options {
   mpg.output "s" %s : tensor<4x8xf32>
   mpg.output "l" %l : tensor<4x8xf32>
 }
+// RUN: not mpc-opt %s --mpg-assign-precision="mode=fp16 allow=exp" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: error: mpg-assign-precision: unknown op 'exp' in the allow list; name ops as in mpg.exp

@@ -1,3 +1,4 @@
+// RUN: mpc-opt %s --mpg-autodiff --mpg-assign-precision=mode=fp16 --mpg-insert-loss-scaling="growth-interval=100 hysteresis=2" -split-input-file | FileCheck %s --check-prefix=MIXED
 // RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling="growth-interval=100 hysteresis=2" -split-input-file | FileCheck %s
 // RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling="mode=static init-scale=128" -split-input-file | FileCheck %s --check-prefix=STATIC
 // RUN: mpc-opt %s --mpg-autodiff -split-input-file > %t.plain
@@ -5,8 +6,10 @@
 // RUN: diff %t.plain %t.none
 // Running it twice scales once.
 // RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling --mpg-insert-loss-scaling -split-input-file | FileCheck %s --check-prefix=TWICE
+// TWICE-LABEL: mpg.graph @linear
 // TWICE-COUNT-1: mpg.update_loss_scale
 // TWICE-NOT: mpg.update_loss_scale
+// TWICE-LABEL: mpg.graph @inference
 
 // Dynamic scaling of a linear model's step: the seed times the scale, the
 // check over both gradients after the last of them, the unscale in front of
@@ -81,4 +84,29 @@ mpg.graph @inference {
   %w = mpg.param "w" init(glorot_uniform) : tensor<8x4xf32>
   %y = mpg.matmul %x, %w : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
   mpg.output "y" %y : tensor<2x4xf32>
+}
+
+// -----
+
+// A parameter declared in f16 is updated in f32 (precision assignment) and
+// cast back for its write: the skip protects that write too.
+// MIXED-LABEL: mpg.graph @f16_param
+// MIXED: %[[OK:.+]] = mpg.all_finite
+// MIXED: %[[NEW:.+]], %[[VEL:.+]] = mpg.sgd
+// MIXED-NEXT: %[[BACK:.+]] = mpg.cast %[[NEW]] : tensor<8x4xf32> to tensor<8x4xf16>
+// MIXED-NEXT: %[[VBACK:.+]] = mpg.cast %[[VEL]] : tensor<8x4xf32> to tensor<8x4xf16>
+// MIXED: %[[VKEPT:.+]] = mpg.select %[[OK]], %[[VBACK]], %{{.+}} : tensor<i1>, tensor<8x4xf16>, tensor<8x4xf16> -> tensor<8x4xf16>
+// MIXED-NEXT: mpg.state_write %{{.+}}, %[[VKEPT]] : tensor<8x4xf16>
+// MIXED-NEXT: %[[KEPT:.+]] = mpg.select %[[OK]], %[[BACK]], %[[W:.+]] : tensor<i1>, tensor<8x4xf16>, tensor<8x4xf16> -> tensor<8x4xf16>
+// MIXED-NEXT: mpg.state_write %[[W]], %[[KEPT]] : tensor<8x4xf16>
+// CHECK-LABEL: mpg.graph @f16_param
+// CHECK: mpg.select
+// STATIC-LABEL: mpg.graph @f16_param
+mpg.graph @f16_param {
+  %x = mpg.input "x" : tensor<2x8xf16>
+  %labels = mpg.input "labels" : tensor<2xi32>
+  %w = mpg.param "w" init(glorot_uniform) : tensor<8x4xf16>
+  %y = mpg.matmul %x, %w : tensor<2x8xf16>, tensor<8x4xf16> -> tensor<2x4xf32>
+  %l = mpg.softmax_cross_entropy %y, %labels : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+  mpg.minimize %l optimizer(sgd, lr = 0.1, momentum = 0.9) : tensor<f32>
 }

@@ -52,3 +52,21 @@ mpg.graph @f32_reader {
   %l = mpg.reduce_mean %n axes [0, 1] : tensor<2x8xf32> -> tensor<f32>
   mpg.minimize %l optimizer(sgd, lr = 0.1) : tensor<f32>
 }
+
+// -----
+
+// The author's own cast of a parameter to f16 and the precision pass's cast
+// share one working copy.
+// CHECK-LABEL: mpg.graph @author_cast
+// CHECK-COUNT-1: mpg.state "w.f16"
+// CHECK-NOT: mpg.state "w.f16"
+mpg.graph @author_cast {
+  %x = mpg.input "x" : tensor<2x8xf32>
+  %w = mpg.param "w" init(glorot_uniform) : tensor<8x4xf32>
+  %wh = mpg.cast %w : tensor<8x4xf32> to tensor<8x4xf16>
+  %y = mpg.matmul %x, %w : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  %e = mpg.exp %wh : tensor<8x4xf16>
+  %l = mpg.reduce_mean %y axes [0, 1] : tensor<2x4xf32> -> tensor<f32>
+  mpg.output "e" %e : tensor<8x4xf16>
+  mpg.minimize %l optimizer(sgd, lr = 0.1) : tensor<f32>
+}
