@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Precision/PrecisionSupport.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -25,6 +26,7 @@ namespace mpc {
 
 using namespace mlir;
 using namespace mlir::mpg;
+using namespace mpc::precision;
 
 namespace {
 
@@ -85,28 +87,11 @@ const Category &categoryOf(Operation *op) {
       .Default([](Operation *) -> const Category * { return &kFollow; });
 }
 
-/// Ops the pass never retypes: the graph's interface, state and explicit
-/// casts.
-bool isStructural(Operation *op) {
-  return llvm::isa<InputOp, ParamOp, ConstantOp, StateOp, OutputOp, StateWriteOp, MinimizeOp,
-                   CastOp, FusionOp, YieldOp>(op);
-}
-
-Type elementOf(Value value) {
-  auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
-  return type ? type.getElementType() : Type();
-}
-
 /// Whether converting float type `from` to `to` can round (the reverse is
 /// then exact).
 bool isNarrowing(Type from, Type to) {
   auto wide = llvm::dyn_cast<FloatType>(from), narrow = llvm::dyn_cast<FloatType>(to);
   return wide && narrow && narrow.getWidth() < wide.getWidth();
-}
-
-bool isFloatValue(Value value) {
-  Type element = elementOf(value);
-  return element && llvm::isa<FloatType>(element);
 }
 
 class PrecisionAssigner {
@@ -201,13 +186,7 @@ void PrecisionAssigner::record(Operation *op, llvm::StringRef category, Type sto
 }
 
 LogicalResult PrecisionAssigner::assign(Operation *op) {
-  bool hasFloat = llvm::any_of(op->getOperands(), isFloatValue) ||
-                  llvm::any_of(op->getResults(), isFloatValue);
-  if (!hasFloat)
-    return success();
-  // f64 ops (reference runs, gradient checks) stay as written.
-  auto isF64 = [](Value v) { return isFloatValue(v) && elementOf(v).isF64(); };
-  if (llvm::any_of(op->getOperands(), isF64) || llvm::any_of(op->getResults(), isF64))
+  if (!needsDecision(op))
     return success();
 
   const Category &category = categoryOf(op);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Precision/PrecisionSupport.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -27,24 +28,14 @@ namespace {
 constexpr int kLowestExponent = -40;
 constexpr int kBuckets = 48; // 2^-40 .. 2^7
 
-Value gradientOf(Operation *op) {
-  if (auto sgd = llvm::dyn_cast<SgdOp>(op))
-    return sgd.getGrad();
-  if (auto adam = llvm::dyn_cast<AdamOp>(op))
-    return adam.getGrad();
-  if (auto adamw = llvm::dyn_cast<AdamWOp>(op))
-    return adamw.getGrad();
-  return nullptr;
-}
-
 struct MpgGradientStatsPass : public mpc::impl::MpgGradientStatsBase<MpgGradientStatsPass> {
   void runOnOperation() override {
     GraphOp graph = getOperation();
     Block &body = graph.getBody().front();
     llvm::SmallVector<Value> gradients;
     for (Operation &op : body)
-      if (Value gradient = gradientOf(&op))
-        gradients.push_back(gradient);
+      if (OpOperand *gradient = mpc::precision::gradientOperand(&op))
+        gradients.push_back(gradient->get());
     if (gradients.empty())
       return;
     MLIRContext *context = &getContext();

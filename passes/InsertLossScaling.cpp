@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Precision/PrecisionSupport.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -23,6 +24,7 @@ namespace mpc {
 
 using namespace mlir;
 using namespace mlir::mpg;
+using mpc::precision::gradientOperand;
 
 namespace {
 
@@ -42,17 +44,6 @@ Value newState(OpBuilder &b, Location loc, llvm::StringRef name, Type element, I
     args.push_back(b.getNamedAttr("value", b.getF64FloatAttr(*value)));
   auto init = InitializerAttr::get(b.getContext(), kind, b.getDictionaryAttr(args));
   return b.create<StateOp>(loc, scalarType(element), name, init);
-}
-
-/// The gradient operand of an optimizer update, or null.
-OpOperand *gradientOperand(Operation *op) {
-  if (auto sgd = llvm::dyn_cast<SgdOp>(op))
-    return &sgd.getGradMutable();
-  if (auto adam = llvm::dyn_cast<AdamOp>(op))
-    return &adam.getGradMutable();
-  if (auto adamw = llvm::dyn_cast<AdamWOp>(op))
-    return &adamw.getGradMutable();
-  return nullptr;
 }
 
 struct MpgInsertLossScalingPass

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Precision/PrecisionSupport.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -22,10 +23,10 @@ namespace mpc {
 
 using namespace mlir;
 using namespace mlir::mpg;
+using mpc::precision::elementOf;
 
 namespace {
 
-Type elementOf(Value value) { return llvm::cast<RankedTensorType>(value.getType()).getElementType(); }
 
 struct MpgMasterWeightsPass : public mpc::impl::MpgMasterWeightsBase<MpgMasterWeightsPass> {
   int64_t copies_ = 0;

@@ -41,6 +41,21 @@ bool mpc::isParameterUpdate(FusionOp fusion) {
          });
 }
 
+llvm::SmallVector<llvm::SmallVector<FusionOp>> mpc::parameterUpdateRuns(Block &body) {
+  llvm::SmallVector<llvm::SmallVector<FusionOp>> runs(1);
+  for (Operation &op : body) {
+    auto fusion = llvm::dyn_cast<FusionOp>(op);
+    if (!fusion)
+      continue;
+    if (isParameterUpdate(fusion))
+      runs.back().push_back(fusion);
+    else if (!runs.back().empty())
+      runs.emplace_back();
+  }
+  llvm::erase_if(runs, [](const auto &run) { return run.size() < 2; });
+  return runs;
+}
+
 int64_t mpc::scratchBytes(FusionOp fusion) {
   for (Operation &op : fusion.getBody().front()) {
     if (auto conv = llvm::dyn_cast<Conv2DOp>(op)) {
@@ -158,26 +173,12 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
     // Consecutive parameter updates (pointwise groups whose results all go
     // to persistent state) run as one multi-tensor launch, so what any of
     // them reads stays live until the last of them has run.
-    llvm::SmallVector<FusionOp> run;
-    auto closeRun = [&] {
-      if (run.size() > 1)
-        for (FusionOp update : run)
-          for (Value operand : update.getInputs())
-            if (auto it = requestOf.find(storageRoot(operand)); it != requestOf.end())
-              requests[it->second].lastUse =
-                  std::max(requests[it->second].lastUse, position[run.back()]);
-      run.clear();
-    };
-    for (Operation &op : body) {
-      auto fusion = llvm::dyn_cast<FusionOp>(op);
-      if (!fusion)
-        continue;
-      if (mpc::isParameterUpdate(fusion))
-        run.push_back(fusion);
-      else
-        closeRun();
-    }
-    closeRun();
+    for (const auto &run : mpc::parameterUpdateRuns(body))
+      for (FusionOp update : run)
+        for (Value operand : update.getInputs())
+          if (auto it = requestOf.find(storageRoot(operand)); it != requestOf.end())
+            requests[it->second].lastUse =
+                std::max(requests[it->second].lastUse, position[run.back()]);
     if (inPlace)
       addInPlaceHints(body, requestOf, requests);
     // Scratch memory that a group needs while it runs (im2col columns, the

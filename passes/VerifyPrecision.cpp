@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Precision/PrecisionSupport.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -18,18 +19,9 @@ namespace mpc {
 
 using namespace mlir;
 using namespace mlir::mpg;
+using namespace mpc::precision;
 
 namespace {
-
-Type elementOf(Value value) {
-  auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
-  return type ? type.getElementType() : Type();
-}
-
-bool isFloatValue(Value value) {
-  Type element = elementOf(value);
-  return element && llvm::isa<FloatType>(element);
-}
 
 /// The categories whose ops compute and store in fp32.
 bool isFp32Category(llvm::StringRef category) {
@@ -38,15 +30,7 @@ bool isFp32Category(llvm::StringRef category) {
 }
 
 LogicalResult verifyOp(Operation *op) {
-  if (llvm::isa<InputOp, ParamOp, ConstantOp, StateOp, OutputOp, StateWriteOp, MinimizeOp,
-                CastOp, FusionOp, YieldOp>(op))
-    return success();
-  bool hasFloat = llvm::any_of(op->getOperands(), isFloatValue) ||
-                  llvm::any_of(op->getResults(), isFloatValue);
-  if (!hasFloat)
-    return success();
-  auto isF64 = [](Value v) { return isFloatValue(v) && elementOf(v).isF64(); };
-  if (llvm::any_of(op->getOperands(), isF64) || llvm::any_of(op->getResults(), isF64))
+  if (!needsDecision(op))
     return success();
 
   auto decision = op->getAttrOfType<DictionaryAttr>("mpg.precision_decision");

@@ -100,32 +100,16 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
 
   // As mpg-plan-memory does: consecutive parameter updates run as one
   // launch, so what any of them reads is live until the last of them.
-  {
-    llvm::SmallVector<Operation *> run;
-    auto closeRun = [&] {
-      if (run.size() > 1)
-        for (Operation *update : run)
-          for (Live &v : values)
-            for (Value operand : update->getOperands()) {
-              // (a reshape is a view of its operand's storage)
-              while (auto view = operand.getDefiningOp<mpg::ReshapeOp>())
-                operand = view.getOperand();
-              if (v.value && v.value == operand)
-                v.last = std::max(v.last, position[run.back()]);
-            }
-      run.clear();
-    };
-    for (Operation &op : body) {
-      auto fusion = llvm::dyn_cast<mpg::FusionOp>(op);
-      if (!fusion)
-        continue;
-      if (mpc::isParameterUpdate(fusion))
-        run.push_back(fusion);
-      else
-        closeRun();
-    }
-    closeRun();
-  }
+  for (const auto &run : mpc::parameterUpdateRuns(body))
+    for (mpg::FusionOp update : run)
+      for (Value operand : update->getOperands()) {
+        // (a reshape is a view of its operand's storage)
+        while (auto view = operand.getDefiningOp<mpg::ReshapeOp>())
+          operand = view.getOperand();
+        for (Live &v : values)
+          if (v.value && v.value == operand)
+            v.last = std::max(v.last, position[run.back()]);
+      }
 
   TransientMemory result;
   std::vector<Interval> atPeak;

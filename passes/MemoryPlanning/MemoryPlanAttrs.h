@@ -13,6 +13,7 @@
 #include "dialects/mpg/IR/MpgOps.h"
 
 #include "mlir/IR/Types.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mpc {
@@ -39,6 +40,10 @@ int64_t scratchBytes(mlir::mpg::FusionOp fusion);
 /// parameter's update. Consecutive ones run as one multi-tensor launch, so
 /// the planner keeps what any of them reads live until the last of them.
 bool isParameterUpdate(mlir::mpg::FusionOp fusion);
+
+/// The runs of two or more consecutive parameter updates among the fusion
+/// groups of `body`, in order (each run is one multi-tensor launch).
+llvm::SmallVector<llvm::SmallVector<mlir::mpg::FusionOp>> parameterUpdateRuns(mlir::Block &body);
 
 } // namespace mpc
 
