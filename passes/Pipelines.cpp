@@ -8,6 +8,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 #include <cmath>
 
@@ -137,6 +138,10 @@ void mpc::buildGraphPipeline(mlir::OpPassManager &pm, bool trainingStep,
   buildPrecisionPipeline(pm, trainingStep, precision);
   mlir::OpPassManager &graphPm = pm.nest<mlir::mpg::GraphOp>();
   graphPm.addPass(createMpgDecompose());
+  // Decompositions repeat the same scalar math per parameter (Adam's bias
+  // corrections, constants): computed once, they no longer sit between the
+  // updates that fusion and code generation run as one launch.
+  graphPm.addPass(mlir::createCSEPass());
   graphPm.addPass(createMpgFuse());
   graphPm.addPass(createMpgPlanMemory());
 }
