@@ -38,6 +38,20 @@ void mpc::driver::reportError(const llvm::Twine &message) {
   llvm::errs() << message << "\n";
 }
 
+mpc::driver::ProgramHandle mpc::driver::loadProgram(const std::string &path,
+                                                    const std::string &device, uint64_t seed) {
+  mpc_program_options options;
+  mpc_program_options_initialize(&options);
+  options.device = device.c_str();
+  options.seed = seed;
+  mpc_program *program = nullptr;
+  if (mpc_program_load(path.c_str(), &options, &program) != MPC_OK) {
+    reportError(mpc_last_error());
+    return ProgramHandle(nullptr, mpc_program_release);
+  }
+  return ProgramHandle(program, mpc_program_release);
+}
+
 DiagnosticPrinter::DiagnosticPrinter(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context)
     : located(sourceMgr, &context, llvm::errs()),
       unlocated(&context, [](mlir::Diagnostic &diag) -> mlir::LogicalResult {

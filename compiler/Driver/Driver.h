@@ -11,6 +11,10 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include "mpc/runtime.h"
+
+#include <cstdint>
+#include <memory>
 #include <string>
 
 namespace mpc::driver {
@@ -39,6 +43,13 @@ int runReportCommand(llvm::ArrayRef<std::string> args);
 
 /// Prints "mpc: error: MESSAGE" to stderr.
 void reportError(const llvm::Twine &message);
+
+/// A loaded program, released with it.
+using ProgramHandle = std::unique_ptr<mpc_program, void (*)(mpc_program *)>;
+
+/// Loads the bundle at `path` for `device`, its initializers seeded with
+/// `seed`; on failure reports the runtime's error and returns null.
+ProgramHandle loadProgram(const std::string &path, const std::string &device, uint64_t seed);
 
 /// Prints the diagnostics of a compilation to stderr: located ones as
 /// FILE:LINE:COL: error: MESSAGE with the source line, unlocated ones as

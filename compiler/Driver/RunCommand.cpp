@@ -108,16 +108,10 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
     return kExitUsage;
   }
 
-  mpc_program_options options;
-  mpc_program_options_initialize(&options);
-  std::string device = *parser.get("device");
-  options.device = device.c_str();
-  options.seed = seed;
-  mpc_program *program = nullptr;
-  const std::string &path = parser.positionals().front();
-  if (mpc_program_load(path.c_str(), &options, &program) != MPC_OK)
-    return fail(mpc_last_error());
-  std::unique_ptr<mpc_program, void (*)(mpc_program *)> owner(program, mpc_program_release);
+  ProgramHandle owner = loadProgram(parser.positionals().front(), *parser.get("device"), seed);
+  if (!owner)
+    return kExitError;
+  mpc_program *program = owner.get();
 
   if (auto params = parser.get("params"); params && !params->empty()) {
     // Every parameter and state tensor of the program comes from the file

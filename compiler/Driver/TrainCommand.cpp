@@ -38,7 +38,6 @@ using namespace mpc::driver;
 
 namespace {
 
-using ProgramPtr = std::unique_ptr<mpc_program, void (*)(mpc_program *)>;
 
 int fail(const std::string &message) {
   reportError(message);
@@ -212,15 +211,10 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
         return code;
   }
 
-  mpc_program_options options;
-  mpc_program_options_initialize(&options);
   std::string device = *parser.get("device");
-  options.device = device.c_str();
-  options.seed = seed;
-  mpc_program *raw = nullptr;
-  if (mpc_program_load(trainBundle.c_str(), &options, &raw) != MPC_OK)
-    return fail(mpc_last_error());
-  ProgramPtr program(raw, mpc_program_release);
+  ProgramHandle program = loadProgram(trainBundle, device, seed);
+  if (!program)
+    return kExitError;
   if (!isTrainingStep(program.get()))
     return fail("'" + trainBundle + "' is not a training step (it has no optimizer.step); "
                 "compile it with 'mpc compile GRAPH --step train'");
@@ -240,13 +234,12 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
 
   // The forward step for evaluation, checked against the evaluation data
   // before training starts.
-  ProgramPtr forward(nullptr, mpc_program_release);
+  ProgramHandle forward(nullptr, mpc_program_release);
   std::optional<mpc::BatchBinder> evalBinder;
   if (eval) {
-    mpc_program *rawForward = nullptr;
-    if (mpc_program_load(forwardBundle.c_str(), &options, &rawForward) != MPC_OK)
-      return fail(mpc_last_error());
-    forward.reset(rawForward);
+    forward = loadProgram(forwardBundle, device, seed);
+    if (!forward)
+      return kExitError;
     if (isTrainingStep(forward.get()))
       return fail("'" + forwardBundle + "' is a training step; evaluation needs the forward "
                   "step ('mpc compile GRAPH --step forward')");
