@@ -31,7 +31,8 @@ done
 echo "   (fp16 with dynamic loss scaling; bf16 needs none)"
 echo
 echo "== the precision decisions of the fp16 training step (first lines)"
-"$mpc" report "$root/examples/mlp.mlir" precision --step train --precision fp16 | head -8
+"$mpc" report "$root/examples/mlp.mlir" precision --step train --precision fp16 > "$out/precision.txt"
+head -8 "$out/precision.txt"   # (not a pipe into head: pipefail would stop the job)
 echo
 echo "== the kernels of one fp16 training step (forward, backward and the SGD update)"
 "$mpc" report "$root/examples/mlp.mlir" kernels --step train --precision fp16
