@@ -42,6 +42,8 @@ struct Group {
   /// For GEMMs: the value the next epilogue op must consume, and the stage.
   Value gemmTail;
   EpilogueStage stage = EpilogueStage::None;
+  /// For GEMMs with a bias epilogue: the bias's element type.
+  Type biasElementType;
   /// For reductions: the reduction and its epilogue, the only ops whose
   /// values the epilogue may read (prologue values exist per input element).
   llvm::SmallPtrSet<Operation *, 8> epilogue;
@@ -170,10 +172,14 @@ private:
     if (llvm::isa<ReluOp>(op) || (gelu && gelu.getApproximate()))
       return group.stage < EpilogueStage::Activation &&
              op->getOperand(0) == group.gemmTail;
-    // cuBLASLt writes C in a float type only.
-    if (auto cast = llvm::dyn_cast<CastOp>(op))
+    // cuBLASLt writes C in a float type only, and adds a bias of C's type
+    // only: a cast after a bias stays out when it changes the type.
+    if (auto cast = llvm::dyn_cast<CastOp>(op)) {
+      Type castElement = cast.getType().getElementType();
       return group.stage < EpilogueStage::Cast && op->getOperand(0) == group.gemmTail &&
-             llvm::isa<FloatType>(cast.getType().getElementType());
+             llvm::isa<FloatType>(castElement) &&
+             (!group.biasElementType || group.biasElementType == castElement);
+    }
     return false;
   }
 
@@ -201,6 +207,9 @@ private:
         if (!fitsGemmEpilogue(group, op))
           continue;
         group.gemmTail = op->getResult(0);
+        if (llvm::isa<AddOp>(op))
+          group.biasElementType = llvm::cast<RankedTensorType>(op->getResult(0).getType())
+                                      .getElementType();
         group.stage = llvm::isa<AddOp>(op)                 ? EpilogueStage::Bias
                       : llvm::isa<ReluOp, GeluOp>(op)      ? EpilogueStage::Activation
                                                            : EpilogueStage::Cast;

@@ -602,18 +602,21 @@ mpg.graph @cross_entropy {
 // GEMM groups
 //===----------------------------------------------------------------------===//
 
-// Bias (added on either side), relu and a cast to f16: one GEMM with the
-// bias_relu epilogue writing the f16 result.
+// Bias (added on either side) and relu: one GEMM with the bias_relu
+// epilogue. cuBLASLt adds a bias of the result's type only, so the cast to
+// f16 after the f32 bias is a pointwise kernel of its own.
 // CHECK-LABEL: mpk.program @gemm_bias_relu_cast
 // CHECK: %[[X:.+]] = mpk.buffer arena {{[0-9]+}} : memref<4x8xf32>
 // CHECK: %[[W:.+]] = mpk.buffer persistent {{[0-9]+}} : memref<8x16xf32>
 // CHECK: %[[B:.+]] = mpk.buffer persistent {{[0-9]+}} : memref<16xf32>
-// CHECK: %[[Y:.+]] = mpk.buffer arena {{[0-9]+}} : memref<4x16xf16>
+// CHECK: %[[Y:.+]] = mpk.buffer arena {{[0-9]+}} : memref<4x16xf32>
 // CHECK-NEXT: mpk.gemm %[[X]], %[[W]] -> %[[Y]] bias %[[B]] m 4 n 16 k 8 epilogue bias_relu
 // CHECK-NOT: batch
-// CHECK-SAME: : memref<4x8xf32>, memref<8x16xf32>, memref<4x16xf16>, memref<16xf32>
-// CHECK-NOT: mpk.pointwise
-// CHECK: mpk.output "c" %[[Y]]
+// CHECK-SAME: : memref<4x8xf32>, memref<8x16xf32>, memref<4x16xf32>, memref<16xf32>
+// CHECK: %[[C:.+]] = mpk.buffer arena {{[0-9]+}} : memref<4x16xf16>
+// CHECK-NEXT: mpk.pointwise @{{.+}} ins(%[[Y]] : memref<4x16xf32>) outs(%[[C]] : memref<4x16xf16>)
+// CHECK-SAME: mpk.fused = ["mpg.cast"]
+// CHECK: mpk.output "c" %[[C]]
 mpg.graph @gemm_bias_relu_cast {
   %x = mpg.input "x" : tensor<4x8xf32>
   %w = mpg.param "w" init(zeros) : tensor<8x16xf32>

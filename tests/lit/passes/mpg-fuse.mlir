@@ -389,24 +389,71 @@ mpg.graph @gemm_bias_relu {
 
 // -----
 
-// The full epilogue: bias (here the left operand), gelu, then the cast to
-// the output type.
-// CHECK-LABEL: mpg.graph @gemm_bias_gelu_cast
+// Bias (here the left operand) and gelu on an f16 GEMM: f16 operands
+// accumulate in fp32, and the epilogue rounds once, to f16.
+// CHECK-LABEL: mpg.graph @gemm_bias_gelu_f16
 // CHECK: %[[X:.+]] = mpg.input "x"
 // CHECK: %[[W:.+]] = mpg.param "w"
 // CHECK: %[[BIAS:.+]] = mpg.param "b"
 // CHECK-NOT: mpg.fusion
-// CHECK: %[[G:.+]] = mpg.fusion gemm(%[[X]], %[[W]], %[[BIAS]] : tensor<4x16xf16>, tensor<16x8xf16>, tensor<8xf32>) -> tensor<4x8xf16> {
-// CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<4x16xf16>, %[[B:.+]]: tensor<16x8xf16>, %[[C:.+]]: tensor<8xf32>):
-// CHECK-NEXT: %[[MM:.+]] = mpg.matmul %[[A]], %[[B]] : tensor<4x16xf16>, tensor<16x8xf16> -> tensor<4x8xf32>
-// CHECK-NEXT: %[[ADD:.+]] = mpg.add %[[C]], %[[MM]] : tensor<8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
-// CHECK-NEXT: %[[GELU:.+]] = mpg.gelu %[[ADD]] approximate : tensor<4x8xf32>
-// CHECK-NEXT: %[[CAST:.+]] = mpg.cast %[[GELU]] : tensor<4x8xf32> to tensor<4x8xf16>
-// CHECK-NEXT: mpg.yield %[[CAST]] : tensor<4x8xf16>
+// CHECK: %[[G:.+]] = mpg.fusion gemm(%[[X]], %[[W]], %[[BIAS]] : tensor<4x16xf16>, tensor<16x8xf16>, tensor<8xf16>) -> tensor<4x8xf16> {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<4x16xf16>, %[[B:.+]]: tensor<16x8xf16>, %[[C:.+]]: tensor<8xf16>):
+// CHECK-NEXT: %[[MM:.+]] = mpg.matmul %[[A]], %[[B]] : tensor<4x16xf16>, tensor<16x8xf16> -> tensor<4x8xf16>
+// CHECK-NEXT: %[[ADD:.+]] = mpg.add %[[C]], %[[MM]] : tensor<8xf16>, tensor<4x8xf16> -> tensor<4x8xf16>
+// CHECK-NEXT: %[[GELU:.+]] = mpg.gelu %[[ADD]] approximate : tensor<4x8xf16>
+// CHECK-NEXT: mpg.yield %[[GELU]] : tensor<4x8xf16>
 // CHECK-NEXT: }
 // CHECK-NOT: mpg.fusion
 // CHECK: mpg.output "c" %[[G]]
-mpg.graph @gemm_bias_gelu_cast {
+mpg.graph @gemm_bias_gelu_f16 {
+  %x = mpg.input "x" : tensor<4x16xf16>
+  %w = mpg.param "w" init(zeros) : tensor<16x8xf16>
+  %b = mpg.param "b" init(zeros) : tensor<8xf16>
+  %mm = mpg.matmul %x, %w : tensor<4x16xf16>, tensor<16x8xf16> -> tensor<4x8xf16>
+  %a = mpg.add %b, %mm : tensor<8xf16>, tensor<4x8xf16> -> tensor<4x8xf16>
+  %g = mpg.gelu %a approximate : tensor<4x8xf16>
+  mpg.output "c" %g : tensor<4x8xf16>
+}
+
+// -----
+
+// Without a bias, the cast to the output type joins after the activation.
+// CHECK-LABEL: mpg.graph @gemm_gelu_cast
+// CHECK: %[[G:.+]] = mpg.fusion gemm(
+// CHECK: mpg.matmul
+// CHECK-NEXT: mpg.gelu
+// CHECK-NEXT: %[[CAST:.+]] = mpg.cast %{{.+}} : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK-NEXT: mpg.yield %[[CAST]] : tensor<4x8xf16>
+// CHECK-NEXT: }
+// CHECK-NOT: mpg.fusion
+mpg.graph @gemm_gelu_cast {
+  %x = mpg.input "x" : tensor<4x16xf16>
+  %w = mpg.param "w" init(zeros) : tensor<16x8xf16>
+  %mm = mpg.matmul %x, %w : tensor<4x16xf16>, tensor<16x8xf16> -> tensor<4x8xf32>
+  %g = mpg.gelu %mm approximate : tensor<4x8xf32>
+  %c = mpg.cast %g : tensor<4x8xf32> to tensor<4x8xf16>
+  mpg.output "c" %c : tensor<4x8xf16>
+}
+
+// -----
+
+// cuBLASLt adds a bias of the result's type only: after an f32 bias, a cast
+// to f16 stays out of the GEMM and becomes a pointwise kernel (as does an
+// f16 bias followed by a cast to an f32 output).
+// CHECK-LABEL: mpg.graph @gemm_bias_then_other_type
+// CHECK: %[[BIAS:.+]] = mpg.param "b"
+// CHECK: %[[G:.+]] = mpg.fusion gemm(%{{.+}}, %{{.+}}, %[[BIAS]] : tensor<4x16xf16>, tensor<16x8xf16>, tensor<8xf32>) -> tensor<4x8xf32> {
+// CHECK: mpg.add
+// CHECK-NEXT: mpg.gelu
+// CHECK-NEXT: mpg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[P:.+]] = mpg.fusion pointwise(%[[G]] : tensor<4x8xf32>) -> tensor<4x8xf16> {
+// CHECK-NEXT: ^bb0(%[[D:.+]]: tensor<4x8xf32>):
+// CHECK-NEXT: %[[CAST:.+]] = mpg.cast %[[D]] : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK-NEXT: mpg.yield %[[CAST]]
+// CHECK-NEXT: }
+// CHECK-NEXT: mpg.output "c" %[[P]]
+mpg.graph @gemm_bias_then_other_type {
   %x = mpg.input "x" : tensor<4x16xf16>
   %w = mpg.param "w" init(zeros) : tensor<16x8xf16>
   %b = mpg.param "b" init(zeros) : tensor<8xf32>
