@@ -4,10 +4,11 @@
 //
 // The same generated source is compiled by NVRTC for each requested GPU
 // architecture (a cubin for sm_XX and PTX for compute_XX, so newer GPUs can
-// JIT it) and by the host C++ compiler into the CPU backend's shared object.
-// Results are cached on disk, keyed by a hash of the source, the device
-// headers, the options, the target, the compiler's identity and the version
-// of mpc.
+// JIT it; the runtime's NvrtcCompiler.h, which the CUDA backend also uses at
+// load) and by the host C++ compiler into the CPU backend's shared object.
+// Results are cached on disk (runtime/src/KernelCache.h), keyed by a hash of
+// the source, the device headers, the options, the target, the compiler's
+// identity and the version of mpc.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +27,8 @@ struct GpuBinary {
   std::string ptx;   // for compute_XX
 };
 
-/// Whether this build can compile for GPUs (it links NVRTC).
+/// Whether this build can compile for GPUs: it was built with the CUDA
+/// toolkit and NVRTC loads.
 bool haveNvrtc();
 
 /// Compiles `source` for GPU architecture `arch` ("sm_80", "sm_90", ...).

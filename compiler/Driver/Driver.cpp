@@ -6,7 +6,10 @@
 
 #include "compiler/Driver/Driver.h"
 
+#include "compiler/Driver/ArgParser.h"
+
 #include "mlir/IR/Location.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/WithColor.h"
@@ -36,6 +39,32 @@ void mpc::driver::reportError(const llvm::Twine &message) {
   llvm::errs() << "mpc: ";
   llvm::WithColor::error(llvm::errs(), "", /*DisableColors=*/false);
   llvm::errs() << message << "\n";
+}
+
+void mpc::driver::addDeviceOption(ArgParser &parser, const char *help) {
+  parser.addOption({"device", 0, "DEVICE",
+                    std::string(help) +
+                        ": cpu, cuda (the first GPU) or cuda:N (the N-th, from 0); cuda "
+                        "needs an NVIDIA driver and a runtime built with the CUDA toolkit",
+                    "cpu", {}});
+}
+
+int mpc::driver::resolveDeviceOption(const ArgParser &parser, std::string &device) {
+  std::string value = parser.get("device").value_or("cpu");
+  llvm::StringRef name(value);
+  bool wellFormed = name == "cpu" || name == "cuda" ||
+                    (name.consume_front("cuda:") && !name.empty() &&
+                     llvm::all_of(name, [](char c) { return llvm::isDigit(c); }));
+  if (!wellFormed) {
+    reportError("--device expects cpu, cuda or cuda:N, got '" + value + "'");
+    return kExitUsage;
+  }
+  if (mpc_device_check(value.c_str()) != MPC_OK) {
+    reportError(mpc_last_error());
+    return kExitNoDevice;
+  }
+  device = value;
+  return kExitOk;
 }
 
 mpc::driver::ProgramHandle mpc::driver::loadProgram(const std::string &path,
@@ -79,7 +108,8 @@ static void printTopLevelHelp(llvm::raw_ostream &os) {
         "Exit codes:\n"
         "  0  success\n"
         "  1  bad input (graph file, data) or a failure while compiling or running\n"
-        "  2  bad command line\n";
+        "  2  bad command line\n"
+        "  3  the device asked for (--device cuda) is not available on this machine\n";
 }
 
 int mpc::driver::runDriver(llvm::ArrayRef<std::string> args) {

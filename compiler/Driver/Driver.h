@@ -24,6 +24,7 @@ enum ExitCode : int {
   kExitOk = 0,    ///< the command did what was asked
   kExitError = 1, ///< bad input (graph, file) or a failure while running it
   kExitUsage = 2, ///< the command line itself is wrong
+  kExitNoDevice = 3, ///< the device asked for is not available on this machine
 };
 
 /// Runs `mpc ARGS...` (argv[0] excluded) and returns the exit code.
@@ -43,6 +44,17 @@ int runReportCommand(llvm::ArrayRef<std::string> args);
 
 /// Prints "mpc: error: MESSAGE" to stderr.
 void reportError(const llvm::Twine &message);
+
+class ArgParser;
+
+/// Declares `--device cpu|cuda|cuda:N`.
+void addDeviceOption(ArgParser &parser, const char *help);
+
+/// The device of `--device`: kExitOk with `device` set when its form is
+/// valid and this machine has it; otherwise reports why and returns the exit
+/// code (kExitUsage for a malformed name, kExitNoDevice for a device that is
+/// missing here).
+int resolveDeviceOption(const ArgParser &parser, std::string &device);
 
 /// A loaded program, released with it.
 using ProgramHandle = std::unique_ptr<mpc_program, void (*)(mpc_program *)>;

@@ -92,7 +92,7 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
                     "training step updates them)",
                     "", {}});
   parser.addOption({"seed", 0, "N", "seed of the parameter initializers", "0", {}});
-  parser.addOption({"device", 0, "DEVICE", "where to run", "cpu", {"cpu", "cuda"}});
+  addDeviceOption(parser, "where to run");
   std::string error;
   if (!parser.parse(args, error)) {
     reportError(error + "; run 'mpc run --help' for usage");
@@ -108,7 +108,10 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
     return kExitUsage;
   }
 
-  ProgramHandle owner = loadProgram(parser.positionals().front(), *parser.get("device"), seed);
+  std::string device;
+  if (int code = resolveDeviceOption(parser, device))
+    return code;
+  ProgramHandle owner = loadProgram(parser.positionals().front(), device, seed);
   if (!owner)
     return kExitError;
   mpc_program *program = owner.get();

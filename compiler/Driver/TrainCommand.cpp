@@ -14,6 +14,7 @@
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/PrecisionOptions.h"
+#include "compiler/Driver/StepTelemetry.h"
 
 #include "mpc/runtime.h"
 
@@ -111,7 +112,7 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
                     "", {}});
   parser.addOption({"save", 0, "FILE",
                     "write parameters and optimizer state as safetensors at the end", "", {}});
-  parser.addOption({"device", 0, "DEVICE", "where to train", "cpu", {"cpu", "cuda"}});
+  addDeviceOption(parser, "where to train");
   addPrecisionOptions(parser);
   parser.addFlag("no-shuffle", "take the batches in the order of the data (to replay batches "
                                 "chosen elsewhere, as bench/ does)");
@@ -134,6 +135,9 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     reportError("--seed expects a non-negative integer, got '" + *parser.get("seed") + "'");
     return kExitUsage;
   }
+  std::string device;
+  if (int code = resolveDeviceOption(parser, device))
+    return code;
   std::string dataSpec = parser.get("data").value_or("");
   if (dataSpec.empty()) {
     reportError("mpc train needs --data SPEC; run 'mpc train --help' for the formats");
@@ -211,7 +215,6 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
         return code;
   }
 
-  std::string device = *parser.get("device");
   ProgramHandle program = loadProgram(trainBundle, device, seed);
   if (!program)
     return kExitError;
@@ -250,22 +253,13 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     evalBinder.emplace(std::move(*created));
   }
 
-  // Outputs logged when the step has them: the learning rate, and with loss
-  // scaling the scale the step used and whether it skipped its update.
-  bool hasLr = false, hasLossScale = false, hasSkipped = false, hasGradStats = false;
-  size_t gradBuckets = 0;
-  for (size_t i = 0, e = mpc_program_output_count(program.get()); i < e; ++i) {
-    mpc_tensor_info info;
-    mpc_program_output_info(program.get(), i, &info);
-    std::string name = info.name, dtype = info.dtype;
-    hasLr |= name == "lr" && info.rank == 0 && dtype == "f32";
-    hasLossScale |= name == "loss_scale" && info.rank == 0 && dtype == "f32";
-    hasSkipped |= name == "skipped" && info.rank == 0 && dtype == "i1";
-    if (name == "grad_at_least" && info.rank == 1 && dtype == "f32" && info.shape[0] > 16) {
-      hasGradStats = true;
-      gradBuckets = info.shape[0];
-    }
-  }
+  // The log and the progress line read each step's telemetry (the loss, and
+  // the step's learning rate, loss scale, skip and gradient statistics when
+  // it has them) as the step completes: on a GPU the loop never waits for
+  // the device except when it runs kRunsInFlight steps ahead.
+  llvm::Expected<StepTelemetry> telemetry = StepTelemetry::create(program.get());
+  if (!telemetry)
+    return fail(llvm::toString(telemetry.takeError()));
   std::unique_ptr<llvm::raw_fd_ostream> log;
   if (std::string path = parser.get("log").value_or(""); !path.empty()) {
     std::error_code ec;
@@ -285,6 +279,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   bool countsSkips = mpc_program_get_param(program.get(), "loss_scale.skipped_steps",
                                            &skippedBefore, sizeof skippedBefore) == MPC_OK;
   done += skippedBefore;
+  uint64_t runsBefore = 0;
+  mpc_program_run_count(program.get(), &runsBefore);
 
   // One step per batch; batches are consecutive slices of a permutation of
   // the data drawn for each epoch from --seed and the epoch's number, so a
@@ -294,8 +290,45 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   std::vector<int64_t> order(binder->exampleCount());
   int64_t epoch = -1;
   auto start = std::chrono::steady_clock::now();
+  auto lastCompletion = start;
   double loss = 0;
   int64_t skippedSteps = 0;
+  uint64_t logged = 0; // steps whose telemetry has been handled
+  // Logs the steps that have completed (all of them with `wait`).
+  auto handleCompleted = [&](bool wait) -> std::optional<int> {
+    if (wait && mpc_program_synchronize(program.get()) != MPC_OK)
+      return fail(mpc_last_error());
+    uint64_t completed = 0;
+    if (mpc_program_completed_runs(program.get(), &completed) != MPC_OK)
+      return fail(mpc_last_error());
+    for (; runsBefore + logged < completed; ++logged) {
+      StepValues values;
+      if (llvm::Error error = telemetry->read(program.get(), runsBefore + logged, values))
+        return fail(llvm::toString(std::move(error)));
+      auto now = std::chrono::steady_clock::now();
+      double ms = std::chrono::duration<double, std::milli>(now - lastCompletion).count();
+      lastCompletion = now;
+      uint64_t step = done + 1 + logged;
+      loss = values.loss;
+      skippedSteps += values.skipped;
+      if (log)
+        telemetry->writeLogLine(*log, step, values, ms);
+      if (!std::isfinite(loss))
+        return fail("the loss is not finite at step " + std::to_string(step) +
+                    "; lower the learning rate");
+      uint64_t taken = logged + 1, last = done + steps;
+      double elapsed = std::chrono::duration<double>(now - start).count();
+      if (progress &&
+          (terminal || taken % std::max<uint64_t>(1, steps / 10) == 0 || step == last)) {
+        double rate = taken / std::max(elapsed, 1e-9);
+        llvm::errs() << (terminal ? "\r" : "") << "step " << step << "/" << last << "  loss "
+                     << llvm::format("%.4f", loss) << "  " << llvm::format("%.0f", rate)
+                     << " steps/s  ETA " << llvm::format("%.0f", (last - step) / rate) << "s"
+                     << (terminal && step < last ? "" : "\n");
+      }
+    }
+    return std::nullopt;
+  };
   for (uint64_t step = done + 1, last = done + steps; step <= last; ++step) {
     int64_t index = static_cast<int64_t>(step - 1);
     if (index / batchesPerEpoch != epoch) {
@@ -306,73 +339,15 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
         std::shuffle(order.begin(), order.end(), rng);
     }
     int64_t position = index % batchesPerEpoch;
-    auto stepStart = std::chrono::steady_clock::now();
     if (llvm::Error error = binder->bind(program.get(), &order[position * batch]))
       return fail(llvm::toString(std::move(error)));
-    if (mpc_program_run(program.get()) != MPC_OK || !readScalar(program.get(), "loss", loss))
+    if (mpc_program_run(program.get()) != MPC_OK)
       return fail(mpc_last_error());
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                          stepStart)
-                    .count();
-    double lr = NAN, lossScale = NAN;
-    uint8_t skipped = 0;
-    if (hasLr)
-      readScalar(program.get(), "lr", lr);
-    if (hasLossScale)
-      readScalar(program.get(), "loss_scale", lossScale);
-    if (hasSkipped &&
-        mpc_program_get_output(program.get(), "skipped", &skipped, sizeof skipped) != MPC_OK)
-      return fail(mpc_last_error());
-    skippedSteps += skipped != 0;
-    if (log) {
-      *log << "{\"step\": " << step << ", \"loss\": " << loss;
-      if (hasLr)
-        *log << ", \"lr\": " << lr;
-      if (hasLossScale)
-        *log << ", \"loss_scale\": " << lossScale;
-      if (hasSkipped)
-        *log << ", \"skipped\": " << (skipped ? "true" : "false");
-      if (hasGradStats) {
-        // Counts of |g| >= 2^k, k = -40 .. 7. fp16's smallest subnormal is
-        // 2^-24; values up to half of it (2^-25) round to zero.
-        float nonzero = 0;
-        std::vector<float> atLeast(gradBuckets);
-        if (mpc_program_get_output(program.get(), "grad_nonzero", &nonzero, sizeof nonzero) !=
-                MPC_OK ||
-            mpc_program_get_output(program.get(), "grad_at_least", atLeast.data(),
-                                   atLeast.size() * sizeof(float)) != MPC_OK)
-          return fail(mpc_last_error());
-        constexpr int kLowestExponent = -40, kFp16FlushExponent = -25;
-        float representable = atLeast[kFp16FlushExponent - kLowestExponent];
-        double flushed = nonzero > 0 ? (nonzero - representable) / nonzero : 0;
-        *log << ", \"grad_nonzero\": " << static_cast<int64_t>(nonzero)
-             << ", \"grad_fp16_flush_fraction\": " << flushed << ", \"grad_exponent_counts\": {";
-        for (size_t k = 0; k < gradBuckets; ++k) {
-          // Values with 2^e <= |g| < 2^(e+1); the first bucket also holds
-          // everything smaller (down to the smallest non-zero value).
-          float below = k + 1 < gradBuckets ? atLeast[k + 1] : 0;
-          float count = (k == 0 ? nonzero : atLeast[k]) - below;
-          *log << (k ? ", " : "") << "\"" << static_cast<int>(k) + kLowestExponent << "\": "
-               << static_cast<int64_t>(count);
-        }
-        *log << "}";
-      }
-      *log << ", \"ms\": " << ms << "}\n";
-    }
-    if (!std::isfinite(loss))
-      return fail("the loss is not finite at step " + std::to_string(step) +
-                  "; lower the learning rate");
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    uint64_t taken = step - done;
-    if (progress && (terminal || taken % std::max<uint64_t>(1, steps / 10) == 0 || step == last)) {
-      double rate = taken / std::max(elapsed, 1e-9);
-      llvm::errs() << (terminal ? "\r" : "") << "step " << step << "/" << last << "  loss "
-                   << llvm::format("%.4f", loss) << "  " << llvm::format("%.0f", rate)
-                   << " steps/s  ETA " << llvm::format("%.0f", (last - step) / rate) << "s"
-                   << (terminal && step < last ? "" : "\n");
-    }
+    if (std::optional<int> code = handleCompleted(/*wait=*/false))
+      return *code;
   }
+  if (std::optional<int> code = handleCompleted(/*wait=*/true))
+    return *code;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   if (std::string save = parser.get("save").value_or(""); !save.empty())

@@ -8,11 +8,15 @@
 
 #include "Bundle.h"
 #include "CpuBackend.h"
+#ifdef MPC_HAVE_CUDA_BACKEND
+#include "CudaBackend.h"
+#endif
 #include "Elements.h"
 #include "Initializers.h"
 #include "Json.h"
 #include "Safetensors.h"
 
+#include <cstring>
 #include <map>
 
 namespace mpc::rt {
@@ -51,24 +55,58 @@ Status findByName(const std::vector<Spec> &specs, const std::string &name,
                                           "s: " + nameList(specs) + ")");
 }
 
-Status unsupportedDevice(const std::string &device) {
+#ifdef MPC_HAVE_CUDA_BACKEND
+constexpr bool kHaveCudaBackend = true;
+#else
+constexpr bool kHaveCudaBackend = false;
+#endif
+
+/// Whether `device` names the CUDA backend: "cuda" or "cuda:N".
+bool isCudaDevice(const std::string &device) {
   if (device == "cuda")
+    return true;
+  if (device.compare(0, 5, "cuda:") != 0 || device.size() == 5)
+    return false;
+  return device.find_first_not_of("0123456789", 5) == std::string::npos;
+}
+
+Status unsupportedDevice(const std::string &device) {
+#ifdef MPC_HAVE_CUDA_BACKEND
+  return Status::error(MPC_UNSUPPORTED, "unknown device " + quoteJson(device) +
+                                            ": the devices are \"cpu\", \"cuda\" and "
+                                            "\"cuda:N\" (the N-th GPU)");
+#else
+  if (isCudaDevice(device))
     return Status::error(MPC_UNSUPPORTED,
-                         "device \"cuda\": the CUDA backend is not built into "
-                         "this runtime; use device \"cpu\"");
+                         "device " + quoteJson(device) +
+                             ": the CUDA backend is not built into this runtime (it was "
+                             "configured without the CUDA toolkit); use device \"cpu\"");
   return Status::error(MPC_UNSUPPORTED,
                        "unknown device " + quoteJson(device) +
                            ": this runtime has device \"cpu\" only (the CUDA "
                            "backend is not built)");
+#endif
 }
 
 } // namespace
 
 Program::~Program() = default;
 
+Status checkDevice(const std::string &device) {
+  if (device == "cpu")
+    return Status();
+  if (!kHaveCudaBackend || !isCudaDevice(device))
+    return unsupportedDevice(device);
+#ifdef MPC_HAVE_CUDA_BACKEND
+  return checkCudaDevice(device);
+#else
+  return Status();
+#endif
+}
+
 Status Program::load(const std::string &path, const ProgramOptions &options,
                      std::unique_ptr<Program> &out) {
-  if (options.device != "cpu")
+  if (options.device != "cpu" && !(kHaveCudaBackend && isCudaDevice(options.device)))
     return unsupportedDevice(options.device);
   std::vector<BundleSection> sections;
   if (Status status = readBundle(path, sections); !status.isOk())
@@ -106,10 +144,40 @@ Status Program::load(const std::string &path, const ProgramOptions &options,
     constants.push_back(section);
   }
 
-  if (Status status =
-          createCpuBackend(path, manifest, sections, program->backend_);
-      !status.isOk())
-    return status;
+  // The telemetry outputs: those asked for, or every small output.
+  std::vector<TensorSpec> &telemetry = program->telemetry_;
+  if (options.telemetry) {
+    for (const std::string &name : *options.telemetry) {
+      size_t index;
+      if (Status status = program->findOutput(name, index); !status.isOk())
+        return Status::error(status.code(), status.message() + " (asked for as telemetry)");
+      telemetry.push_back(manifest.outputs[index]);
+    }
+  } else {
+    for (const TensorSpec &output : manifest.outputs)
+      if (elementCount(output.shape).value_or(kDefaultTelemetryElements + 1) <=
+          kDefaultTelemetryElements)
+        telemetry.push_back(output);
+  }
+  size_t recordBytes = 0;
+  for (const TensorSpec &spec : telemetry) {
+    program->telemetryOffsets_.push_back(recordBytes);
+    recordBytes += tensorBytes(spec.dtype, spec.shape);
+  }
+  program->ring_ = TelemetryRing(options.telemetryDepth);
+
+  BackendConfig config;
+  config.device = options.device;
+  config.telemetry = telemetry;
+  Status created;
+#ifdef MPC_HAVE_CUDA_BACKEND
+  if (isCudaDevice(options.device))
+    created = createCudaBackend(path, manifest, sections, config, program->backend_);
+  else
+#endif
+    created = createCpuBackend(path, manifest, sections, config, program->backend_);
+  if (!created.isOk())
+    return created;
   Backend &backend = *program->backend_;
   for (size_t i = 0; i < constants.size(); ++i)
     if (Status status = backend.write(manifest.constants[i].buffer,
@@ -128,6 +196,7 @@ Status Program::load(const std::string &path, const ProgramOptions &options,
     return status;
   program->inputs_.resize(manifest.inputs.size());
   program->inputSet_.assign(manifest.inputs.size(), false);
+  program->statsAtLoad_ = backend.stats();
   out = std::move(program);
   return Status();
 }
@@ -194,14 +263,73 @@ Status Program::run() {
                            path_ + ": input " +
                                quoteJson(manifest_.inputs[i].name) +
                                " was never set");
+  std::vector<InputBytes> inputs(manifest_.inputs.size());
   for (size_t i = 0; i < manifest_.inputs.size(); ++i)
-    if (Status status = backend_->write(manifest_.inputs[i].buffer,
-                                        inputs_[i].data(), inputs_[i].size());
-        !status.isOk())
-      return status;
-  if (Status status = backend_->run(); !status.isOk())
+    inputs[i] = {manifest_.inputs[i].buffer, inputs_[i].data(), inputs_[i].size()};
+  if (Status status = backend_->run(inputs); !status.isOk())
     return status;
+  ++runs_;
   hasRun_ = true;
+  return collectTelemetry(/*wait=*/false);
+}
+
+BackendStats Program::stats() const {
+  BackendStats stats = backend_->stats();
+  stats.hostSyncs -= statsAtLoad_.hostSyncs;
+  stats.throttleWaits -= statsAtLoad_.throttleWaits;
+  return stats;
+}
+
+Status Program::collectTelemetry(bool wait) {
+  std::vector<TelemetryRecord> records;
+  Status status = backend_->collect(wait, records);
+  for (TelemetryRecord &record : records)
+    ring_.add(std::move(record));
+  return status;
+}
+
+Status Program::completedRuns(uint64_t &out) {
+  if (Status status = collectTelemetry(/*wait=*/false); !status.isOk())
+    return status;
+  out = ring_.completedRuns();
+  return Status();
+}
+
+Status Program::synchronize() { return collectTelemetry(/*wait=*/true); }
+
+Status Program::telemetry(uint64_t run, const std::string &name, void *data, size_t bytes) {
+  size_t index = telemetry_.size();
+  for (size_t i = 0; i < telemetry_.size(); ++i)
+    if (telemetry_[i].name == name)
+      index = i;
+  if (index == telemetry_.size()) {
+    size_t output;
+    if (Status status = findOutput(name, output); !status.isOk())
+      return status;
+    return Status::error(MPC_NOT_FOUND, path_ + ": output " + quoteJson(name) +
+                                            " is not telemetry (the telemetry outputs: " +
+                                            nameList(telemetry_) + ")");
+  }
+  const TensorSpec &spec = telemetry_[index];
+  if (Status status = checkSize(spec, "output", bytes); !status.isOk())
+    return status;
+  if (run >= runs_)
+    return Status::error(MPC_INVALID_ARGUMENT,
+                         path_ + ": run " + std::to_string(run) + " has not been started (" +
+                             std::to_string(runs_) + " runs so far)");
+  if (Status status = collectTelemetry(/*wait=*/false); !status.isOk())
+    return status;
+  const TelemetryRecord *record = ring_.find(run);
+  if (!record) {
+    if (run >= ring_.completedRuns())
+      return Status::error(MPC_NOT_READY, path_ + ": run " + std::to_string(run) +
+                                              " has not completed yet");
+    return Status::error(MPC_NOT_FOUND,
+                         path_ + ": the telemetry of run " + std::to_string(run) +
+                             " is no longer kept (the last " + std::to_string(ring_.depth()) +
+                             " runs' are)");
+  }
+  std::memcpy(data, record->bytes.data() + telemetryOffsets_[index], bytes);
   return Status();
 }
 

@@ -12,6 +12,7 @@
 
 #include "Program.h"
 
+#include <algorithm>
 #include <exception>
 #include <new>
 #include <string>
@@ -25,6 +26,8 @@ using mpc::rt::TensorSpec;
 struct mpc_program {
   std::unique_ptr<Program> program;
   std::vector<mpc_tensor_info> inputs, outputs, params;
+  /// The device name mpc_program_get_stats returned last.
+  mutable std::string statsDevice;
 };
 
 namespace {
@@ -115,6 +118,15 @@ void mpc_program_options_initialize(mpc_program_options *options) {
     return;
   options->device = "cpu";
   options->seed = 0;
+  options->telemetry = nullptr;
+  options->telemetry_depth = 1024;
+}
+
+mpc_status_code mpc_device_check(const char *device) {
+  static const char kFunction[] = "mpc_device_check";
+  if (!device)
+    return nullArgument(kFunction, "device");
+  return guarded(kFunction, [&] { return report(mpc::rt::checkDevice(device)); });
 }
 
 mpc_status_code mpc_program_load(const char *path,
@@ -131,6 +143,18 @@ mpc_status_code mpc_program_load(const char *path,
       if (options->device)
         programOptions.device = options->device;
       programOptions.seed = options->seed;
+      if (options->telemetry) {
+        std::vector<std::string> names;
+        std::string list = options->telemetry;
+        for (size_t start = 0; start < list.size();) {
+          size_t comma = std::min(list.find(',', start), list.size());
+          if (comma > start)
+            names.push_back(list.substr(start, comma - start));
+          start = comma + 1;
+        }
+        programOptions.telemetry = std::move(names);
+      }
+      programOptions.telemetryDepth = options->telemetry_depth;
     }
     auto handle = std::make_unique<mpc_program>();
     if (Status status = Program::load(path, programOptions, handle->program);
@@ -199,6 +223,69 @@ mpc_status_code mpc_program_run(mpc_program *program) {
   if (!program)
     return nullArgument(kFunction, "program");
   return guarded(kFunction, [&] { return report(program->program->run()); });
+}
+
+mpc_status_code mpc_program_run_count(const mpc_program *program,
+                                      uint64_t *count) {
+  static const char kFunction[] = "mpc_program_run_count";
+  if (!program)
+    return nullArgument(kFunction, "program");
+  if (!count)
+    return nullArgument(kFunction, "count");
+  *count = program->program->runCount();
+  return MPC_OK;
+}
+
+mpc_status_code mpc_program_completed_runs(mpc_program *program,
+                                           uint64_t *count) {
+  static const char kFunction[] = "mpc_program_completed_runs";
+  if (!program)
+    return nullArgument(kFunction, "program");
+  if (!count)
+    return nullArgument(kFunction, "count");
+  return guarded(kFunction, [&] {
+    return report(program->program->completedRuns(*count));
+  });
+}
+
+mpc_status_code mpc_program_synchronize(mpc_program *program) {
+  static const char kFunction[] = "mpc_program_synchronize";
+  if (!program)
+    return nullArgument(kFunction, "program");
+  return guarded(kFunction,
+                 [&] { return report(program->program->synchronize()); });
+}
+
+mpc_status_code mpc_program_get_telemetry(mpc_program *program, uint64_t run,
+                                          const char *name, void *data,
+                                          size_t bytes) {
+  static const char kFunction[] = "mpc_program_get_telemetry";
+  if (mpc_status_code code =
+          checkDataArguments(kFunction, program, name, data, bytes))
+    return code;
+  return guarded(kFunction, [&] {
+    return report(program->program->telemetry(run, name, data, bytes));
+  });
+}
+
+mpc_status_code mpc_program_get_stats(const mpc_program *program,
+                                      mpc_program_stats *stats) {
+  static const char kFunction[] = "mpc_program_get_stats";
+  if (!program)
+    return nullArgument(kFunction, "program");
+  if (!stats)
+    return nullArgument(kFunction, "stats");
+  return guarded(kFunction, [&] {
+    mpc::rt::BackendStats counters = program->program->stats();
+    program->statsDevice = counters.device;
+    stats->runs = counters.runs;
+    stats->graph_launches = counters.graphLaunches;
+    stats->host_syncs = counters.hostSyncs;
+    stats->throttle_waits = counters.throttleWaits;
+    stats->device_bytes = counters.deviceBytes;
+    stats->device = program->statsDevice.c_str();
+    return MPC_OK;
+  });
 }
 
 mpc_status_code mpc_program_get_output(const mpc_program *program,

@@ -24,6 +24,8 @@ extern "C" const char *mpc_status_code_name(mpc_status_code code) {
     return "internal error";
   case MPC_RESOURCE_EXHAUSTED:
     return "resource exhausted";
+  case MPC_NOT_READY:
+    return "not ready";
   }
   return "unknown status";
 }

@@ -44,3 +44,14 @@ if shutil.which("strace") and subprocess.run(
         ["strace", "-o", "/dev/null", "true"], stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("strace")
+
+# The CUDA backend is built (the toolkit was found), and this machine has an
+# NVIDIA driver: tests of the no-driver path run only without one.
+if config.mpc_cuda_backend:
+    config.available_features.add("cuda-backend")
+import ctypes
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

@@ -74,7 +74,9 @@ using PlannedStep = std::variant<PlannedLaunch, PlannedGemm, PlannedCopy>;
 class CpuBackend final : public Backend {
 public:
   Status create(const std::string &bundlePath, const Manifest &manifest,
-                const std::vector<BundleSection> &sections) {
+                const std::vector<BundleSection> &sections, const BackendConfig &config) {
+    telemetry_ = config.telemetry;
+    deviceBytes_ = manifest.arenaBytes + manifest.persistentBytes;
     if (Status status = arena_.allocate(bundlePath, BufferSpace::Arena,
                                         manifest.arenaBytes);
         !status.isOk())
@@ -107,13 +109,16 @@ public:
     return Status();
   }
 
-  Status read(const BufferRef &at, void *data, size_t size) const override {
+  Status read(const BufferRef &at, void *data, size_t size) override {
     if (size > 0)
       std::memcpy(data, address(at), size);
     return Status();
   }
 
-  Status run() override {
+  Status run(const std::vector<InputBytes> &inputs) override {
+    for (const InputBytes &input : inputs)
+      if (input.bytes > 0)
+        std::memcpy(address(input.buffer), input.data, input.bytes);
     for (const PlannedStep &step : steps_) {
       if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
         launch->kernel(launch->table.data());
@@ -124,7 +129,30 @@ public:
         std::memcpy(copy.target, copy.source, copy.bytes);
       }
     }
+    TelemetryRecord record;
+    record.run = runs_++;
+    for (const TensorSpec &spec : telemetry_) {
+      const uint8_t *bytes = address(spec.buffer);
+      record.bytes.insert(record.bytes.end(), bytes,
+                          bytes + tensorBytes(spec.dtype, spec.shape));
+    }
+    completed_.push_back(std::move(record));
     return Status();
+  }
+
+  Status collect(bool, std::vector<TelemetryRecord> &out) override {
+    for (TelemetryRecord &record : completed_)
+      out.push_back(std::move(record));
+    completed_.clear();
+    return Status();
+  }
+
+  BackendStats stats() const override {
+    BackendStats stats;
+    stats.runs = runs_;
+    stats.deviceBytes = deviceBytes_;
+    stats.device = "cpu";
+    return stats;
   }
 
 private:
@@ -158,15 +186,20 @@ private:
   HostObject object_;
   HostGemm gemm_;
   std::vector<PlannedStep> steps_;
+  std::vector<TensorSpec> telemetry_;
+  /// Telemetry of the runs since the last collect.
+  std::vector<TelemetryRecord> completed_;
+  uint64_t runs_ = 0;
+  uint64_t deviceBytes_ = 0;
 };
 
 } // namespace
 
 Status createCpuBackend(const std::string &bundlePath, const Manifest &manifest,
                         const std::vector<BundleSection> &sections,
-                        std::unique_ptr<Backend> &out) {
+                        const BackendConfig &config, std::unique_ptr<Backend> &out) {
   auto backend = std::make_unique<CpuBackend>();
-  if (Status status = backend->create(bundlePath, manifest, sections);
+  if (Status status = backend->create(bundlePath, manifest, sections, config);
       !status.isOk())
     return status;
   out = std::move(backend);

@@ -19,6 +19,14 @@
  *   mpc_program_save_params(program, "mlp.safetensors");
  *   mpc_program_release(program);
  *
+ * Devices: "cpu" runs a run to its end before mpc_program_run returns.
+ * "cuda" (the first GPU) or "cuda:N" enqueues it: mpc_program_run returns at
+ * once, and waits only when three runs are already in flight. Reading an
+ * output, a parameter or a checkpoint waits for the runs in flight. To watch
+ * training without stopping the GPU, read telemetry instead: a few small
+ * outputs per run (options.telemetry) that can be read with
+ * mpc_program_get_telemetry as soon as that run has completed.
+ *
  * Errors: every fallible call returns an mpc_status_code (MPC_OK is 0) and,
  * on failure, sets the calling thread's last-error text, which names the
  * file, tensor or kernel at fault (mpc_last_error). A failed call changes
@@ -59,7 +67,8 @@ typedef enum mpc_status_code {
   MPC_FORMAT_ERROR = 4,     /**< a file is damaged, truncated or foreign */
   MPC_UNSUPPORTED = 5,      /**< the request needs something this build lacks */
   MPC_INTERNAL = 6,         /**< a bug in mpc */
-  MPC_RESOURCE_EXHAUSTED = 7 /**< memory (host or device) ran out */
+  MPC_RESOURCE_EXHAUSTED = 7, /**< memory (host or device) ran out */
+  MPC_NOT_READY = 8          /**< a run has not completed yet; ask again */
 } mpc_status_code;
 
 /** A static, human-readable name of `code` ("ok", "invalid argument", ...);
@@ -80,17 +89,31 @@ typedef struct mpc_program mpc_program;
 /** How to load a program. Initialise with mpc_program_options_initialize,
  *  then change fields; fields added later get defaults there. */
 typedef struct mpc_program_options {
-  /** "cpu" (the default; NULL means it too). This build has no "cuda"
-   *  backend. The string is read during mpc_program_load only. */
+  /** "cpu" (the default; NULL means it too), "cuda" (the first GPU) or
+   *  "cuda:N" (the N-th, from 0) when the runtime is built with CUDA (see
+   *  mpc_device_check). The string is read during mpc_program_load only. */
   const char *device;
   /** Seed of the random parameter initialisation (default 0). The same
    *  seed gives the same values on every platform; each tensor's values
    *  depend only on the seed and its name. */
   uint64_t seed;
+  /** The outputs every run reports as telemetry, as a comma-separated list
+   *  of names ("loss,loss_scale,skipped"); NULL (the default) for every
+   *  output of at most 64 elements (the loss, the loss scale, counters), ""
+   *  for none. Read during mpc_program_load only. */
+  const char *telemetry;
+  /** How many runs' telemetry is kept (default 1024, at least 1): the
+   *  telemetry of run r can be read until run r + telemetry_depth completes. */
+  size_t telemetry_depth;
 } mpc_program_options;
 
 /** Sets `options` to the defaults. */
 void mpc_program_options_initialize(mpc_program_options *options);
+
+/** MPC_OK when programs can be loaded for `device` on this machine;
+ *  otherwise MPC_UNSUPPORTED with the reason as the last error (no NVIDIA
+ *  driver, no such GPU, a runtime built without CUDA, an unknown device). */
+mpc_status_code mpc_device_check(const char *device);
 
 /** Loads the bundle at `path` with `options` (NULL for the defaults) and
  *  sets `*out` to the new program, whose parameters and state hold their
@@ -149,8 +172,51 @@ mpc_status_code mpc_program_set_input(mpc_program *program, const char *name,
                                       const void *data, size_t bytes);
 
 /** Runs the program's step once. Every input must have been set
- *  (MPC_INVALID_ARGUMENT names the first that was not). */
+ *  (MPC_INVALID_ARGUMENT names the first that was not). On "cuda" the run
+ *  is enqueued; inputs may be set again for the next run at once. A run
+ *  that fails on the GPU is reported by the call that next waits for it. */
 mpc_status_code mpc_program_run(mpc_program *program);
+
+/** Sets `*count` to the number of runs started since load. */
+mpc_status_code mpc_program_run_count(const mpc_program *program,
+                                      uint64_t *count);
+
+/** Sets `*count` to the number of runs that have completed, without
+ *  waiting. Runs complete in order, so runs 0 .. *count - 1 are done. */
+mpc_status_code mpc_program_completed_runs(mpc_program *program,
+                                           uint64_t *count);
+
+/** Waits for every run in flight. */
+mpc_status_code mpc_program_synchronize(mpc_program *program);
+
+/** Copies telemetry output `name` of run `run` (0 is the first run since
+ *  load) to `data`, which holds `bytes` bytes, the output's size, without
+ *  waiting. MPC_NOT_READY while the run is in flight; MPC_NOT_FOUND for an
+ *  output that is not telemetry, or a run older than the last
+ *  telemetry_depth completed ones; MPC_INVALID_ARGUMENT for a run not
+ *  started. */
+mpc_status_code mpc_program_get_telemetry(mpc_program *program, uint64_t run,
+                                          const char *name, void *data,
+                                          size_t bytes);
+
+/** Counters of a program's work on its device. */
+typedef struct mpc_program_stats {
+  uint64_t runs;           /**< runs started since load */
+  uint64_t graph_launches; /**< CUDA graphs launched (one per run on "cuda") */
+  /** times the host waited for the GPU to finish all its work (reading or
+   *  writing an output, a parameter or a checkpoint; synchronize) */
+  uint64_t host_syncs;
+  /** times mpc_program_run waited for the oldest of the runs in flight */
+  uint64_t throttle_waits;
+  uint64_t device_bytes;   /**< device memory allocated for the program */
+  /** e.g. "cpu", "cuda:0 (NVIDIA H200, sm_90)"; valid until the program
+   *  is released or this function is called again for it */
+  const char *device;
+} mpc_program_stats;
+
+/** Fills `*stats`. */
+mpc_status_code mpc_program_get_stats(const mpc_program *program,
+                                      mpc_program_stats *stats);
 
 /** Copies output `name` of the last run to `data`, which holds `bytes`
  *  bytes, the output's size. MPC_INVALID_ARGUMENT before the first run. */

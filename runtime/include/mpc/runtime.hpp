@@ -58,6 +58,11 @@ struct TensorInfo {
 struct ProgramOptions {
   std::string device = "cpu";
   uint64_t seed = 0;
+  /// Comma-separated telemetry outputs; empty with `defaultTelemetry` for
+  /// every scalar output (mpc_program_options.telemetry).
+  std::string telemetry;
+  bool defaultTelemetry = true;
+  size_t telemetryDepth = 1024;
 };
 
 /// A loaded program; movable, not copyable.
@@ -69,6 +74,10 @@ public:
     mpc_program_options_initialize(&raw);
     raw.device = options.device.c_str();
     raw.seed = options.seed;
+    raw.telemetry = options.defaultTelemetry && options.telemetry.empty()
+                        ? nullptr
+                        : options.telemetry.c_str();
+    raw.telemetry_depth = options.telemetryDepth;
     check(mpc_program_load(path.c_str(), &raw, &program_));
   }
   Program(Program &&other) noexcept
@@ -103,6 +112,29 @@ public:
   }
 
   void run() { check(mpc_program_run(program_)); }
+  /// Waits for the runs in flight.
+  void synchronize() { check(mpc_program_synchronize(program_)); }
+  /// How many runs have completed, without waiting.
+  uint64_t completedRuns() {
+    uint64_t count = 0;
+    check(mpc_program_completed_runs(program_, &count));
+    return count;
+  }
+  /// Reads telemetry output `name` of run `run` into `value`; false while
+  /// the run is in flight.
+  template <typename T> bool telemetry(uint64_t run, const std::string &name, T &value) {
+    mpc_status_code code =
+        mpc_program_get_telemetry(program_, run, name.c_str(), &value, sizeof value);
+    if (code == MPC_NOT_READY)
+      return false;
+    check(code);
+    return true;
+  }
+  mpc_program_stats stats() const {
+    mpc_program_stats stats;
+    check(mpc_program_get_stats(program_, &stats));
+    return stats;
+  }
 
   void getOutput(const std::string &name, void *data, size_t bytes) const {
     check(mpc_program_get_output(program_, name.c_str(), data, bytes));

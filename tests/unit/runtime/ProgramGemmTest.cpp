@@ -6,12 +6,16 @@
 // naive GEMM in double on the same (rounded) operands: f32, f16, bf16 and
 // f64 operands and results, transposes, batches with offsets and strides
 // (a stride of 0 shares an operand), every epilogue. Bytes of C outside the
-// batch's outputs must stay untouched.
+// batch's outputs must stay untouched. With CUDA, the same programs on the
+// CUDA backend over the emulated GPU agree with the CPU bitwise.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Elements.h"
 #include "ProgramTestUtil.h"
+#ifdef MPC_HAVE_CUDA_BACKEND
+#include "CudaEmulator.h"
+#endif
 
 #include <gtest/gtest.h>
 
@@ -86,14 +90,23 @@ double storeTolerance(DType dtype) {
 
 class ProgramGemm : public ::testing::TestWithParam<GemmCase> {};
 
-TEST_P(ProgramGemm, MatchesANaiveDoubleGemm) {
-  const GemmCase &g = GetParam();
+/// The one-step bundle of a case and random operands for it.
+struct GemmProgram {
+  std::string path;
+  std::vector<uint8_t> aData, bData, biasData;
+  /// The operands as stored, widened to double.
+  std::vector<double> a, b, bias;
+  int64_t cCount = 0;
+  size_t cBytes = 0;
+};
+
+void makeGemmProgram(const GemmCase &g, const TempDir &dir, GemmProgram &out) {
   const int64_t aCount = span(g.offsetA, g.strideA, g.batch, g.m * g.k);
   const int64_t bCount = span(g.offsetB, g.strideB, g.batch, g.k * g.n);
-  const int64_t cCount = span(g.offsetC, g.strideC, g.batch, g.m * g.n);
+  out.cCount = span(g.offsetC, g.strideC, g.batch, g.m * g.n);
   const size_t aBytes = aCount * mpc::rt::dtypeSize(g.a);
   const size_t bBytes = bCount * mpc::rt::dtypeSize(g.b);
-  const size_t cBytes = cCount * mpc::rt::dtypeSize(g.c);
+  out.cBytes = out.cCount * mpc::rt::dtypeSize(g.c);
   const size_t biasBytes = g.bias ? g.n * mpc::rt::dtypeSize(*g.bias) : 0;
   const uint64_t aAt = 0, bAt = alignUp(aAt + aBytes);
   const uint64_t biasAt = alignUp(bAt + bBytes);
@@ -101,12 +114,12 @@ TEST_P(ProgramGemm, MatchesANaiveDoubleGemm) {
 
   Manifest m;
   m.program = g.name;
-  m.arenaBytes = cAt + cBytes;
+  m.arenaBytes = cAt + out.cBytes;
   m.inputs = {tensorSpec("a", g.a, {aCount}, arena(aAt)),
               tensorSpec("b", g.b, {bCount}, arena(bAt))};
   if (g.bias)
     m.inputs.push_back(tensorSpec("bias", *g.bias, {g.n}, arena(biasAt)));
-  m.outputs = {tensorSpec("c", g.c, {cCount}, arena(cAt))};
+  m.outputs = {tensorSpec("c", g.c, {out.cCount}, arena(cAt))};
   GemmStep step;
   step.a = arena(aAt);
   step.b = arena(bAt);
@@ -133,34 +146,47 @@ TEST_P(ProgramGemm, MatchesANaiveDoubleGemm) {
   step.epilogue = g.epilogue;
   m.steps = {step};
 
-  TempDir dir;
-  std::string path = dir.file("gemm.mpcb");
-  writeProgramBundle(path, m);
-  LoadedProgram program;
-  ASSERT_EQ(program.load(path), MPC_OK) << mpc_last_error();
+  out.path = dir.file("gemm.mpcb");
+  writeProgramBundle(out.path, m);
+  out.aData = randomOperand(g.a, aCount, 1, out.a);
+  out.bData = randomOperand(g.b, bCount, 2, out.b);
+  if (g.bias)
+    out.biasData = randomOperand(*g.bias, g.n, 3, out.bias);
+}
 
-  std::vector<double> a, b, bias;
-  std::vector<uint8_t> aData = randomOperand(g.a, aCount, 1, a);
-  std::vector<uint8_t> bData = randomOperand(g.b, bCount, 2, b);
-  ASSERT_EQ(mpc_program_set_input(program.get(), "a", aData.data(), aBytes),
-            MPC_OK)
-      << mpc_last_error();
-  ASSERT_EQ(mpc_program_set_input(program.get(), "b", bData.data(), bBytes),
-            MPC_OK)
-      << mpc_last_error();
-  if (g.bias) {
-    std::vector<uint8_t> biasData = randomOperand(*g.bias, g.n, 3, bias);
-    ASSERT_EQ(mpc_program_set_input(program.get(), "bias", biasData.data(),
-                                    biasBytes),
-              MPC_OK)
+/// Runs the program once on `device` and returns C's bytes; the load's
+/// status goes to `loaded` (the run is skipped when it fails).
+std::vector<uint8_t> runGemmProgram(const GemmProgram &gemm, const char *device,
+                                    mpc_status_code &loaded) {
+  LoadedProgram program;
+  loaded = program.load(gemm.path, 0, device);
+  if (loaded != MPC_OK)
+    return {};
+  auto set = [&](const char *name, const std::vector<uint8_t> &data) {
+    EXPECT_EQ(mpc_program_set_input(program.get(), name, data.data(), data.size()), MPC_OK)
         << mpc_last_error();
-  }
-  ASSERT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
-  std::vector<uint8_t> cData(cBytes);
-  ASSERT_EQ(
-      mpc_program_get_output(program.get(), "c", cData.data(), cData.size()),
-      MPC_OK)
+  };
+  set("a", gemm.aData);
+  set("b", gemm.bData);
+  if (!gemm.biasData.empty())
+    set("bias", gemm.biasData);
+  EXPECT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
+  std::vector<uint8_t> c(gemm.cBytes);
+  EXPECT_EQ(mpc_program_get_output(program.get(), "c", c.data(), c.size()), MPC_OK)
       << mpc_last_error();
+  return c;
+}
+
+TEST_P(ProgramGemm, MatchesANaiveDoubleGemm) {
+  const GemmCase &g = GetParam();
+  TempDir dir;
+  GemmProgram gemm;
+  makeGemmProgram(g, dir, gemm);
+  mpc_status_code loaded;
+  std::vector<uint8_t> cData = runGemmProgram(gemm, "cpu", loaded);
+  ASSERT_EQ(loaded, MPC_OK) << mpc_last_error();
+  const std::vector<double> &a = gemm.a, &b = gemm.b, &bias = gemm.bias;
+  const int64_t cCount = gemm.cCount;
   std::vector<double> c(cCount);
   mpc::rt::widenElements(g.c, cData.data(), c.data(), cCount);
 
@@ -204,6 +230,47 @@ TEST_P(ProgramGemm, MatchesANaiveDoubleGemm) {
       ASSERT_EQ(c[i], 0.0) << "element " << i << " of C is not an output";
 }
 
+#ifdef MPC_HAVE_CUDA_BACKEND
+/// Whether cuBLASLt runs the case: equal f16/bf16 operands written in their
+/// type or f32, f32 -> f32, f64 -> f64, and a bias of the result's type.
+bool cublasLtRuns(const GemmCase &g) {
+  bool low = g.a == DType::F16 || g.a == DType::BF16;
+  bool types = g.a == g.b && (g.c == g.a || (low && g.c == DType::F32));
+  return types && (!g.bias || *g.bias == g.c);
+}
+
+// The CUDA backend, on the emulated GPU (tests/support/CudaEmulator.h),
+// gives C bitwise equal to the CPU backend's: the emulated cuBLASLt reads
+// the descriptors back and computes in column-major order what the CPU
+// computes in row-major order, so any mistake in the layouts, transposes,
+// strides, offsets or epilogue shows. Cases cuBLASLt cannot run are refused
+// at load, naming the step.
+TEST_P(ProgramGemm, TheCudaBackendAgreesBitwise) {
+  const GemmCase &g = GetParam();
+  TempDir dir;
+  GemmProgram gemm;
+  makeGemmProgram(g, dir, gemm);
+  mpc_status_code loaded;
+  std::vector<uint8_t> cpu = runGemmProgram(gemm, "cpu", loaded);
+  ASSERT_EQ(loaded, MPC_OK) << mpc_last_error();
+  mpc::test::CudaEmulator emulator("");
+  std::vector<uint8_t> cuda = runGemmProgram(gemm, "cuda", loaded);
+  if (!cublasLtRuns(g)) {
+    EXPECT_EQ(loaded, MPC_UNSUPPORTED);
+    std::string error = mpc_last_error();
+    EXPECT_NE(error.find(": steps[0]: "), std::string::npos) << error;
+    EXPECT_NE(error.find("cuBLASLt"), std::string::npos) << error;
+    return;
+  }
+  ASSERT_EQ(loaded, MPC_OK) << mpc_last_error();
+  EXPECT_EQ(emulator.counters().gemmsRun, 1);
+  EXPECT_EQ(emulator.counters().uncapturedWork, 0);
+  ASSERT_EQ(cuda.size(), cpu.size());
+  for (size_t i = 0; i < cpu.size(); ++i)
+    ASSERT_EQ(cuda[i], cpu[i]) << "byte " << i << " of C";
+}
+#endif
+
 std::string caseName(const ::testing::TestParamInfo<GemmCase> &info) {
   return info.param.name;
 }
@@ -232,6 +299,17 @@ const GemmCase kCases[] = {
     {"F16LargeBatchedTransposed", DType::F16, DType::BF16, DType::F16,
      DType::F32, 48, 40, 72, 3, 0, 5, 0, 48 * 72, 40 * 72 + 5, 48 * 40, true,
      true, Epilogue::BiasGelu},
+    // Combinations cuBLASLt runs, for the CUDA backend's test.
+    {"Bf16ToF32SharedABiasGelu", DType::BF16, DType::BF16, DType::F32,
+     DType::F32, 5, 6, 7, 3, 4, 0, 2, 0, 6 * 7, 5 * 6, true, true,
+     Epilogue::BiasGelu},
+    {"F16ToF16LargeBiasRelu", DType::F16, DType::F16, DType::F16, DType::F16,
+     64, 128, 64, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::BiasRelu},
+    {"F16LargeBatchedTransposedBias", DType::F16, DType::F16, DType::F16,
+     DType::F16, 48, 40, 72, 3, 0, 5, 0, 48 * 72, 40 * 72 + 5, 48 * 40, true,
+     true, Epilogue::Bias},
+    {"Bf16ToBf16Relu", DType::BF16, DType::BF16, DType::BF16, std::nullopt, 9,
+     17, 33, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::Relu},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, ProgramGemm, ::testing::ValuesIn(kCases),

@@ -1,0 +1,764 @@
+//===- CudaBackend.cpp - running programs on an NVIDIA GPU ----------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaBackend.h"
+
+#include "CudaApi.h"
+#include "GemmPlan.h"
+#include "KernelImage.h"
+#include "NvrtcCompiler.h"
+
+#include <cstring>
+#include <deque>
+#include <map>
+#include <variant>
+
+namespace mpc::rt {
+
+namespace {
+
+/// Alignment of device allocations and of the regions carved out of them.
+constexpr uint64_t kAlignment = 256;
+/// Alignment of the inputs and telemetry fields inside a staging slot.
+constexpr uint64_t kStagingAlignment = 64;
+/// Workspace of the GEMMs timed alone by timeGemmSteps.
+constexpr uint64_t kBenchmarkWorkspaceBytes = 32u << 20;
+/// Algorithms timeGemmSteps tries per GEMM.
+constexpr int kBenchmarkAlgorithms = 8;
+
+uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+/// The GPU ordinal of "cuda" (0) or "cuda:N".
+int ordinalOf(const std::string &device) {
+  return device == "cuda" ? 0 : std::stoi(device.substr(5));
+}
+
+/// Initialises the driver and finds `device`'s GPU.
+Status openDevice(const CudaDriverApi &driver, const std::string &device, CUdevice &out) {
+  const std::string hint = "; use device \"cpu\" (mpc: --device cpu)";
+  CUresult result = driver.cuInit(0);
+  if (result == CUDA_ERROR_NO_DEVICE)
+    return Status::error(MPC_UNSUPPORTED,
+                         "device \"" + device + "\": this machine has no CUDA GPU" + hint);
+  if (result != CUDA_SUCCESS)
+    return Status::error(MPC_UNSUPPORTED,
+                         "device \"" + device + "\": the NVIDIA driver did not initialise: " +
+                             describeCudaResult(driver, result) + hint);
+  int count = 0;
+  result = driver.cuDeviceGetCount(&count);
+  if (result != CUDA_SUCCESS)
+    return cudaFailure(driver, result, "device \"" + device + "\": cuDeviceGetCount");
+  int ordinal = ordinalOf(device);
+  if (ordinal >= count)
+    return Status::error(MPC_UNSUPPORTED,
+                         "device \"" + device + "\": this machine has " +
+                             (count == 0 ? std::string("no CUDA GPU")
+                                         : std::to_string(count) + " CUDA GPU" +
+                                               (count == 1 ? "" : "s") + " (cuda:0" +
+                                               (count > 1 ? " to cuda:" +
+                                                                std::to_string(count - 1)
+                                                          : "") +
+                                               ")") +
+                             (count == 0 ? hint : ""));
+  result = driver.cuDeviceGet(&out, ordinal);
+  if (result != CUDA_SUCCESS)
+    return cudaFailure(driver, result, "device \"" + device + "\": cuDeviceGet");
+  return Status();
+}
+
+struct PlannedLaunch {
+  std::string kernel;
+  CUfunction function = nullptr;
+  unsigned grid = 1, block = 1;
+  /// The device address of the kernel's buffer table.
+  CUdeviceptr table = 0;
+};
+
+struct PlannedGemm {
+  size_t step = 0;
+  GemmStep gemm;
+  std::unique_ptr<GemmCall> call;
+};
+
+struct PlannedCopy {
+  CUdeviceptr source = 0, target = 0;
+  size_t bytes = 0;
+};
+
+/// A step as the device runs it; a GEMM is an index into the GEMM list.
+using DeviceStep = std::variant<PlannedLaunch, size_t, PlannedCopy>;
+
+/// A run in flight: its number and its staging slot.
+struct InFlight {
+  uint64_t run;
+  int slot;
+};
+
+class CudaBackend final : public Backend {
+public:
+  ~CudaBackend() override { release(); }
+
+  Status create(const std::string &bundlePath, const Manifest &manifest,
+                const std::vector<BundleSection> &sections, const BackendConfig &config) {
+    path_ = bundlePath;
+    inputs_ = manifest.inputs;
+    telemetry_ = config.telemetry;
+    if (Status s = loadCudaApi(api_); !s.isOk())
+      return s;
+    driver_ = api_.driver;
+    blas_ = api_.blas;
+    if (Status s = openDevice(*driver_, config.device, device_); !s.isOk())
+      return s;
+    ordinal_ = ordinalOf(config.device);
+    if (Status s = check(driver_->cuDevicePrimaryCtxRetain(&context_, device_),
+                         "retaining the GPU's primary context");
+        !s.isOk())
+      return s;
+    if (Status s = makeCurrent(); !s.isOk())
+      return s;
+    int major = 0, minor = 0;
+    char name[256] = {};
+    for (Status s :
+         {check(driver_->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                              device_),
+                "cuDeviceGetAttribute"),
+          check(driver_->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                              device_),
+                "cuDeviceGetAttribute"),
+          check(driver_->cuDeviceGetName(name, sizeof name - 1, device_), "cuDeviceGetName")})
+      if (!s.isOk())
+        return s;
+    arch_ = major * 10 + minor;
+    deviceName_ = "cuda:" + std::to_string(ordinal_) + " (" + name + ", sm_" +
+                  std::to_string(arch_) + ")";
+    if (Status s = check(driver_->cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING),
+                         "creating a stream");
+        !s.isOk())
+      return s;
+    if (Status s = loadKernels(manifest, sections); !s.isOk())
+      return s;
+    if (Status s = allocate(manifest); !s.isOk())
+      return s;
+    if (Status s = planSteps(manifest); !s.isOk())
+      return s;
+    if (Status s = prepareStaging(); !s.isOk())
+      return s;
+    return captureGraphs();
+  }
+
+  Status write(const BufferRef &at, const void *data, size_t size) override {
+    if (Status s = drain(); !s.isOk())
+      return s;
+    if (size == 0)
+      return Status();
+    ++hostSyncs_;
+    if (Status s = check(driver_->cuMemcpyHtoDAsync(address(at), data, size, stream_),
+                         "copying to the GPU");
+        !s.isOk())
+      return s;
+    return check(driver_->cuStreamSynchronize(stream_), "copying to the GPU");
+  }
+
+  Status read(const BufferRef &at, void *data, size_t size) override {
+    if (Status s = drain(); !s.isOk())
+      return s;
+    if (size == 0)
+      return Status();
+    ++hostSyncs_;
+    if (Status s = check(driver_->cuMemcpyDtoHAsync(data, address(at), size, stream_),
+                         "copying from the GPU");
+        !s.isOk())
+      return s;
+    return check(driver_->cuStreamSynchronize(stream_), "copying from the GPU");
+  }
+
+  Status run(const std::vector<InputBytes> &inputs) override {
+    if (Status s = makeCurrent(); !s.isOk())
+      return s;
+    int slot = static_cast<int>(runs_ % kRunsInFlight);
+    if (inFlight_.size() == static_cast<size_t>(kRunsInFlight)) {
+      // The oldest run in flight holds this slot.
+      ++throttleWaits_;
+      if (Status s = finishOldest(/*wait=*/true); !s.isOk())
+        return s;
+    }
+    uint8_t *staging = staging_ + static_cast<uint64_t>(slot) * slotBytes_;
+    for (size_t i = 0; i < inputs.size() && i < inputOffsets_.size(); ++i)
+      if (inputs[i].bytes > 0)
+        std::memcpy(staging + inputOffsets_[i], inputs[i].data, inputs[i].bytes);
+    if (Status s = check(driver_->cuGraphLaunch(graphs_[slot], stream_),
+                         "launching the step's CUDA graph");
+        !s.isOk())
+      return s;
+    if (Status s = check(driver_->cuEventRecord(events_[slot], stream_), "recording an event");
+        !s.isOk())
+      return s;
+    inFlight_.push_back({runs_, slot});
+    ++runs_;
+    ++graphLaunches_;
+    return Status();
+  }
+
+  Status collect(bool wait, std::vector<TelemetryRecord> &out) override {
+    if (Status s = makeCurrent(); !s.isOk())
+      return s;
+    if (wait && !inFlight_.empty())
+      ++hostSyncs_;
+    Status status;
+    while (!inFlight_.empty()) {
+      bool done = false;
+      status = pollOldest(wait, done);
+      if (!status.isOk() || !done)
+        break;
+    }
+    for (TelemetryRecord &record : completed_)
+      out.push_back(std::move(record));
+    completed_.clear();
+    return status;
+  }
+
+  BackendStats stats() const override {
+    BackendStats stats;
+    stats.runs = runs_;
+    stats.graphLaunches = graphLaunches_;
+    stats.hostSyncs = hostSyncs_;
+    stats.throttleWaits = throttleWaits_;
+    stats.deviceBytes = deviceBytes_;
+    stats.device = deviceName_;
+    return stats;
+  }
+
+  Status timeGemms(int repetitions, std::vector<GemmTiming> &out);
+
+private:
+  Status check(CUresult result, const std::string &what) const {
+    if (result == CUDA_SUCCESS)
+      return Status();
+    return cudaFailure(*driver_, result, path_ + ": " + what);
+  }
+
+  Status makeCurrent() const {
+    return check(driver_->cuCtxSetCurrent(context_), "making the GPU's context current");
+  }
+
+  CUdeviceptr address(const BufferRef &at) const {
+    return (at.space == BufferSpace::Arena ? arena_ : persistent_) + at.offset;
+  }
+
+  Status allocateDevice(uint64_t bytes, CUdeviceptr &out, const std::string &what) {
+    uint64_t rounded = alignUp(std::max<uint64_t>(bytes, 1), kAlignment);
+    CUresult result = driver_->cuMemAlloc(&out, rounded);
+    if (result != CUDA_SUCCESS)
+      return cudaFailure(*driver_, result,
+                         path_ + ": cannot allocate " + std::to_string(rounded) +
+                             " bytes of GPU memory for " + what);
+    allocations_.push_back(out);
+    deviceBytes_ += rounded;
+    return check(driver_->cuMemsetD8Async(out, 0, rounded, stream_), "clearing GPU memory");
+  }
+
+  /// Loads the best kernel image for the GPU and finds every kernel in it.
+  Status loadKernels(const Manifest &manifest, const std::vector<BundleSection> &sections) {
+    if (manifest.kernels.empty())
+      return Status();
+    std::string attempts;
+    auto attempt = [&](const std::string &what, const std::string &why) {
+      attempts += "\n  " + what + ": " + why;
+    };
+    std::vector<KernelImage> images = kernelImagesFor(sections, arch_);
+    for (const KernelImage &image : images) {
+      const BundleSection *section = findSection(sections, image.section);
+      std::string bytes = section->bytes;
+      if (image.kind == KernelImage::Kind::Source) {
+        const NvrtcApi *nvrtc = nullptr;
+        if (Status s = api_.nvrtc(nvrtc); !s.isOk()) {
+          attempt("compiling " + image.section + " for " + image.target, s.message());
+          continue;
+        }
+        std::string cubin;
+        if (Status s = compileWithNvrtc(*nvrtc, section->bytes, image.target, cubin);
+            !s.isOk()) {
+          attempt("compiling " + image.section + " for " + image.target, s.message());
+          continue;
+        }
+        bytes = std::move(cubin);
+      } else if (image.kind == KernelImage::Kind::Ptx && (bytes.empty() || bytes.back() != '\0')) {
+        bytes.push_back('\0'); // the driver reads PTX as a C string
+      }
+      CUresult result = driver_->cuModuleLoadData(&module_, bytes.data());
+      if (result == CUDA_SUCCESS) {
+        kernelImage_ = image.section;
+        break;
+      }
+      module_ = nullptr;
+      attempt(image.section, describeCudaResult(*driver_, result));
+    }
+    if (!module_)
+      return Status::error(
+          MPC_UNSUPPORTED,
+          path_ + ": no kernel binary for this GPU (sm_" + std::to_string(arch_) +
+              ") could be loaded" +
+              (images.empty() ? std::string(": the bundle has no cubin or PTX for it and no "
+                                            "kernel source; compile it with --target sm_") +
+                                    std::to_string(arch_)
+                              : attempts));
+    for (const KernelSpec &kernel : manifest.kernels) {
+      CUfunction function = nullptr;
+      CUresult result = driver_->cuModuleGetFunction(&function, module_, kernel.name.c_str());
+      if (result != CUDA_SUCCESS)
+        return Status::error(MPC_FORMAT_ERROR, path_ + ": kernel " + kernel.name +
+                                                   " is missing from the GPU binary " +
+                                                   kernelImage_ + " (" +
+                                                   describeCudaResult(*driver_, result) + ")");
+      functions_[kernel.name] = {function, kernel};
+    }
+    return Status();
+  }
+
+  /// The arena (and the GEMM workspace after it) and persistent memory.
+  Status allocate(const Manifest &manifest) {
+    bool hasGemms = false;
+    for (const Step &step : manifest.steps)
+      hasGemms |= std::holds_alternative<GemmStep>(step);
+    workspaceOffset_ = alignUp(manifest.arenaBytes, kAlignment);
+    workspaceBytes_ = hasGemms ? kGemmWorkspaceBytes : 0;
+    if (Status s = allocateDevice(workspaceOffset_ + workspaceBytes_, arena_, "the arena");
+        !s.isOk())
+      return s;
+    if (Status s = allocateDevice(manifest.persistentBytes, persistent_, "persistent state");
+        !s.isOk())
+      return s;
+    return check(driver_->cuStreamSynchronize(stream_), "clearing GPU memory");
+  }
+
+  /// Resolves every step: kernel tables, GEMM descriptors and algorithms.
+  Status planSteps(const Manifest &manifest) {
+    std::vector<CUdeviceptr> tables;
+    std::vector<size_t> tableStart;
+    for (const Step &step : manifest.steps)
+      if (const auto *launch = std::get_if<LaunchStep>(&step)) {
+        tableStart.push_back(tables.size());
+        for (const BufferRef &buffer : launch->buffers)
+          tables.push_back(address(buffer));
+      }
+    if (!tables.empty()) {
+      if (Status s = allocateDevice(tables.size() * sizeof(CUdeviceptr), tables_,
+                                    "the kernels' buffer tables");
+          !s.isOk())
+        return s;
+      if (Status s = check(driver_->cuMemcpyHtoDAsync(tables_, tables.data(),
+                                                      tables.size() * sizeof(CUdeviceptr),
+                                                      stream_),
+                           "copying the kernels' buffer tables");
+          !s.isOk())
+        return s;
+      if (Status s = check(driver_->cuStreamSynchronize(stream_),
+                           "copying the kernels' buffer tables");
+          !s.isOk())
+        return s;
+    }
+    size_t launches = 0;
+    for (size_t i = 0; i < manifest.steps.size(); ++i) {
+      const Step &step = manifest.steps[i];
+      if (const auto *launch = std::get_if<LaunchStep>(&step)) {
+        const auto &[function, spec] = functions_.at(launch->kernel);
+        if (spec.grid < 1 || spec.grid > 0x7fffffff || spec.block < 1 || spec.block > 1024)
+          return Status::error(MPC_FORMAT_ERROR,
+                               path_ + ": kernel " + spec.name + " has a launch of " +
+                                   std::to_string(spec.grid) + " blocks of " +
+                                   std::to_string(spec.block) +
+                                   " threads, which no GPU runs (1..2^31-1 blocks of "
+                                   "1..1024 threads)");
+        PlannedLaunch planned;
+        planned.kernel = launch->kernel;
+        planned.function = function;
+        planned.grid = static_cast<unsigned>(spec.grid);
+        planned.block = static_cast<unsigned>(spec.block);
+        planned.table = tables_ + tableStart[launches++] * sizeof(CUdeviceptr);
+        steps_.push_back(planned);
+      } else if (const auto *gemm = std::get_if<GemmStep>(&step)) {
+        if (Status s = planGemmStep(*gemm, i); !s.isOk())
+          return s;
+        steps_.push_back(gemms_.size() - 1);
+      } else {
+        const auto &copy = std::get<CopyStep>(step);
+        steps_.push_back(
+            PlannedCopy{address(copy.source), address(copy.target), static_cast<size_t>(copy.bytes)});
+      }
+    }
+    return Status();
+  }
+
+  Status planGemmStep(const GemmStep &gemm, size_t index) {
+    LtGemmPlan plan;
+    if (Status s = planGemm(gemm, index, plan); !s.isOk())
+      return Status::error(s.code(), path_ + ": " + s.message());
+    if (!blasHandle_) {
+      cublasStatus_t created = blas_->cublasLtCreate(&blasHandle_);
+      if (created != CUBLAS_STATUS_SUCCESS)
+        return cublasFailure(*blas_, created, path_ + ": cublasLtCreate");
+    }
+    PlannedGemm planned;
+    planned.step = index;
+    planned.gemm = gemm;
+    planned.call = std::make_unique<GemmCall>();
+    // cuBLASLt's A is the step's B and its B the step's A (GemmPlan.h).
+    if (Status s = planned.call->create(
+            *blas_, blasHandle_, deviceName_, plan, address(gemm.b) + plan.aOffsetBytes,
+            address(gemm.a) + plan.bOffsetBytes, address(gemm.c) + plan.dOffsetBytes,
+            gemm.bias ? address(*gemm.bias) : 0, workspaceBytes_,
+            path_ + ": steps[" + std::to_string(index) + "] (GEMM " + std::to_string(gemm.m) +
+                "x" + std::to_string(gemm.n) + "x" + std::to_string(gemm.k) + ")");
+        !s.isOk())
+      return s;
+    gemms_.push_back(std::move(planned));
+    return Status();
+  }
+
+  /// Pinned host memory for the inputs and telemetry of each slot, and the
+  /// slots' events.
+  Status prepareStaging() {
+    uint64_t offset = 0;
+    for (const TensorSpec &input : inputs_) {
+      inputOffsets_.push_back(offset);
+      offset = alignUp(offset + tensorBytes(input.dtype, input.shape), kStagingAlignment);
+    }
+    for (const TensorSpec &field : telemetry_) {
+      telemetryOffsets_.push_back(offset);
+      offset = alignUp(offset + tensorBytes(field.dtype, field.shape), kStagingAlignment);
+    }
+    slotBytes_ = std::max<uint64_t>(offset, kStagingAlignment);
+    void *pinned = nullptr;
+    CUresult result = driver_->cuMemHostAlloc(&pinned, slotBytes_ * kRunsInFlight, 0);
+    if (result != CUDA_SUCCESS)
+      return cudaFailure(*driver_, result,
+                         path_ + ": cannot allocate " + std::to_string(slotBytes_ * kRunsInFlight) +
+                             " bytes of pinned host memory for the inputs");
+    staging_ = static_cast<uint8_t *>(pinned);
+    std::memset(staging_, 0, slotBytes_ * kRunsInFlight);
+    for (CUevent &event : events_)
+      if (Status s = check(driver_->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+                           "creating an event");
+          !s.isOk())
+        return s;
+    return Status();
+  }
+
+  /// Enqueues the steps of one run on the stream.
+  Status enqueueSteps() {
+    for (const DeviceStep &step : steps_) {
+      if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
+        CUdeviceptr table = launch->table;
+        void *parameters[] = {&table};
+        if (Status s = check(driver_->cuLaunchKernel(launch->function, launch->grid, 1, 1,
+                                                     launch->block, 1, 1, 0, stream_,
+                                                     parameters, nullptr),
+                             "launching kernel " + launch->kernel);
+            !s.isOk())
+          return s;
+      } else if (const auto *gemm = std::get_if<size_t>(&step)) {
+        const PlannedGemm &planned = gemms_[*gemm];
+        if (Status s = planned.call->enqueue(blasHandle_, stream_, arena_ + workspaceOffset_,
+                                             workspaceBytes_,
+                                             path_ + ": steps[" + std::to_string(planned.step) +
+                                                 "]");
+            !s.isOk())
+          return s;
+      } else {
+        const auto &copy = std::get<PlannedCopy>(step);
+        if (copy.bytes > 0)
+          if (Status s = check(driver_->cuMemcpyDtoDAsync(copy.target, copy.source, copy.bytes,
+                                                          stream_),
+                               "enqueueing a copy");
+              !s.isOk())
+            return s;
+      }
+    }
+    return Status();
+  }
+
+  /// Enqueues a whole run from staging slot `slot`.
+  Status enqueueRun(int slot) {
+    uint8_t *staging = staging_ + static_cast<uint64_t>(slot) * slotBytes_;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      uint64_t bytes = tensorBytes(inputs_[i].dtype, inputs_[i].shape);
+      if (bytes > 0)
+        if (Status s = check(driver_->cuMemcpyHtoDAsync(address(inputs_[i].buffer),
+                                                        staging + inputOffsets_[i], bytes,
+                                                        stream_),
+                             "enqueueing the copy of input " + inputs_[i].name);
+            !s.isOk())
+          return s;
+    }
+    if (Status s = enqueueSteps(); !s.isOk())
+      return s;
+    for (size_t i = 0; i < telemetry_.size(); ++i) {
+      uint64_t bytes = tensorBytes(telemetry_[i].dtype, telemetry_[i].shape);
+      if (bytes > 0)
+        if (Status s = check(driver_->cuMemcpyDtoHAsync(staging + telemetryOffsets_[i],
+                                                        address(telemetry_[i].buffer), bytes,
+                                                        stream_),
+                             "enqueueing the copy of telemetry output " + telemetry_[i].name);
+            !s.isOk())
+          return s;
+    }
+    return Status();
+  }
+
+  /// Captures one run per staging slot into a CUDA graph.
+  Status captureGraphs() {
+    for (int slot = 0; slot < kRunsInFlight; ++slot) {
+      if (Status s = check(driver_->cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                           "starting to capture the step");
+          !s.isOk())
+        return s;
+      Status enqueued = enqueueRun(slot);
+      CUgraph graph = nullptr;
+      CUresult ended = driver_->cuStreamEndCapture(stream_, &graph);
+      if (enqueued.isOk() && ended != CUDA_SUCCESS)
+        enqueued = check(ended, "capturing the step into a CUDA graph");
+      if (enqueued.isOk())
+        enqueued = check(driver_->cuGraphInstantiate(&graphs_[slot], graph, 0),
+                         "instantiating the step's CUDA graph");
+      if (graph)
+        driver_->cuGraphDestroy(graph);
+      if (!enqueued.isOk())
+        return enqueued;
+    }
+    return Status();
+  }
+
+  /// Turns the oldest run in flight into a telemetry record once it has
+  /// completed (waiting for it with `wait`); `done` tells whether it had.
+  Status pollOldest(bool wait, bool &done) {
+    const InFlight oldest = inFlight_.front();
+    CUresult result = wait ? driver_->cuEventSynchronize(events_[oldest.slot])
+                           : driver_->cuEventQuery(events_[oldest.slot]);
+    done = false;
+    if (!wait && result == CUDA_ERROR_NOT_READY)
+      return Status();
+    if (result != CUDA_SUCCESS)
+      return check(result, "run " + std::to_string(oldest.run) + " failed on the GPU");
+    const uint8_t *staging = staging_ + static_cast<uint64_t>(oldest.slot) * slotBytes_;
+    TelemetryRecord record;
+    record.run = oldest.run;
+    for (size_t i = 0; i < telemetry_.size(); ++i) {
+      const uint8_t *field = staging + telemetryOffsets_[i];
+      record.bytes.insert(record.bytes.end(), field,
+                          field + tensorBytes(telemetry_[i].dtype, telemetry_[i].shape));
+    }
+    completed_.push_back(std::move(record));
+    inFlight_.pop_front();
+    done = true;
+    return Status();
+  }
+
+  Status finishOldest(bool wait) {
+    bool done = false;
+    return pollOldest(wait, done);
+  }
+
+  /// Waits for every run in flight, keeping their telemetry for collect().
+  Status drain() {
+    if (Status s = makeCurrent(); !s.isOk())
+      return s;
+    while (!inFlight_.empty())
+      if (Status s = finishOldest(/*wait=*/true); !s.isOk())
+        return s;
+    return Status();
+  }
+
+  void release() {
+    if (!driver_ || !context_)
+      return;
+    driver_->cuCtxSetCurrent(context_);
+    if (stream_)
+      driver_->cuStreamSynchronize(stream_);
+    for (CUgraphExec &graph : graphs_)
+      if (graph)
+        driver_->cuGraphExecDestroy(graph);
+    for (CUevent &event : events_)
+      if (event)
+        driver_->cuEventDestroy(event);
+    gemms_.clear();
+    if (blasHandle_)
+      blas_->cublasLtDestroy(blasHandle_);
+    if (module_)
+      driver_->cuModuleUnload(module_);
+    for (CUdeviceptr allocation : allocations_)
+      driver_->cuMemFree(allocation);
+    if (staging_)
+      driver_->cuMemFreeHost(staging_);
+    if (stream_)
+      driver_->cuStreamDestroy(stream_);
+    driver_->cuDevicePrimaryCtxRelease(device_);
+    context_ = nullptr;
+  }
+
+  std::string path_;
+  CudaApi api_;
+  const CudaDriverApi *driver_ = nullptr;
+  const CublasLtApi *blas_ = nullptr;
+  CUdevice device_ = 0;
+  int ordinal_ = 0;
+  int arch_ = 0;
+  std::string deviceName_;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  cublasLtHandle_t blasHandle_ = nullptr;
+  CUmodule module_ = nullptr;
+  std::string kernelImage_;
+  std::map<std::string, std::pair<CUfunction, KernelSpec>> functions_;
+
+  std::vector<CUdeviceptr> allocations_;
+  CUdeviceptr arena_ = 0, persistent_ = 0, tables_ = 0;
+  uint64_t workspaceOffset_ = 0, workspaceBytes_ = 0;
+  uint64_t deviceBytes_ = 0;
+
+  std::vector<DeviceStep> steps_;
+  std::vector<PlannedGemm> gemms_;
+
+  std::vector<TensorSpec> inputs_, telemetry_;
+  std::vector<uint64_t> inputOffsets_, telemetryOffsets_;
+  uint8_t *staging_ = nullptr;
+  uint64_t slotBytes_ = 0;
+  CUgraphExec graphs_[kRunsInFlight] = {};
+  CUevent events_[kRunsInFlight] = {};
+  std::deque<InFlight> inFlight_;
+  std::vector<TelemetryRecord> completed_;
+
+  uint64_t runs_ = 0, graphLaunches_ = 0, hostSyncs_ = 0, throttleWaits_ = 0;
+};
+
+Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
+  if (Status s = drain(); !s.isOk())
+    return s;
+  CUevent start = nullptr, stop = nullptr;
+  CUdeviceptr workspace = 0;
+  Status status = check(driver_->cuEventCreate(&start, CU_EVENT_DEFAULT), "creating an event");
+  if (status.isOk())
+    status = check(driver_->cuEventCreate(&stop, CU_EVENT_DEFAULT), "creating an event");
+  if (status.isOk())
+    status = check(driver_->cuMemAlloc(&workspace, kBenchmarkWorkspaceBytes),
+                   "allocating the benchmark's workspace");
+  // Milliseconds per call of `enqueue`, after one call to warm up.
+  auto time = [&](auto enqueue, double &ms) -> Status {
+    if (Status s = enqueue(); !s.isOk())
+      return s;
+    if (Status s = check(driver_->cuEventRecord(start, stream_), "recording an event"); !s.isOk())
+      return s;
+    for (int i = 0; i < repetitions; ++i)
+      if (Status s = enqueue(); !s.isOk())
+        return s;
+    if (Status s = check(driver_->cuEventRecord(stop, stream_), "recording an event"); !s.isOk())
+      return s;
+    if (Status s = check(driver_->cuEventSynchronize(stop), "timing a GEMM"); !s.isOk())
+      return s;
+    float elapsed = 0;
+    if (Status s = check(driver_->cuEventElapsedTime(&elapsed, start, stop), "timing a GEMM");
+        !s.isOk())
+      return s;
+    ms = elapsed / std::max(repetitions, 1);
+    return Status();
+  };
+  auto pointer = [](CUdeviceptr address) {
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(address));
+  };
+  for (size_t g = 0; status.isOk() && g < gemms_.size(); ++g) {
+    const PlannedGemm &planned = gemms_[g];
+    const GemmCall &call = *planned.call;
+    GemmTiming timing;
+    timing.step = planned.step;
+    timing.m = planned.gemm.m;
+    timing.n = planned.gemm.n;
+    timing.k = planned.gemm.k;
+    timing.batch = planned.gemm.batch;
+    timing.types = std::string(dtypeName(planned.gemm.aDtype)) + "x" +
+                   dtypeName(planned.gemm.bDtype) + "->" + dtypeName(planned.gemm.cDtype);
+    status = time(
+        [&] {
+          return call.enqueue(blasHandle_, stream_, arena_ + workspaceOffset_, workspaceBytes_,
+                              path_ + ": GEMM step " + std::to_string(planned.step));
+        },
+        timing.stepMs);
+    if (!status.isOk())
+      break;
+    // cuBLASLt's top choices with a large workspace.
+    cublasLtMatmulPreference_t preference = nullptr;
+    blas_->cublasLtMatmulPreferenceCreate(&preference);
+    uint64_t bytes = kBenchmarkWorkspaceBytes;
+    blas_->cublasLtMatmulPreferenceSetAttribute(
+        preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof bytes);
+    cublasLtMatmulHeuristicResult_t results[kBenchmarkAlgorithms] = {};
+    int found = 0;
+    blas_->cublasLtMatmulAlgoGetHeuristic(blasHandle_, call.desc(), call.layoutA(),
+                                          call.layoutB(), call.layoutD(), call.layoutD(),
+                                          preference, kBenchmarkAlgorithms, results, &found);
+    blas_->cublasLtMatmulPreferenceDestroy(preference);
+    timing.bestMs = timing.stepMs;
+    for (int i = 0; i < found; ++i) {
+      if (results[i].state != CUBLAS_STATUS_SUCCESS)
+        continue;
+      double ms = 0;
+      Status tried = time(
+          [&]() -> Status {
+            cublasStatus_t result = blas_->cublasLtMatmul(
+                blasHandle_, call.desc(), call.alpha(), pointer(call.a()), call.layoutA(),
+                pointer(call.b()), call.layoutB(), call.beta(), pointer(call.d()),
+                call.layoutD(), pointer(call.d()), call.layoutD(), &results[i].algo,
+                pointer(workspace), kBenchmarkWorkspaceBytes,
+                reinterpret_cast<cudaStream_t>(stream_));
+            return result == CUBLAS_STATUS_SUCCESS
+                       ? Status()
+                       : cublasFailure(*blas_, result, "cublasLtMatmul");
+          },
+          ms);
+      if (!tried.isOk())
+        continue; // an algorithm that does not run here is not a rival
+      ++timing.algorithmsTried;
+      timing.bestMs = std::min(timing.bestMs, ms);
+    }
+    out.push_back(timing);
+  }
+  if (workspace)
+    driver_->cuMemFree(workspace);
+  if (start)
+    driver_->cuEventDestroy(start);
+  if (stop)
+    driver_->cuEventDestroy(stop);
+  return status;
+}
+
+} // namespace
+
+Status checkCudaDevice(const std::string &device) {
+  CudaApi api;
+  if (Status s = loadCudaApi(api); !s.isOk())
+    return s;
+  CUdevice handle;
+  return openDevice(*api.driver, device, handle);
+}
+
+Status createCudaBackend(const std::string &bundlePath, const Manifest &manifest,
+                         const std::vector<BundleSection> &sections,
+                         const BackendConfig &config, std::unique_ptr<Backend> &out) {
+  auto backend = std::make_unique<CudaBackend>();
+  if (Status status = backend->create(bundlePath, manifest, sections, config); !status.isOk())
+    return status;
+  out = std::move(backend);
+  return Status();
+}
+
+Status timeGemmSteps(Backend &backend, int repetitions, std::vector<GemmTiming> &out) {
+  auto *cuda = dynamic_cast<CudaBackend *>(&backend);
+  if (!cuda)
+    return Status::error(MPC_UNSUPPORTED, "timing GEMM steps needs the CUDA backend");
+  return cuda->timeGemms(repetitions, out);
+}
+
+} // namespace mpc::rt

@@ -1,0 +1,77 @@
+//===- CudaBackend.h - running programs on an NVIDIA GPU ------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// The CUDA backend keeps the arena (with cuBLASLt's workspace after it),
+// persistent memory and the kernels' buffer tables in device memory, loads
+// the generated kernels from the bundle's cubin or PTX for the GPU (or
+// compiles their source with NVRTC, KernelImage.h), runs GEMM steps with
+// cuBLASLt (GemmPlan.h) and copies with the driver.
+//
+// A run is one CUDA graph launch. At load the backend captures the whole
+// run — copying the inputs in from pinned host memory, every step, and
+// copying the telemetry outputs out to pinned host memory — into a graph,
+// once for each of kRunsInFlight staging slots (a graph's addresses are
+// fixed, so each slot has its own). run() copies the inputs into the next
+// slot, launches that slot's graph and records an event; it waits only when
+// all slots are busy (the GPU is that many runs behind) for the oldest run
+// to finish. The loss-scale check, the skipped update and the scale's
+// update are kernels of the step, so nothing needs the host between runs:
+// a training loop makes no host synchronisation per step, and reads each
+// run's telemetry once that run's event has completed.
+//
+// Every call makes the GPU's primary context current, so a program may be
+// used from one thread at a time, not necessarily always the same one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_RUNTIME_BACKENDS_CUDA_CUDABACKEND_H
+#define MPC_RUNTIME_BACKENDS_CUDA_CUDABACKEND_H
+
+#include "Backend.h"
+#include "Bundle.h"
+#include "Manifest.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mpc::rt {
+
+/// Runs enqueued before run() waits for the oldest (staging slots).
+constexpr int kRunsInFlight = 3;
+
+/// Bytes of cuBLASLt workspace after the arena of a program with GEMMs.
+constexpr uint64_t kGemmWorkspaceBytes = 4u << 20;
+
+/// OK when `device` ("cuda" or "cuda:N") can run programs: the CUDA
+/// libraries load (loadCudaApi), the driver initialises and has that GPU.
+/// MPC_UNSUPPORTED otherwise, with a message that says what is missing and
+/// suggests device "cpu".
+Status checkCudaDevice(const std::string &device);
+
+/// Creates the CUDA backend of `manifest` (verified) for config.device.
+Status createCudaBackend(const std::string &bundlePath, const Manifest &manifest,
+                         const std::vector<BundleSection> &sections,
+                         const BackendConfig &config, std::unique_ptr<Backend> &out);
+
+/// One GEMM step timed on its own, for the benchmarks.
+struct GemmTiming {
+  size_t step = 0;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  std::string types;
+  /// Milliseconds per call with the algorithm and workspace the step uses.
+  double stepMs = 0;
+  /// The fastest of cuBLASLt's top heuristic choices for the same operands,
+  /// with a 32 MiB workspace.
+  double bestMs = 0;
+  int algorithmsTried = 0;
+};
+
+/// Times every GEMM step of a CUDA backend's program, each `repetitions`
+/// times; MPC_UNSUPPORTED for another backend.
+Status timeGemmSteps(Backend &backend, int repetitions, std::vector<GemmTiming> &out);
+
+} // namespace mpc::rt
+
+#endif // MPC_RUNTIME_BACKENDS_CUDA_CUDABACKEND_H

@@ -1,0 +1,126 @@
+//===- GemmPlan.h - manifest GEMM steps as cuBLASLt matmuls ---------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// A manifest's gemm step (Manifest.h) is row-major: C = epilogue(op(A)
+// op(B) + bias), C m x n. cuBLASLt is column-major, and a row-major matrix
+// is the column-major layout of its transpose, so the step runs as
+//   C^T = op(B)^T op(A)^T
+// cuBLASLt's A is the step's B and its B the step's A, its sizes are
+// (n, m, k), and its D (n x m, column-major) is exactly C's memory. The
+// step's bias, one value per column of C, is one per row of D, which is how
+// cuBLASLt broadcasts a bias. No operand is copied or transposed.
+//
+// Types: f16 or bf16 operands accumulate in fp32 (CUBLAS_COMPUTE_32F) and
+// write D in their own type or in f32; f32 operands compute in plain fp32
+// (not TF32) and f64 in fp64, as on the CPU. cuBLASLt takes the bias in D's
+// type; `mpc compile` only fuses a bias of the result's type.
+//
+// planGemm is pure logic (tested without a GPU); GemmCall creates the
+// cuBLASLt descriptors of a plan and picks its algorithm.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_RUNTIME_BACKENDS_CUDA_GEMMPLAN_H
+#define MPC_RUNTIME_BACKENDS_CUDA_GEMMPLAN_H
+
+#include "CudaApi.h"
+#include "Manifest.h"
+#include "Status.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mpc::rt {
+
+/// One cuBLASLt matrix layout (column-major).
+struct LtMatrix {
+  cudaDataType type = CUDA_R_32F;
+  uint64_t rows = 0, cols = 0;
+  int64_t ld = 0;
+  int32_t batch = 1;
+  /// Elements between consecutive matrices of a batch (0: shared).
+  int64_t batchStride = 0;
+};
+
+/// A gemm step as one cublasLtMatmul call.
+struct LtGemmPlan {
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  /// The type of alpha and beta.
+  cudaDataType scaleType = CUDA_R_32F;
+  cublasOperation_t transA = CUBLAS_OP_N, transB = CUBLAS_OP_N;
+  /// cuBLASLt's A (the step's B), B (the step's A) and D (also its C,
+  /// which beta = 0 leaves unread).
+  LtMatrix a, b, d;
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  bool hasBias = false;
+  cudaDataType biasType = CUDA_R_32F;
+  /// Where each operand starts, in bytes from its buffer.
+  uint64_t aOffsetBytes = 0, bOffsetBytes = 0, dOffsetBytes = 0;
+
+  /// Text that identifies the plan (types, sizes, transposes, epilogue).
+  std::string key() const;
+};
+
+/// The cuBLASLt form of `step` (a verified step); MPC_UNSUPPORTED, with a
+/// message starting "steps[`index`]", for a type combination cuBLASLt does
+/// not run or a bias of another type than the result.
+Status planGemm(const GemmStep &step, size_t index, LtGemmPlan &out);
+
+/// The largest power of two, at most 256, that divides `address` and, with
+/// a batch, the byte stride between its matrices (cuBLASLt's
+/// CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES).
+uint32_t operandAlignment(uint64_t address, int64_t strideBytes, int32_t batch);
+
+/// A plan's cuBLASLt descriptors and chosen algorithm, on fixed operand
+/// addresses; destroys the descriptors with it.
+class GemmCall {
+public:
+  GemmCall() = default;
+  GemmCall(const GemmCall &) = delete;
+  GemmCall &operator=(const GemmCall &) = delete;
+  GemmCall(GemmCall &&other) noexcept;
+  GemmCall &operator=(GemmCall &&other) = delete;
+  ~GemmCall();
+
+  /// Creates the descriptors of `plan` on device addresses `a`, `b`, `d` and
+  /// `bias` (0 without one) — the step's operands, offsets included — and
+  /// takes the algorithm cuBLASLt's heuristic ranks first among those that
+  /// fit `workspace` bytes and the operands' alignment. The choice is
+  /// cached for the process per `device` (a text naming the GPU), plan and
+  /// alignment, so equal shapes ask once. `what` starts error messages.
+  Status create(const CublasLtApi &blas, cublasLtHandle_t handle, const std::string &device,
+                const LtGemmPlan &plan, CUdeviceptr a, CUdeviceptr b, CUdeviceptr d,
+                CUdeviceptr bias, uint64_t workspaceBytes, const std::string &what);
+
+  /// Enqueues the matmul on `stream` with `workspace`.
+  Status enqueue(cublasLtHandle_t handle, CUstream stream, CUdeviceptr workspace,
+                 uint64_t workspaceBytes, const std::string &what) const;
+
+  cublasLtMatmulDesc_t desc() const { return desc_; }
+  cublasLtMatrixLayout_t layoutA() const { return a_; }
+  cublasLtMatrixLayout_t layoutB() const { return b_; }
+  cublasLtMatrixLayout_t layoutD() const { return d_; }
+  const cublasLtMatmulAlgo_t &algorithm() const { return algo_; }
+  CUdeviceptr a() const { return aPtr_; }
+  CUdeviceptr b() const { return bPtr_; }
+  CUdeviceptr d() const { return dPtr_; }
+  const void *alpha() const { return scaleIsDouble_ ? static_cast<const void *>(&alphaDouble_)
+                                                    : &alphaFloat_; }
+  const void *beta() const { return scaleIsDouble_ ? static_cast<const void *>(&betaDouble_)
+                                                   : &betaFloat_; }
+
+private:
+  const CublasLtApi *blas_ = nullptr;
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
+  cublasLtMatmulAlgo_t algo_{};
+  CUdeviceptr aPtr_ = 0, bPtr_ = 0, dPtr_ = 0;
+  bool scaleIsDouble_ = false;
+  float alphaFloat_ = 1.0f, betaFloat_ = 0.0f;
+  double alphaDouble_ = 1.0, betaDouble_ = 0.0;
+};
+
+} // namespace mpc::rt
+
+#endif // MPC_RUNTIME_BACKENDS_CUDA_GEMMPLAN_H

@@ -1,0 +1,477 @@
+//===- CudaBackendTest.cpp - the CUDA backend on an emulated GPU ----------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// A small training-like program — a GEMM with a bias and relu epilogue, a
+// pointwise kernel writing f16, a row reduction to a scalar loss, a counter
+// in persistent state updated every run — loaded on the CUDA backend over
+// the emulated GPU (tests/support/CudaEmulator.h) and on the CPU backend:
+//   - the two agree bitwise, run after run, outputs, parameters and
+//     telemetry;
+//   - a run is one CUDA graph launch, with every kernel and GEMM inside the
+//     graph, and no host synchronisation; telemetry of a run becomes
+//     readable once the GPU has done it, without a wait; the host waits
+//     only when all staging slots are busy, and reading an output waits;
+//   - kernel images: the bundle's cubin, then its PTX, then NVRTC on the
+//     source (cached on disk), with every failed attempt in the error;
+//   - missing GPUs are reported; device memory is released with the program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaBackend.h"
+#include "CudaEmulator.h"
+#include "Elements.h"
+#include "NvrtcCompiler.h"
+#include "ProgramTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using mpc::rt::CopyStep;
+using mpc::rt::DType;
+using mpc::rt::Epilogue;
+using mpc::rt::GemmStep;
+using mpc::rt::InitKind;
+using mpc::rt::KernelSpec;
+using mpc::rt::kRunsInFlight;
+using mpc::rt::LaunchStep;
+using mpc::rt::Manifest;
+using mpc::rt::ParamSpec;
+using mpc::test::arena;
+using mpc::test::compileHostObject;
+using mpc::test::CudaEmulator;
+using mpc::test::CudaEmulatorOptions;
+using mpc::test::LoadedProgram;
+using mpc::test::persistent;
+using mpc::test::randomValues;
+using mpc::test::ScopedCacheDir;
+using mpc::test::TempDir;
+using mpc::test::tensorSpec;
+using mpc::test::writeBytes;
+using mpc::test::writeProgramBundle;
+
+namespace {
+
+constexpr char kKernelSource[] = R"(
+#include "mpc/device/types.cuh"
+#include "mpc/device/pointwise.cuh"
+#include "mpc/device/rows.cuh"
+
+// z = f16(h * 2)
+struct Double {
+  const float *h; mpc::half_t *z;
+  MPC_HD void operator()(int64_t i) const { z[i] = mpc::from_f32<mpc::half_t>(h[i] * 2.0f); }
+};
+MPC_KERNEL(k_double) {
+  mpc::pointwise(64, Double{static_cast<const float *>(mpc_buffers[0]),
+                            static_cast<mpc::half_t *>(mpc_buffers[1])});
+}
+
+// loss = mean(z)
+struct Mean {
+  const mpc::half_t *z; float *loss;
+  MPC_DEVICE_INLINE void operator()(mpc::RowContext &row) const {
+    float s = row.reduce_sum(64, [=](int64_t c) { return mpc::to_f32(z[c]); });
+    row.for_each(1, [=](int64_t) { *loss = s / 64.0f; });
+  }
+};
+MPC_KERNEL(k_mean) {
+  mpc::rows(1, Mean{static_cast<const mpc::half_t *>(mpc_buffers[0]),
+                    static_cast<float *>(mpc_buffers[1])});
+}
+
+// next = count + 1
+struct Count {
+  const float *count; float *next;
+  MPC_HD void operator()(int64_t) const { *next = *count + 1.0f; }
+};
+MPC_KERNEL(k_count) {
+  mpc::pointwise(1, Count{static_cast<const float *>(mpc_buffers[0]),
+                          static_cast<float *>(mpc_buffers[1])});
+}
+)";
+
+ParamSpec param(std::string name, std::vector<int64_t> shape, uint64_t offset, InitKind init,
+                bool state = false) {
+  ParamSpec spec;
+  spec.name = std::move(name);
+  spec.dtype = DType::F32;
+  spec.shape = std::move(shape);
+  spec.buffer = persistent(offset);
+  spec.init.kind = init;
+  spec.trainable = !state;
+  spec.state = state;
+  return spec;
+}
+
+/// h = relu(x w + b); z = f16(2 h); loss = mean(z); count += 1.
+Manifest stepManifest() {
+  Manifest m;
+  m.program = "step";
+  m.arenaBytes = 1280;
+  m.persistentBytes = 1024;
+  m.inputs = {tensorSpec("x", DType::F32, {4, 8}, arena(0))};
+  m.outputs = {tensorSpec("z", DType::F16, {4, 16}, arena(512)),
+               tensorSpec("loss", DType::F32, {}, arena(768)),
+               tensorSpec("count", DType::F32, {}, arena(1024))};
+  m.params = {param("w", {8, 16}, 0, InitKind::GlorotUniform),
+              param("b", {16}, 512, InitKind::Normal),
+              param("count", {}, 768, InitKind::Zeros, /*state=*/true)};
+  m.kernels = {KernelSpec{"k_double", 1, 256}, KernelSpec{"k_mean", 1, 64},
+               KernelSpec{"k_count", 1, 256}};
+  GemmStep gemm;
+  gemm.a = arena(0);
+  gemm.b = persistent(0);
+  gemm.bias = persistent(512);
+  gemm.c = arena(256);
+  gemm.m = 4;
+  gemm.n = 16;
+  gemm.k = 8;
+  gemm.epilogue = Epilogue::BiasRelu;
+  m.steps = {gemm,
+             LaunchStep{"k_double", {arena(256), arena(512)}},
+             LaunchStep{"k_mean", {arena(512), arena(768)}},
+             LaunchStep{"k_count", {persistent(768), arena(1024)}},
+             CopyStep{arena(1024), persistent(768), 4}};
+  return m;
+}
+
+const std::string &hostObject() {
+  static const std::string object = compileHostObject(kKernelSource);
+  return object;
+}
+
+/// Writes the step's bundle with `sections` added to its host object.
+std::string writeStepBundle(const TempDir &dir, const std::string &name,
+                            std::vector<mpc::rt::BundleSection> sections = {}) {
+  sections.insert(sections.begin(), {"host.so", hostObject()});
+  std::string path = dir.file(name);
+  writeProgramBundle(path, stepManifest(), sections);
+  return path;
+}
+
+/// A bundle with the kernels' source, for NVRTC at load.
+std::string writeSourceBundle(const TempDir &dir) {
+  return writeStepBundle(dir, "source.mpcb", {{"kernels.cu", kKernelSource}});
+}
+
+std::vector<float> inputOfRun(int run) {
+  return randomValues<float>(32, -1.0, 1.0, 100 + run);
+}
+
+void setInput(LoadedProgram &program, int run) {
+  std::vector<float> x = inputOfRun(run);
+  ASSERT_EQ(mpc_program_set_input(program.get(), "x", x.data(), x.size() * sizeof(float)), MPC_OK)
+      << mpc_last_error();
+}
+
+template <typename T> T telemetryOf(LoadedProgram &program, uint64_t run, const char *name) {
+  T value{};
+  EXPECT_EQ(mpc_program_get_telemetry(program.get(), run, name, &value, sizeof value), MPC_OK)
+      << mpc_last_error();
+  return value;
+}
+
+std::vector<uint8_t> bytesOf(const mpc_program *program, const char *name, size_t bytes,
+                             bool isOutput) {
+  std::vector<uint8_t> data(bytes);
+  mpc_status_code code = isOutput
+                             ? mpc_program_get_output(program, name, data.data(), bytes)
+                             : mpc_program_get_param(program, name, data.data(), bytes);
+  EXPECT_EQ(code, MPC_OK) << mpc_last_error();
+  return data;
+}
+
+/// The losses the CPU backend gives for runs 0 .. runs - 1.
+std::vector<float> cpuLosses(const std::string &bundle, int runs) {
+  LoadedProgram cpu;
+  EXPECT_EQ(cpu.load(bundle, 7, "cpu"), MPC_OK) << mpc_last_error();
+  std::vector<float> losses;
+  for (int run = 0; run < runs; ++run) {
+    setInput(cpu, run);
+    EXPECT_EQ(mpc_program_run(cpu.get()), MPC_OK) << mpc_last_error();
+    losses.push_back(telemetryOf<float>(cpu, run, "loss"));
+  }
+  return losses;
+}
+
+class CudaBackend : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(hostObject().empty());
+    hostObjectPath_ = dir_.file("host.so");
+    writeBytes(hostObjectPath_, hostObject());
+    // A bundle with a (fake) cubin for the emulated sm_90, so that NVRTC is
+    // not needed; the emulator runs the host object's kernels.
+    bundle_ = writeStepBundle(dir_, "step.mpcb", {{"cubin.sm_90", "\x7f" "ELF sm_90"}});
+  }
+
+  ScopedCacheDir cache_;
+  TempDir dir_;
+  std::string hostObjectPath_, bundle_;
+};
+
+TEST_F(CudaBackend, RunsAsTheCpuBackendDoes) {
+  CudaEmulator emulator(hostObjectPath_);
+  LoadedProgram cpu, cuda;
+  ASSERT_EQ(cpu.load(bundle_, 7, "cpu"), MPC_OK) << mpc_last_error();
+  ASSERT_EQ(cuda.load(bundle_, 7, "cuda"), MPC_OK) << mpc_last_error();
+  for (int run = 0; run < 5; ++run) {
+    for (LoadedProgram *program : {&cpu, &cuda}) {
+      setInput(*program, run);
+      ASSERT_EQ(mpc_program_run(program->get()), MPC_OK) << mpc_last_error();
+    }
+  }
+  ASSERT_EQ(mpc_program_synchronize(cuda.get()), MPC_OK) << mpc_last_error();
+  for (uint64_t run = 0; run < 5; ++run) {
+    EXPECT_EQ(telemetryOf<float>(cuda, run, "loss"), telemetryOf<float>(cpu, run, "loss"))
+        << "run " << run;
+    EXPECT_EQ(telemetryOf<float>(cuda, run, "count"), run + 1.0f);
+  }
+  EXPECT_EQ(bytesOf(cuda.get(), "z", 128, true), bytesOf(cpu.get(), "z", 128, true));
+  EXPECT_EQ(bytesOf(cuda.get(), "loss", 4, true), bytesOf(cpu.get(), "loss", 4, true));
+  for (auto [name, bytes] : {std::pair{"w", 512}, {"b", 64}, {"count", 4}})
+    EXPECT_EQ(bytesOf(cuda.get(), name, bytes, false), bytesOf(cpu.get(), name, bytes, false))
+        << name;
+  float count = 0;
+  ASSERT_EQ(mpc_program_get_param(cuda.get(), "count", &count, sizeof count), MPC_OK);
+  EXPECT_EQ(count, 5.0f);
+}
+
+TEST_F(CudaBackend, ARunIsOneGraphLaunchWithoutHostSyncs) {
+  CudaEmulator emulator(hostObjectPath_);
+  LoadedProgram cuda;
+  ASSERT_EQ(cuda.load(bundle_, 7, "cuda"), MPC_OK) << mpc_last_error();
+  // One graph per staging slot, captured at load.
+  EXPECT_EQ(emulator.counters().graphsInstantiated, kRunsInFlight);
+  const int syncsAtLoad =
+      emulator.counters().streamSynchronizations + emulator.counters().eventSynchronizations;
+  std::vector<float> expected = cpuLosses(bundle_, kRunsInFlight);
+
+  for (int run = 0; run < kRunsInFlight; ++run) {
+    setInput(cuda, run);
+    ASSERT_EQ(mpc_program_run(cuda.get()), MPC_OK) << mpc_last_error();
+  }
+  // Enqueued, not done: telemetry is not ready, and asking does not wait.
+  EXPECT_GT(emulator.pending(), 0u);
+  float loss = 0;
+  EXPECT_EQ(mpc_program_get_telemetry(cuda.get(), 0, "loss", &loss, sizeof loss), MPC_NOT_READY)
+      << mpc_last_error();
+  uint64_t completed = 99;
+  ASSERT_EQ(mpc_program_completed_runs(cuda.get(), &completed), MPC_OK);
+  EXPECT_EQ(completed, 0u);
+
+  // The GPU catches up; the host reads every run's telemetry without waiting.
+  emulator.drain();
+  ASSERT_EQ(mpc_program_completed_runs(cuda.get(), &completed), MPC_OK);
+  EXPECT_EQ(completed, static_cast<uint64_t>(kRunsInFlight));
+  for (int run = 0; run < kRunsInFlight; ++run)
+    EXPECT_EQ(telemetryOf<float>(cuda, run, "loss"), expected[run]) << "run " << run;
+
+  const auto &counters = emulator.counters();
+  EXPECT_EQ(counters.graphLaunches, kRunsInFlight);
+  EXPECT_EQ(counters.uncapturedWork, 0); // every kernel and GEMM ran inside a graph
+  EXPECT_EQ(counters.kernelsRun, 3 * kRunsInFlight);
+  EXPECT_EQ(counters.gemmsRun, kRunsInFlight);
+  EXPECT_EQ(counters.streamSynchronizations + counters.eventSynchronizations, syncsAtLoad);
+  mpc_program_stats stats;
+  ASSERT_EQ(mpc_program_get_stats(cuda.get(), &stats), MPC_OK);
+  EXPECT_EQ(stats.runs, static_cast<uint64_t>(kRunsInFlight));
+  EXPECT_EQ(stats.graph_launches, static_cast<uint64_t>(kRunsInFlight));
+  EXPECT_EQ(stats.host_syncs, 0u);
+  EXPECT_EQ(stats.throttle_waits, 0u);
+  EXPECT_EQ(std::string(stats.device), "cuda:0 (mpc emulated GPU, sm_90)");
+  // cuBLASLt's choice of algorithm is cached per shape for the process: at
+  // most one query for the one GEMM shape (none if an earlier test asked),
+  // none for a second program of the same shapes.
+  EXPECT_LE(counters.heuristicQueries, 1);
+  const int queries = counters.heuristicQueries;
+  LoadedProgram second;
+  ASSERT_EQ(second.load(bundle_, 8, "cuda"), MPC_OK) << mpc_last_error();
+  EXPECT_EQ(emulator.counters().heuristicQueries, queries);
+}
+
+TEST_F(CudaBackend, TheHostWaitsOnlyWhenEverySlotIsBusy) {
+  CudaEmulator emulator(hostObjectPath_);
+  LoadedProgram cuda;
+  ASSERT_EQ(cuda.load(bundle_, 7, "cuda"), MPC_OK) << mpc_last_error();
+  const int runs = kRunsInFlight + 2;
+  std::vector<float> expected = cpuLosses(bundle_, runs);
+  const int eventSyncs = emulator.counters().eventSynchronizations;
+  for (int run = 0; run < runs; ++run) {
+    setInput(cuda, run);
+    ASSERT_EQ(mpc_program_run(cuda.get()), MPC_OK) << mpc_last_error();
+  }
+  mpc_program_stats stats;
+  ASSERT_EQ(mpc_program_get_stats(cuda.get(), &stats), MPC_OK);
+  EXPECT_EQ(stats.throttle_waits, 2u);
+  EXPECT_EQ(stats.host_syncs, 0u);
+  EXPECT_EQ(emulator.counters().eventSynchronizations - eventSyncs, 2);
+  // Each run saw the inputs set just before it, though its slot was reused.
+  ASSERT_EQ(mpc_program_synchronize(cuda.get()), MPC_OK);
+  for (int run = 0; run < runs; ++run)
+    EXPECT_EQ(telemetryOf<float>(cuda, run, "loss"), expected[run]) << "run " << run;
+  ASSERT_EQ(mpc_program_get_stats(cuda.get(), &stats), MPC_OK);
+  EXPECT_EQ(stats.host_syncs, 1u);
+}
+
+TEST_F(CudaBackend, ReadingAnOutputWaitsForTheRunsInFlight) {
+  CudaEmulator emulator(hostObjectPath_);
+  LoadedProgram cuda;
+  ASSERT_EQ(cuda.load(bundle_, 7, "cuda"), MPC_OK) << mpc_last_error();
+  std::vector<float> expected = cpuLosses(bundle_, 2);
+  for (int run = 0; run < 2; ++run) {
+    setInput(cuda, run);
+    ASSERT_EQ(mpc_program_run(cuda.get()), MPC_OK) << mpc_last_error();
+  }
+  float loss = 0;
+  ASSERT_EQ(mpc_program_get_output(cuda.get(), "loss", &loss, sizeof loss), MPC_OK)
+      << mpc_last_error();
+  EXPECT_EQ(loss, expected[1]);
+  EXPECT_EQ(emulator.pending(), 0u);
+  mpc_program_stats stats;
+  ASSERT_EQ(mpc_program_get_stats(cuda.get(), &stats), MPC_OK);
+  EXPECT_EQ(stats.host_syncs, 1u);
+  // The telemetry of both runs stayed readable across the wait.
+  EXPECT_EQ(telemetryOf<float>(cuda, 0, "loss"), expected[0]);
+  EXPECT_EQ(telemetryOf<float>(cuda, 1, "loss"), expected[1]);
+}
+
+TEST_F(CudaBackend, CheckpointsMoveBetweenDevices) {
+  CudaEmulator emulator(hostObjectPath_);
+  LoadedProgram cpu, cuda;
+  ASSERT_EQ(cuda.load(bundle_, 7, "cuda"), MPC_OK) << mpc_last_error();
+  ASSERT_EQ(cpu.load(bundle_, 99, "cpu"), MPC_OK) << mpc_last_error();
+  for (int run = 0; run < 3; ++run) {
+    setInput(cuda, run);
+    ASSERT_EQ(mpc_program_run(cuda.get()), MPC_OK) << mpc_last_error();
+  }
+  std::string checkpoint = dir_.file("step.safetensors");
+  ASSERT_EQ(mpc_program_save_params(cuda.get(), checkpoint.c_str()), MPC_OK) << mpc_last_error();
+  ASSERT_EQ(mpc_program_load_params(cpu.get(), checkpoint.c_str()), MPC_OK) << mpc_last_error();
+  for (auto [name, bytes] : {std::pair{"w", 512}, {"b", 64}, {"count", 4}})
+    EXPECT_EQ(bytesOf(cuda.get(), name, bytes, false), bytesOf(cpu.get(), name, bytes, false))
+        << name;
+  // And back: the GPU continues from the CPU's checkpoint.
+  setInput(cpu, 3);
+  ASSERT_EQ(mpc_program_run(cpu.get()), MPC_OK);
+  ASSERT_EQ(mpc_program_save_params(cpu.get(), checkpoint.c_str()), MPC_OK) << mpc_last_error();
+  ASSERT_EQ(mpc_program_load_params(cuda.get(), checkpoint.c_str()), MPC_OK) << mpc_last_error();
+  setInput(cuda, 4);
+  setInput(cpu, 4);
+  ASSERT_EQ(mpc_program_run(cuda.get()), MPC_OK);
+  ASSERT_EQ(mpc_program_run(cpu.get()), MPC_OK);
+  EXPECT_EQ(bytesOf(cuda.get(), "count", 4, false), bytesOf(cpu.get(), "count", 4, false));
+  EXPECT_EQ(bytesOf(cuda.get(), "z", 128, true), bytesOf(cpu.get(), "z", 128, true));
+}
+
+TEST_F(CudaBackend, ReleasesItsDeviceMemory) {
+  CudaEmulator emulator(hostObjectPath_);
+  {
+    LoadedProgram cuda;
+    ASSERT_EQ(cuda.load(bundle_, 7, "cuda"), MPC_OK) << mpc_last_error();
+    mpc_program_stats stats;
+    ASSERT_EQ(mpc_program_get_stats(cuda.get(), &stats), MPC_OK);
+    // The arena with the GEMM workspace after it, persistent memory, tables.
+    EXPECT_GE(stats.device_bytes, 1280 + mpc::rt::kGemmWorkspaceBytes + 1024);
+    EXPECT_EQ(emulator.deviceBytesInUse(), stats.device_bytes);
+  }
+  EXPECT_EQ(emulator.deviceBytesInUse(), 0u);
+}
+
+TEST_F(CudaBackend, MissingGpusAreReported) {
+  {
+    CudaEmulatorOptions none;
+    none.deviceCount = 0;
+    CudaEmulator emulator(hostObjectPath_, none);
+    EXPECT_EQ(mpc_device_check("cuda"), MPC_UNSUPPORTED);
+    EXPECT_STREQ(mpc_last_error(), "device \"cuda\": this machine has no CUDA GPU; use device "
+                                   "\"cpu\" (mpc: --device cpu)");
+    LoadedProgram cuda;
+    EXPECT_EQ(cuda.load(bundle_, 7, "cuda"), MPC_UNSUPPORTED);
+  }
+  CudaEmulator emulator(hostObjectPath_);
+  EXPECT_EQ(mpc_device_check("cuda:0"), MPC_OK) << mpc_last_error();
+  EXPECT_EQ(mpc_device_check("cuda:1"), MPC_UNSUPPORTED);
+  EXPECT_STREQ(mpc_last_error(), "device \"cuda:1\": this machine has 1 CUDA GPU (cuda:0)");
+}
+
+TEST_F(CudaBackend, PrefersTheCubinThenThePtxThenTheSource) {
+  std::string bundle = writeStepBundle(
+      dir_, "images.mpcb",
+      {{"cubin.sm_90", "\x7f" "ELF sm_90"}, {"ptx.sm_80", "// ptx for sm_80"},
+       {"kernels.cu", kKernelSource}});
+  {
+    CudaEmulator emulator(hostObjectPath_);
+    LoadedProgram cuda;
+    ASSERT_EQ(cuda.load(bundle, 7, "cuda"), MPC_OK) << mpc_last_error();
+    EXPECT_EQ(emulator.counters().loadedImages, std::vector<std::string>{"cubin:\x7f" "ELF sm_90"});
+    EXPECT_EQ(emulator.counters().nvrtcCompilations, 0);
+  }
+  {
+    CudaEmulatorOptions options;
+    options.refusedImages = {"cubin"};
+    CudaEmulator emulator(hostObjectPath_, options);
+    LoadedProgram cuda;
+    ASSERT_EQ(cuda.load(bundle, 7, "cuda"), MPC_OK) << mpc_last_error();
+    EXPECT_EQ(emulator.counters().loadedImages, std::vector<std::string>{"ptx:// ptx for sm_80"});
+  }
+  {
+    // A GPU without a cubin of its own (sm_86 runs sm_80 cubins, not sm_90's).
+    CudaEmulatorOptions options;
+    options.arch = 86;
+    CudaEmulator emulator(hostObjectPath_, options);
+    LoadedProgram cuda;
+    ASSERT_EQ(cuda.load(bundle, 7, "cuda"), MPC_OK) << mpc_last_error();
+    EXPECT_EQ(emulator.counters().loadedImages, std::vector<std::string>{"ptx:// ptx for sm_80"});
+  }
+  const mpc::rt::NvrtcApi *nvrtc = nullptr;
+  if (!mpc::rt::loadNvrtcApi(nvrtc).isOk())
+    GTEST_SKIP() << "NVRTC is not available: " << mpc::rt::loadNvrtcApi(nvrtc).message();
+  CudaEmulatorOptions options;
+  options.refusedImages = {"cubin", "ptx"};
+  CudaEmulator emulator(hostObjectPath_, options);
+  LoadedProgram cuda;
+  EXPECT_EQ(cuda.load(bundle, 7, "cuda"), MPC_UNSUPPORTED);
+  std::string error = mpc_last_error();
+  EXPECT_NE(error.find("no kernel binary for this GPU (sm_90) could be loaded"), std::string::npos)
+      << error;
+  for (const char *attempt : {"\n  cubin.sm_90: ", "\n  ptx.sm_80: ", "\n  kernels.cu: "})
+    EXPECT_NE(error.find(attempt), std::string::npos) << attempt << " in " << error;
+  EXPECT_EQ(emulator.counters().nvrtcCompilations, 1);
+}
+
+TEST_F(CudaBackend, CompilesTheSourceOnceWhenTheBundleHasNoBinaryForTheGpu) {
+  const mpc::rt::NvrtcApi *nvrtc = nullptr;
+  if (!mpc::rt::loadNvrtcApi(nvrtc).isOk())
+    GTEST_SKIP() << "NVRTC is not available: " << mpc::rt::loadNvrtcApi(nvrtc).message();
+  std::string bundle = writeSourceBundle(dir_);
+  CudaEmulator emulator(hostObjectPath_);
+  for (int load = 0; load < 2; ++load) {
+    LoadedProgram cuda;
+    ASSERT_EQ(cuda.load(bundle, 7, "cuda"), MPC_OK) << mpc_last_error();
+    // A real cubin, from NVRTC the first time and from the cache after.
+    ASSERT_EQ(emulator.counters().loadedImages.size(), static_cast<size_t>(load + 1));
+    EXPECT_EQ(emulator.counters().loadedImages[load].substr(0, 10), "cubin:\x7f" "ELF");
+    EXPECT_EQ(emulator.counters().nvrtcCompilations, 1);
+    setInput(cuda, 0);
+    ASSERT_EQ(mpc_program_run(cuda.get()), MPC_OK) << mpc_last_error();
+    ASSERT_EQ(mpc_program_synchronize(cuda.get()), MPC_OK) << mpc_last_error();
+    EXPECT_EQ(telemetryOf<float>(cuda, 0, "count"), 1.0f);
+  }
+}
+
+TEST_F(CudaBackend, RefusesABundleWithoutKernelsForTheGpu) {
+  std::string bundle = writeStepBundle(dir_, "cpu-only.mpcb");
+  CudaEmulator emulator(hostObjectPath_);
+  LoadedProgram cuda;
+  EXPECT_EQ(cuda.load(bundle, 7, "cuda"), MPC_UNSUPPORTED);
+  EXPECT_NE(std::string(mpc_last_error())
+                .find("no kernel binary for this GPU (sm_90) could be loaded: the bundle has no "
+                      "cubin or PTX for it and no kernel source; compile it with --target sm_90"),
+            std::string::npos)
+      << mpc_last_error();
+}
+
+} // namespace
