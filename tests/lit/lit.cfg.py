@@ -19,6 +19,7 @@ llvm_config.with_environment("PATH", config.mpc_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 config.substitutions.append(("%mpc_src", config.mpc_src_root))
+config.substitutions.append(("%mpc_bin", config.mpc_tools_dir))
 config.substitutions.append(("%examples", os.path.join(config.mpc_src_root, "examples")))
 # Debian's interpreter, which has NumPy (the python3 first on PATH may not).
 config.substitutions.append(("%pynum", "/usr/bin/python3"))

@@ -11,6 +11,7 @@
 #include <cblas.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +43,7 @@ struct CUfunc_st {
   void (*kernel)(void *const *) = nullptr;
 };
 struct CUmod_st {
+  void *hostObject = nullptr;
   std::map<std::string, std::unique_ptr<CUfunc_st>> functions;
 };
 struct cublasLtContext {};
@@ -55,6 +57,8 @@ using rt::DType;
 struct Emulation {
   CudaEmulatorOptions options;
   void *hostObject = nullptr;
+  /// Host objects of chosen images (addKernelImage), and every one opened.
+  std::vector<std::pair<std::string, void *>> imageObjects;
   CudaEmulatorCounters counters;
   std::map<uintptr_t, size_t> deviceAllocations, hostAllocations;
   uint64_t deviceBytes = 0;
@@ -319,6 +323,32 @@ CUresult emuEventElapsedTime(float *milliseconds, CUevent, CUevent) {
   return CUDA_SUCCESS;
 }
 
+/// The size of an ELF64 file: where its last header table or section ends.
+size_t elfSize(const char *elf) {
+  auto read = [&](size_t at, auto &value) { std::memcpy(&value, elf + at, sizeof value); };
+  uint64_t programHeaders = 0, sectionHeaders = 0;
+  uint16_t programEntry = 0, programCount = 0, sectionEntry = 0, sectionCount = 0;
+  read(0x20, programHeaders);
+  read(0x28, sectionHeaders);
+  read(0x36, programEntry);
+  read(0x38, programCount);
+  read(0x3a, sectionEntry);
+  read(0x3c, sectionCount);
+  uint64_t end = std::max(programHeaders + uint64_t(programEntry) * programCount,
+                          sectionHeaders + uint64_t(sectionEntry) * sectionCount);
+  for (uint16_t i = 0; i < sectionCount; ++i) {
+    size_t header = sectionHeaders + size_t(i) * sectionEntry;
+    uint32_t type = 0;
+    uint64_t offset = 0, size = 0;
+    read(header + 4, type);
+    read(header + 0x18, offset);
+    read(header + 0x20, size);
+    if (type != 8) // SHT_NOBITS occupies no bytes of the file
+      end = std::max(end, offset + size);
+  }
+  return static_cast<size_t>(end);
+}
+
 CUresult emuModuleLoadData(CUmodule *module, const void *image) {
   const char *bytes = static_cast<const char *>(image);
   std::string kind = std::memcmp(bytes, "\x7f" "ELF", 4) == 0 ? "cubin" : "ptx";
@@ -327,6 +357,13 @@ CUresult emuModuleLoadData(CUmodule *module, const void *image) {
   current().counters.loadedImages.push_back(kind + ":" +
                                             std::string(bytes, strnlen(bytes, 24)));
   *module = new CUmod_st();
+  (*module)->hostObject = current().hostObject;
+  if (kind == "cubin" && !current().imageObjects.empty()) { // only real cubins then
+    size_t size = elfSize(bytes);
+    for (const auto &[known, object] : current().imageObjects)
+      if (known.size() == size && std::memcmp(known.data(), bytes, size) == 0)
+        (*module)->hostObject = object;
+  }
   return CUDA_SUCCESS;
 }
 CUresult emuModuleUnload(CUmodule module) {
@@ -334,7 +371,7 @@ CUresult emuModuleUnload(CUmodule module) {
   return CUDA_SUCCESS;
 }
 CUresult emuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
-  void *symbol = dlsym(current().hostObject, name);
+  void *symbol = module->hostObject ? dlsym(module->hostObject, name) : nullptr;
   if (!symbol)
     return CUDA_ERROR_NOT_FOUND;
   auto &slot = module->functions[name];
@@ -661,8 +698,17 @@ CudaEmulator::CudaEmulator(const std::string &hostObjectPath, CudaEmulatorOption
   rt::overrideCudaApi(&emulation->api);
 }
 
+void CudaEmulator::addKernelImage(const std::string &image, const std::string &hostObjectPath) {
+  void *object = dlopen(hostObjectPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!object)
+    throw std::runtime_error("cannot load the host object " + hostObjectPath + ": " + dlerror());
+  current().imageObjects.emplace_back(image, object);
+}
+
 CudaEmulator::~CudaEmulator() {
   rt::overrideCudaApi(nullptr);
+  for (const auto &entry : emulation->imageObjects)
+    dlclose(entry.second);
   if (emulation->hostObject)
     dlclose(emulation->hostObject);
   delete emulation;

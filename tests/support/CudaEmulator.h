@@ -76,6 +76,11 @@ public:
   CudaEmulator(const CudaEmulator &) = delete;
   CudaEmulator &operator=(const CudaEmulator &) = delete;
 
+  /// Modules loaded from exactly `image` (a bundle's cubin) take their
+  /// kernels from the host object at `hostObjectPath` (the same bundle's
+  /// host.so) instead of the constructor's: several bundles at once.
+  void addKernelImage(const std::string &image, const std::string &hostObjectPath);
+
   /// Performs every piece of work enqueued so far, as a GPU catching up.
   void drain();
 

@@ -8,7 +8,9 @@
 
 #include "Elements.h"
 
+#ifdef MPC_HAVE_OPENBLAS
 #include <cblas.h>
+#endif
 
 #include <cmath>
 
@@ -19,6 +21,7 @@ namespace {
 template <typename T> constexpr DType kComputeDtype = DType::F32;
 template <> constexpr DType kComputeDtype<double> = DType::F64;
 
+#ifdef MPC_HAVE_OPENBLAS
 void blasGemm(bool transposeA, bool transposeB, int m, int n, int k,
               const float *a, const float *b, float *c) {
   cblas_sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
@@ -32,6 +35,40 @@ void blasGemm(bool transposeA, bool transposeB, int m, int n, int k,
               transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a,
               transposeA ? m : k, b, transposeB ? k : n, 0.0, c, n);
 }
+#else
+/// The row-major product without a BLAS: operands copied untransposed, then
+/// rows of C accumulated from rows of B (a loop the compiler vectorises).
+template <typename T>
+void blasGemm(bool transposeA, bool transposeB, int m, int n, int k, const T *a,
+              const T *b, T *c) {
+  std::vector<T> aRows, bRows;
+  if (transposeA) {
+    aRows.resize(static_cast<size_t>(m) * k);
+    for (int p = 0; p < k; ++p)
+      for (int i = 0; i < m; ++i)
+        aRows[static_cast<size_t>(i) * k + p] = a[static_cast<size_t>(p) * m + i];
+    a = aRows.data();
+  }
+  if (transposeB) {
+    bRows.resize(static_cast<size_t>(k) * n);
+    for (int j = 0; j < n; ++j)
+      for (int p = 0; p < k; ++p)
+        bRows[static_cast<size_t>(p) * n + j] = b[static_cast<size_t>(j) * k + p];
+    b = bRows.data();
+  }
+  for (int i = 0; i < m; ++i) {
+    T *row = c + static_cast<size_t>(i) * n;
+    for (int j = 0; j < n; ++j)
+      row[j] = 0;
+    for (int p = 0; p < k; ++p) {
+      T scale = a[static_cast<size_t>(i) * k + p];
+      const T *from = b + static_cast<size_t>(p) * n;
+      for (int j = 0; j < n; ++j)
+        row[j] += scale * from[j];
+    }
+  }
+}
+#endif
 
 /// `count` elements of `dtype` at `data` as T: the memory itself when it
 /// already holds T, else a widened copy in `scratch`.

@@ -2,7 +2,8 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// Runs a manifest's gemm step (see Manifest.h) with OpenBLAS. Operands that
+// Runs a manifest's gemm step (see Manifest.h) with OpenBLAS (in a build
+// without it, with plain loops of the same arithmetic). Operands that
 // are not already in the compute type are widened into scratch memory; the
 // compute type is f32 (cblas_sgemm), which gives fp16/bf16 products
 // accumulated in fp32 as on the GPU, or f64 (cblas_dgemm) when A, B and C are

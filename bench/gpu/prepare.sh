@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Compiles the bundles that bench/gpu/run.sh needs, on a machine with the
+# compiler (MLIR): every model's training and forward steps, with kernels for
+# the CPU and for sm_80 and sm_90 (cubin and PTX; other GPUs compile the
+# source at load), and the list run.sh reads (models.tsv). Carry the folder
+# to the GPU machine with the source tree.
+#   bench/gpu/prepare.sh [--out DIR] [--models "mlp wide_mlp ..."]
+#   MPC   the mpc driver (default build/bin/mpc)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+out=$root/bench/gpu/bundles
+# name:precision pairs; the GPU tests run all, the benchmarks the fp16 ones
+# of the MLPs and the transformer block (bench/gpu/run.sh).
+models="mlp:fp16 mlp:fp32 fashion_mlp:fp16 wide_mlp:fp16 wide_mlp:fp32 transformer_block:fp16 \
+transformer_block:bf16 transformer_block:fp32 cnn:fp16 char_lstm:fp16"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --out) out=$2; shift 2 ;;
+    --models) models=$2; shift 2 ;;
+    -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) echo "prepare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+mpc=${MPC:-$root/build/bin/mpc}
+[ -x "$mpc" ] || { echo "prepare.sh: no mpc at $mpc; build it first (tools/setup/build.sh) or set MPC" >&2; exit 1; }
+
+mkdir -p "$out"
+list=$out/models.tsv.tmp
+printf '# name\tprecision\ttrain\tforward (bench/gpu/prepare.sh, %s)\n' "$(date -u +%F)" > "$list"
+for entry in $models; do
+  name=${entry%%:*}
+  precision=${entry##*:}
+  [ "$name" != "$entry" ] || precision=fp16
+  echo "prepare.sh: $name ($precision)"
+  for step in train forward; do
+    "$mpc" compile "$root/examples/$name.mlir" --step $step --precision "$precision" \
+      --target cpu,sm_80,sm_90 -o "$out/$name-$precision.$step.mpcb"
+  done
+  printf '%s\t%s\t%s\t%s\n' "$name" "$precision" "$name-$precision.train.mpcb" \
+    "$name-$precision.forward.mpcb" >> "$list"
+done
+mv "$list" "$out/models.tsv"
+echo "prepare.sh: $(ls "$out"/*.mpcb | wc -l) bundles, $(du -sh "$out" | cut -f1), in $out"

@@ -1,0 +1,274 @@
+//===- BackendCheck.cpp - a device's results against the CPU backend's -----===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BackendCheck.h"
+
+#include "Elements.h"
+#include "Json.h"
+#include "StepRunner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace mpc::bench {
+
+namespace {
+
+constexpr uint64_t kSeed = 11;
+constexpr int kBatches = 8;
+
+struct Tolerances {
+  double forward, update, curve;
+};
+
+Tolerances tolerancesFor(const std::string &precision) {
+  if (precision == "fp32")
+    return {1e-4, 1e-3, 1e-3};
+  return {3e-2, 5e-2, 5e-2};
+}
+
+/// A tensor's elements as doubles.
+std::vector<double> widened(const rt::TensorSpec &spec, const std::vector<uint8_t> &bytes) {
+  size_t count = bytes.size() / rt::dtypeSize(spec.dtype);
+  std::vector<double> values(count);
+  switch (spec.dtype) {
+  case rt::DType::F16:
+  case rt::DType::BF16:
+  case rt::DType::F32:
+  case rt::DType::F64:
+    rt::widenElements(spec.dtype, bytes.data(), values.data(), count);
+    break;
+  case rt::DType::I32:
+    for (size_t i = 0; i < count; ++i)
+      values[i] = reinterpret_cast<const int32_t *>(bytes.data())[i];
+    break;
+  case rt::DType::I64:
+    for (size_t i = 0; i < count; ++i)
+      values[i] = static_cast<double>(reinterpret_cast<const int64_t *>(bytes.data())[i]);
+    break;
+  case rt::DType::Bool:
+    for (size_t i = 0; i < count; ++i)
+      values[i] = bytes[i];
+    break;
+  }
+  return values;
+}
+
+/// The largest |a - b| relative to the largest |a| (NaNs count as infinite).
+double relativeError(const std::vector<double> &a, const std::vector<double> &b) {
+  double scale = 0, worst = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (std::isnan(a[i]) != std::isnan(b[i]))
+      return INFINITY;
+    if (std::isnan(a[i]))
+      continue;
+    scale = std::max(scale, std::abs(a[i]));
+    worst = std::max(worst, std::abs(a[i] - b[i]));
+  }
+  return worst / std::max(scale, 1e-30);
+}
+
+rt::Status readTensor(rt::Program &program, const rt::TensorSpec &spec, bool isOutput,
+                      std::vector<uint8_t> &out) {
+  out.assign(rt::tensorBytes(spec.dtype, spec.shape), 0);
+  return isOutput ? program.getOutput(spec.name, out.data(), out.size())
+                  : program.getParam(spec.name, out.data(), out.size());
+}
+
+/// Throws the message of a failed status out of a comparison.
+struct Failed {
+  std::string message;
+};
+
+void require(const rt::Status &status) {
+  if (!status.isOk())
+    throw Failed{status.message()};
+}
+
+void compareForward(const CheckCase &check, const CheckOptions &options, const Tolerances &tol,
+                    CaseReport &report) {
+  std::unique_ptr<rt::Program> cpu, device;
+  require(loadProgram(check.forwardBundle, "cpu", kSeed, cpu));
+  require(loadProgram(check.forwardBundle, options.device, kSeed, device));
+  Batch batch = syntheticBatches(cpu->manifest(), 1, kSeed).front();
+  require(runBatch(*cpu, batch));
+  require(runBatch(*device, batch));
+  for (const rt::TensorSpec &output : cpu->manifest().outputs) {
+    std::vector<uint8_t> a, b;
+    require(readTensor(*cpu, output, true, a));
+    require(readTensor(*device, output, true, b));
+    report.measures.push_back({"forward output " + output.name,
+                               relativeError(widened(output, a), widened(output, b)),
+                               tol.forward});
+  }
+}
+
+void compareUpdate(const CheckCase &check, const CheckOptions &options, const Tolerances &tol,
+                   CaseReport &report) {
+  std::unique_ptr<rt::Program> cpu, device;
+  require(loadProgram(check.trainBundle, "cpu", kSeed, cpu));
+  require(loadProgram(check.trainBundle, options.device, kSeed, device));
+  const rt::Manifest &manifest = cpu->manifest();
+  std::vector<std::vector<uint8_t>> before;
+  for (const rt::ParamSpec &param : manifest.params) {
+    std::vector<uint8_t> bytes;
+    require(readTensor(*cpu, param, false, bytes));
+    before.push_back(std::move(bytes));
+  }
+  Batch batch = syntheticBatches(manifest, 1, kSeed).front();
+  require(runBatch(*cpu, batch));
+  require(runBatch(*device, batch));
+  for (size_t i = 0; i < manifest.params.size(); ++i) {
+    const rt::ParamSpec &param = manifest.params[i];
+    if (!param.trainable || param.state || !param.castOf.empty())
+      continue;
+    std::vector<uint8_t> a, b;
+    require(readTensor(*cpu, param, false, a));
+    require(readTensor(*device, param, false, b));
+    std::vector<double> start = widened(param, before[i]), cpuAfter = widened(param, a),
+                        deviceAfter = widened(param, b);
+    std::vector<double> cpuDelta(start.size()), deviceDelta(start.size());
+    for (size_t j = 0; j < start.size(); ++j) {
+      cpuDelta[j] = cpuAfter[j] - start[j];
+      deviceDelta[j] = deviceAfter[j] - start[j];
+    }
+    report.measures.push_back(
+        {"update of " + param.name, relativeError(cpuDelta, deviceDelta), tol.update});
+  }
+}
+
+void compareCurve(const CheckCase &check, const CheckOptions &options, const Tolerances &tol,
+                  CaseReport &report) {
+  std::unique_ptr<rt::Program> cpu, device;
+  require(loadProgram(check.trainBundle, "cpu", kSeed, cpu));
+  require(loadProgram(check.trainBundle, options.device, kSeed, device));
+  std::vector<Batch> batches = syntheticBatches(cpu->manifest(), kBatches, kSeed);
+  report.steps = options.curveSteps;
+  for (int step = 0; step < options.curveSteps; ++step) {
+    require(runBatch(*cpu, batches[step % kBatches]));
+    require(runBatch(*device, batches[step % kBatches]));
+  }
+  rt::BackendStats stats = device->stats();
+  report.graphLaunches = stats.graphLaunches;
+  report.hostSyncsInLoop = stats.hostSyncs;
+  double worst = 0;
+  for (int step = 0; step < options.curveSteps; ++step) {
+    float a = 0, b = 0;
+    require(telemetryScalar(*cpu, step, "loss", a));
+    require(telemetryScalar(*device, step, "loss", b));
+    report.cpuLosses.push_back(a);
+    report.deviceLosses.push_back(b);
+    double error = std::isfinite(a) && std::isfinite(b)
+                       ? std::abs(double(a) - b) / std::max(std::abs(double(a)), 1e-3)
+                       : (std::isnan(a) && std::isnan(b) ? 0.0 : INFINITY);
+    worst = std::max(worst, error);
+  }
+  report.measures.push_back({"loss curve over " + std::to_string(options.curveSteps) + " steps",
+                             worst, tol.curve});
+  if (options.device != "cpu") {
+    report.measures.push_back(
+        {"graph launches per step minus one",
+         std::abs(double(report.graphLaunches) / std::max(options.curveSteps, 1) - 1.0), 0.0});
+    report.measures.push_back(
+        {"host syncs in the training loop", double(report.hostSyncsInLoop), 0.0});
+  }
+}
+
+std::string number(double value) {
+  if (!std::isfinite(value))
+    return "null";
+  std::ostringstream os;
+  os.precision(9);
+  os << value;
+  return os.str();
+}
+
+} // namespace
+
+bool CaseReport::passed() const {
+  return error.empty() &&
+         std::all_of(measures.begin(), measures.end(), [](const Measure &m) { return m.passed(); });
+}
+
+CaseReport checkCase(const CheckCase &check, const CheckOptions &options) {
+  CaseReport report;
+  report.name = check.name;
+  report.precision = check.precision;
+  Tolerances tol = tolerancesFor(check.precision);
+  try {
+    if (!check.forwardBundle.empty())
+      compareForward(check, options, tol, report);
+    compareUpdate(check, options, tol, report);
+    compareCurve(check, options, tol, report);
+  } catch (const Failed &failed) {
+    report.error = failed.message;
+  }
+  return report;
+}
+
+std::string reportJson(const std::string &device, const std::vector<CaseReport> &reports) {
+  bool all = std::all_of(reports.begin(), reports.end(),
+                         [](const CaseReport &r) { return r.passed(); });
+  std::ostringstream os;
+  os << "{\"device\": " << rt::quoteJson(device) << ", \"passed\": " << (all ? "true" : "false")
+     << ", \"cases\": [";
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const CaseReport &r = reports[i];
+    os << (i ? ", " : "") << "{\"name\": " << rt::quoteJson(r.name)
+       << ", \"precision\": " << rt::quoteJson(r.precision)
+       << ", \"passed\": " << (r.passed() ? "true" : "false");
+    if (!r.error.empty())
+      os << ", \"error\": " << rt::quoteJson(r.error);
+    os << ", \"measures\": [";
+    for (size_t j = 0; j < r.measures.size(); ++j)
+      os << (j ? ", " : "") << "{\"what\": " << rt::quoteJson(r.measures[j].what)
+         << ", \"error\": " << number(r.measures[j].error)
+         << ", \"tolerance\": " << number(r.measures[j].tolerance)
+         << ", \"passed\": " << (r.measures[j].passed() ? "true" : "false") << "}";
+    os << "], \"steps\": " << r.steps << ", \"graph_launches\": " << r.graphLaunches
+       << ", \"host_syncs_in_loop\": " << r.hostSyncsInLoop << ", \"cpu_losses\": [";
+    for (size_t j = 0; j < r.cpuLosses.size(); ++j)
+      os << (j ? ", " : "") << number(r.cpuLosses[j]);
+    os << "], \"device_losses\": [";
+    for (size_t j = 0; j < r.deviceLosses.size(); ++j)
+      os << (j ? ", " : "") << number(r.deviceLosses[j]);
+    os << "]}";
+  }
+  os << "]}\n";
+  return os.str();
+}
+
+rt::Status readModelList(const std::string &path, std::vector<CheckCase> &out) {
+  std::ifstream file(path);
+  if (!file)
+    return rt::Status::error(MPC_NOT_FOUND, path + ": cannot read the model list");
+  std::string folder = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+  std::vector<CheckCase> cases;
+  std::string line;
+  for (int number = 1; std::getline(file, line); ++number) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::vector<std::string> fields;
+    std::istringstream stream(line);
+    for (std::string field; std::getline(stream, field, '\t');)
+      fields.push_back(field);
+    if (fields.size() != 4)
+      return rt::Status::error(MPC_FORMAT_ERROR,
+                               path + ":" + std::to_string(number) +
+                                   ": expected NAME, PRECISION, TRAIN and FORWARD separated by "
+                                   "tabs");
+    auto resolve = [&](const std::string &file) {
+      return file.empty() || file == "-" ? std::string() : folder + "/" + file;
+    };
+    cases.push_back({fields[0], fields[1], resolve(fields[2]), resolve(fields[3])});
+  }
+  out = std::move(cases);
+  return rt::Status();
+}
+
+} // namespace mpc::bench

@@ -1,0 +1,79 @@
+//===- BackendCheck.h - a device's results against the CPU backend's -------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// The GPU tests of bench/gpu/run.sh: for one model, its bundles (compiled
+// elsewhere with --target cpu,sm_XX) run on the CPU backend and on the
+// device from the same seed and synthetic batches, and compared:
+//   - forward: every output of the forward step;
+//   - update: the change one training step makes to every trainable
+//     parameter (the learning rate times the gradient, for the first step of
+//     SGD or Adam), which checks the gradients;
+//   - curve: the losses of a short training run, and on the device one
+//     graph launch per step and no host synchronisation in the loop.
+// Each comparison is the largest difference relative to the largest
+// magnitude, against a tolerance for the model's precision (fp32 results
+// differ only by summation order; fp16/bf16 ones by a few roundings).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_BENCH_RUNTIME_BACKENDCHECK_H
+#define MPC_BENCH_RUNTIME_BACKENDCHECK_H
+
+#include "Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mpc::bench {
+
+/// A model's bundles.
+struct CheckCase {
+  std::string name;
+  /// "fp32", "fp16" or "bf16": picks the tolerances.
+  std::string precision;
+  std::string trainBundle;
+  /// Empty when the model has no forward bundle to check.
+  std::string forwardBundle;
+};
+
+struct CheckOptions {
+  std::string device = "cuda";
+  int curveSteps = 40;
+};
+
+/// One comparison.
+struct Measure {
+  std::string what;
+  double error = 0;
+  double tolerance = 0;
+  bool passed() const { return error <= tolerance; }
+};
+
+struct CaseReport {
+  std::string name;
+  std::string precision;
+  std::vector<Measure> measures;
+  std::vector<float> cpuLosses, deviceLosses;
+  int steps = 0;
+  uint64_t graphLaunches = 0, hostSyncsInLoop = 0;
+  /// Set when the case could not be run at all.
+  std::string error;
+  bool passed() const;
+};
+
+/// Runs every comparison of `check` on `options.device`.
+CaseReport checkCase(const CheckCase &check, const CheckOptions &options);
+
+/// The reports as a JSON object: {"device": ..., "passed": ..., "cases": [...]}.
+std::string reportJson(const std::string &device, const std::vector<CaseReport> &reports);
+
+/// Reads the model list bench/gpu/prepare.sh writes: one model per line,
+/// "NAME<TAB>PRECISION<TAB>TRAIN.mpcb<TAB>FORWARD.mpcb" (paths relative to
+/// the list's folder; '#' starts a comment line).
+rt::Status readModelList(const std::string &path, std::vector<CheckCase> &out);
+
+} // namespace mpc::bench
+
+#endif // MPC_BENCH_RUNTIME_BACKENDCHECK_H

@@ -1,0 +1,99 @@
+//===- GpuCheckEmulatedTest.cpp - the GPU tests' logic on an emulated GPU -===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// bench/gpu/run.sh's GPU tests (bench/runtime/BackendCheck.h) run here on
+// the emulated GPU (tests/support/CudaEmulator.h), on bundles compiled as
+// bench/gpu/prepare.sh compiles them: every comparison is made and passes
+// (the emulated GPU agrees with the CPU bitwise), a step is one graph launch
+// with no host synchronisation, and the report lists it all. A device that
+// is missing is reported as a failure of the case, not a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BackendCheck.h"
+#include "Bundle.h"
+#include "CudaEmulator.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace {
+
+std::string compile(const std::string &dir, const std::string &graph, const std::string &step,
+                    const std::string &precision) {
+  std::string bundle = dir + "/" + graph + "-" + precision + "." + step + ".mpcb";
+  std::string command = std::string("'") + MPC_TOOL + "' compile '" + MPC_EXAMPLES_DIR + "/" +
+                        graph + ".mlir' --step " + step + " --precision " + precision +
+                        " --target cpu,sm_90 -o '" + bundle + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return bundle;
+}
+
+/// Registers the bundle's cubin with the emulator, to run its host object.
+void emulate(mpc::test::CudaEmulator &emulator, const std::string &bundle) {
+  std::vector<mpc::rt::BundleSection> sections;
+  ASSERT_TRUE(mpc::rt::readBundle(bundle, sections).isOk());
+  const mpc::rt::BundleSection *cubin = mpc::rt::findSection(sections, "cubin.sm_90");
+  const mpc::rt::BundleSection *host = mpc::rt::findSection(sections, "host.so");
+  ASSERT_TRUE(cubin && host);
+  std::string hostPath = bundle + ".host.so";
+  std::ofstream(hostPath, std::ios::binary) << host->bytes;
+  emulator.addKernelImage(cubin->bytes, hostPath);
+}
+
+TEST(GpuCheckEmulated, EveryComparisonRunsAndPasses) {
+  char pattern[] = "/tmp/mpc-gpu-check-XXXXXX";
+  std::string dir = mkdtemp(pattern);
+  mpc::bench::CheckCase check{"mlp", "fp16", compile(dir, "mlp", "train", "fp16"),
+                              compile(dir, "mlp", "forward", "fp16")};
+  std::ofstream(dir + "/models.tsv") << "# name\tprecision\ttrain\tforward\n"
+                                     << "mlp\tfp16\tmlp-fp16.train.mpcb\tmlp-fp16.forward.mpcb\n";
+  std::vector<mpc::bench::CheckCase> listed;
+  ASSERT_TRUE(mpc::bench::readModelList(dir + "/models.tsv", listed).isOk());
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].trainBundle, check.trainBundle);
+  EXPECT_EQ(listed[0].forwardBundle, check.forwardBundle);
+
+  mpc::test::CudaEmulator emulator("");
+  emulate(emulator, check.trainBundle);
+  emulate(emulator, check.forwardBundle);
+  mpc::bench::CheckOptions options;
+  options.curveSteps = 12;
+  mpc::bench::CaseReport report = mpc::bench::checkCase(check, options);
+  EXPECT_TRUE(report.error.empty()) << report.error;
+  EXPECT_TRUE(report.passed());
+  std::vector<std::string> what;
+  for (const mpc::bench::Measure &measure : report.measures) {
+    what.push_back(measure.what);
+    EXPECT_EQ(measure.error, 0.0) << measure.what; // bitwise on the emulated GPU
+  }
+  // Forward outputs, the update of each of the four parameters, the curve,
+  // launches and syncs.
+  EXPECT_EQ(what, (std::vector<std::string>{
+                      "forward output logits", "forward output loss", "update of fc1.weight",
+                      "update of fc1.bias", "update of fc2.weight", "update of fc2.bias",
+                      "loss curve over 12 steps", "graph launches per step minus one",
+                      "host syncs in the training loop"}));
+  EXPECT_EQ(report.graphLaunches, 12u);
+  EXPECT_EQ(report.hostSyncsInLoop, 0u);
+  ASSERT_EQ(report.deviceLosses.size(), 12u);
+  EXPECT_LT(report.deviceLosses.back(), report.deviceLosses.front()); // it learns the batches
+  std::string json = mpc::bench::reportJson("cuda", {report});
+  EXPECT_EQ(json.rfind("{\"device\": \"cuda\", \"passed\": true, \"cases\": [{\"name\": \"mlp\"", 0),
+            0u)
+      << json;
+
+  // Without the device every case fails with the reason.
+  mpc::bench::CheckOptions missing;
+  missing.device = "cuda:3";
+  mpc::bench::CaseReport failed = mpc::bench::checkCase(check, missing);
+  EXPECT_FALSE(failed.passed());
+  EXPECT_NE(failed.error.find("this machine has 1 CUDA GPU"), std::string::npos) << failed.error;
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+} // namespace

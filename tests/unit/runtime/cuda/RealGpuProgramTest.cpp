@@ -1,0 +1,64 @@
+//===- RealGpuProgramTest.cpp - the CUDA backend on the GPU of this machine ===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// The step program of StepProgram.h on a real GPU, skipped where there is
+// none: its kernels compiled from the bundle's source by NVRTC at load for
+// the GPU's architecture, its GEMM by cuBLASLt, each run one CUDA graph.
+// Results against the CPU backend's on the same seed and inputs (f16
+// roundings and summation orders differ, so within tolerances), telemetry
+// without host synchronisation, the persistent counter exact.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Elements.h"
+#include "ProgramTestUtil.h"
+#include "StepProgram.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace mpc::test;
+
+namespace {
+
+TEST(RealGpu, RunsTheStepProgramAsTheCpuDoes) {
+  if (mpc_device_check("cuda") != MPC_OK)
+    GTEST_SKIP() << "no GPU: " << mpc_last_error();
+  ScopedCacheDir cache;
+  TempDir dir;
+  ASSERT_FALSE(hostObject().empty());
+  std::string bundle = writeSourceBundle(dir);
+  const int runs = 6;
+  std::vector<float> expected = cpuLosses(bundle, runs);
+  LoadedProgram cpu, gpu;
+  ASSERT_EQ(cpu.load(bundle, 7, "cpu"), MPC_OK) << mpc_last_error();
+  ASSERT_EQ(gpu.load(bundle, 7, "cuda"), MPC_OK) << mpc_last_error();
+  for (int run = 0; run < runs; ++run) {
+    setInput(cpu, run);
+    setInput(gpu, run);
+    ASSERT_EQ(mpc_program_run(cpu.get()), MPC_OK) << mpc_last_error();
+    ASSERT_EQ(mpc_program_run(gpu.get()), MPC_OK) << mpc_last_error();
+  }
+  mpc_program_stats stats;
+  ASSERT_EQ(mpc_program_get_stats(gpu.get(), &stats), MPC_OK);
+  EXPECT_EQ(stats.graph_launches, static_cast<uint64_t>(runs));
+  EXPECT_EQ(stats.host_syncs, 0u);
+  ASSERT_EQ(mpc_program_synchronize(gpu.get()), MPC_OK) << mpc_last_error();
+  for (int run = 0; run < runs; ++run) {
+    float loss = telemetryOf<float>(gpu, run, "loss");
+    EXPECT_NEAR(loss, expected[run], 2e-3 * std::abs(expected[run]) + 1e-6) << "run " << run;
+    EXPECT_EQ(telemetryOf<float>(gpu, run, "count"), run + 1.0f);
+  }
+  // z is f16 of 2 relu(x w + b): a rounding apart at most.
+  std::vector<uint8_t> cpuZ = bytesOf(cpu.get(), "z", 128, true),
+                       gpuZ = bytesOf(gpu.get(), "z", 128, true);
+  std::vector<float> a(64), b(64);
+  mpc::rt::widenElements(mpc::rt::DType::F16, cpuZ.data(), a.data(), 64);
+  mpc::rt::widenElements(mpc::rt::DType::F16, gpuZ.data(), b.data(), 64);
+  for (int i = 0; i < 64; ++i)
+    EXPECT_NEAR(a[i], b[i], 2e-3 * std::abs(a[i]) + 1e-6) << "z[" << i << "]";
+}
+
+} // namespace
