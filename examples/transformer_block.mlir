@@ -1,13 +1,13 @@
 // One pre-norm transformer block (4-head self-attention + GELU MLP) with token and learned
 // positional embeddings, a final layer-norm and a projection to the vocabulary.
-// Data: a synthetic sequence task, e.g. per-position targets such as the sorted or reversed
-// input sequence; attention is bidirectional (no causal mask).
+// Data: a synthetic sequence task with a target per position, e.g. the input sequence
+// sorted (examples/data/make_sequence_task.py); attention is bidirectional (no causal mask).
 // Shapes: batch 8, sequence 16, width 64, 4 heads of 16, vocab 32; tokens [8, 16] i32,
-// targets [128] i32 (row-major over [8, 16]) -> logits [128, 32]. Optimizer: AdamW, lr 1e-3.
+// targets [8, 16] i32 -> logits [128, 32] (row-major over [8, 16]). Optimizer: AdamW, lr 1e-3.
 mpg.graph @transformer_block {
   // Data
   %tokens = mpg.input "tokens" : tensor<8x16xi32>
-  %targets = mpg.input "targets" : tensor<128xi32>
+  %targets = mpg.input "targets" : tensor<8x16xi32>
 
   // Parameters
   %tok_emb.weight = mpg.param "tok_emb.weight" init(normal, std = 0.02) : tensor<32x64xf32>
@@ -99,7 +99,8 @@ mpg.graph @transformer_block {
   %logits = mpg.add %head_mm, %lm_head.bias : tensor<128x32xf32>, tensor<32xf32> -> tensor<128x32xf32>
 
   // Loss and update
-  %loss = mpg.softmax_cross_entropy %logits, %targets : tensor<128x32xf32>, tensor<128xi32> -> tensor<f32>
+  %targets_flat = mpg.reshape %targets : tensor<8x16xi32> -> tensor<128xi32>
+  %loss = mpg.softmax_cross_entropy %logits, %targets_flat : tensor<128x32xf32>, tensor<128xi32> -> tensor<f32>
   mpg.output "logits" %logits : tensor<128x32xf32>
   mpg.output "attn_probs" %attn_probs : tensor<32x16x16xf32>
   mpg.minimize %loss optimizer(adamw, lr = 1.0e-3, weight_decay = 0.01) : tensor<f32>

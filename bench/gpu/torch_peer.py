@@ -77,7 +77,7 @@ class TransformerBlock(nn.Module):
         x = x + self.out(ctx)
         x = x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
         logits = self.head(self.ln_f(x)).reshape(b * s, -1)
-        return F.cross_entropy(logits, targets)
+        return F.cross_entropy(logits, targets.reshape(-1))
 
 
 def make(name):
@@ -103,7 +103,7 @@ def make(name):
     generator = torch.Generator().manual_seed(1)
     if name == "transformer_block":
         batches = [(torch.randint(0, 10, (8, 16), generator=generator),
-                    torch.randint(0, 10, (128,), generator=generator)) for _ in range(8)]
+                    torch.randint(0, 10, (8, 16), generator=generator)) for _ in range(8)]
     else:
         batches = [(torch.rand(batch, features, generator=generator),
                     torch.randint(0, 10, (batch,), generator=generator)) for _ in range(8)]

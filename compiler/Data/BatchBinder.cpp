@@ -49,10 +49,14 @@ llvm::Expected<BatchBinder> BatchBinder::create(const mpc_program *program, cons
   BatchBinder binder(data);
   std::vector<mpc_tensor_info> inputs = inputsOf(program);
 
-  if (data.isText()) {
-    const char *expected = "a step that reads text takes an integer input [B, T] (the "
-                           "characters) and an integer input \"targets\" of B*T elements "
-                           "([B, T], or [T*B] time-major)";
+  if (data.isText() || data.isSequences()) {
+    const char *expected = data.isText()
+                               ? "a step that reads text takes an integer input [B, T] (the "
+                                 "characters) and an integer input \"targets\" of B*T elements "
+                                 "([B, T], or [T*B] time-major)"
+                               : "a step that reads sequences takes an integer input [B, T] "
+                                 "(the tokens) and an integer input \"targets\" of B*T "
+                                 "elements ([B, T], or [T*B] time-major)";
     bool haveChars = false, haveTargets = false;
     for (const mpc_tensor_info &info : inputs) {
       bool targets = std::string(info.name) == "targets";
@@ -73,8 +77,13 @@ llvm::Expected<BatchBinder> BatchBinder::create(const mpc_program *program, cons
     if (!batchMajor && !binder.timeMajor)
       return failure("the targets input must be [" + llvm::Twine(binder.batch) + ", " +
                      llvm::Twine(binder.window) + "] or [" +
-                     llvm::Twine(binder.batch * binder.window) + "] to match the characters " +
-                     shapeText(binder.first) + ", not " + shapeText(targets));
+                     llvm::Twine(binder.batch * binder.window) + "] to match the " +
+                     (data.isText() ? "characters " : "tokens ") + shapeText(binder.first) +
+                     ", not " + shapeText(targets));
+    if (data.isSequences() && data.sequenceLength != binder.window)
+      return failure(dataName + " holds sequences of " + llvm::Twine(data.sequenceLength) +
+                     " tokens, but the graph's input '" + binder.first.name + "' " +
+                     shapeText(binder.first) + " takes " + llvm::Twine(binder.window));
     return binder;
   }
 
@@ -144,6 +153,22 @@ llvm::Error BatchBinder::bind(mpc_program *program, const int64_t *indices) {
       }
     }
     if (llvm::Error error = setIntegers(program, first, chars))
+      return error;
+    return setIntegers(program, second, targets);
+  }
+  if (data->isSequences()) {
+    std::vector<int64_t> tokens(batch * window);
+    targets.assign(batch * window, 0);
+    slots.assign(batch * window, 0);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t t = 0; t < window; ++t) {
+        int64_t at = indices[b] * window + t;
+        tokens[b * window + t] = data->tokens[at];
+        int64_t row = timeMajor ? t * batch + b : b * window + t;
+        targets[row] = data->tokenTargets[at];
+        slots[row] = b;
+      }
+    if (llvm::Error error = setIntegers(program, first, tokens))
       return error;
     return setIntegers(program, second, targets);
   }

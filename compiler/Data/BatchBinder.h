@@ -15,6 +15,8 @@
 //   recurrent network concatenates its time steps. An example of text is a
 //   window of T characters; window i starts at character i*T, so windows do
 //   not overlap and the last character only serves as a target.
+// - Sequences (tokens and targets [N, T]) go to a step with the same two
+//   inputs; the targets are the data's, position by position.
 //
 // After each bind, rowTargets() gives for every row of a [rows, classes]
 // output ("logits") the class it should predict, and rowSlots() the batch
@@ -68,8 +70,8 @@ private:
   mpc_tensor_info second{}; // labels, or the targets of text
   int64_t batch = 0;
   int64_t featureSize = 0;  // classification
-  int64_t window = 0;       // text: T
-  bool timeMajor = false;   // text: targets are [T*B]
+  int64_t window = 0;       // text and sequences: T
+  bool timeMajor = false;   // text and sequences: targets are [T*B]
   std::vector<int64_t> targets, slots;
 };
 

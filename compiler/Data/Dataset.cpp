@@ -133,8 +133,32 @@ llvm::Expected<Dataset> readNpyPair(const std::string &featuresPath,
     return failure(status.message());
   if (rt::Status status = rt::readNpy(labelsPath, labels); !status.isOk())
     return failure(status.message());
+  auto isInteger = [](const rt::HostTensor &t) {
+    return t.dtype == rt::DType::I32 || t.dtype == rt::DType::I64;
+  };
+  auto integerAt = [](const rt::HostTensor &t, int64_t i) -> int64_t {
+    return t.dtype == rt::DType::I32 ? reinterpret_cast<const int32_t *>(t.bytes.data())[i]
+                                     : reinterpret_cast<const int64_t *>(t.bytes.data())[i];
+  };
+  if (isInteger(features)) {
+    // A sequence task: a token and a target at every position.
+    if (features.shape.size() != 2 || !isInteger(labels) || labels.shape != features.shape)
+      return failure("'" + featuresPath + "' holds integers, so it must be tokens [N, T] with "
+                     "'" + labelsPath + "' the integer targets [N, T] of the same shape");
+    Dataset data;
+    data.count = features.shape[0];
+    data.sequenceLength = features.shape[1];
+    for (int64_t i = 0, e = features.numElements(); i < e; ++i) {
+      data.tokens.push_back(integerAt(features, i));
+      data.tokenTargets.push_back(integerAt(labels, i));
+    }
+    if (data.count == 0 || data.sequenceLength == 0)
+      return failure("'" + featuresPath + "' holds no tokens");
+    return data;
+  }
   if (features.dtype != rt::DType::F32 || features.shape.empty())
-    return failure("'" + featuresPath + "' must hold f32 features [N, ...]");
+    return failure("'" + featuresPath + "' must hold f32 features [N, ...] or integer tokens "
+                   "[N, T]");
   if ((labels.dtype != rt::DType::I32 && labels.dtype != rt::DType::I64) ||
       labels.shape.size() != 1 || labels.shape[0] != features.shape[0])
     return failure("'" + labelsPath + "' must hold " + llvm::Twine(features.shape[0]) +
@@ -217,6 +241,15 @@ llvm::Expected<Dataset> mpc::loadDataset(llvm::StringRef spec) {
                    "' (the data has " + llvm::Twine(data->count) +
                    (data->isText() ? " characters)" : " examples)"));
   Dataset slice;
+  if (data->isSequences()) {
+    int64_t t = data->sequenceLength;
+    slice.sequenceLength = t;
+    slice.count = end - start;
+    slice.tokens.assign(data->tokens.begin() + start * t, data->tokens.begin() + end * t);
+    slice.tokenTargets.assign(data->tokenTargets.begin() + start * t,
+                              data->tokenTargets.begin() + end * t);
+    return slice;
+  }
   if (data->isText()) {
     slice.text.assign(data->text.begin() + start, data->text.begin() + end);
     slice.count = end - start;
@@ -239,10 +272,19 @@ mpc::Dataset mpc::holdOut(Dataset &data, int64_t count, uint64_t seed) {
   std::vector<bool> heldOut(data.count, false);
   Dataset held, kept;
   held.featureSize = kept.featureSize = data.featureSize;
+  held.sequenceLength = kept.sequenceLength = data.sequenceLength;
   auto append = [&](Dataset &to, int64_t i) {
-    to.features.insert(to.features.end(), data.features.begin() + i * data.featureSize,
-                       data.features.begin() + (i + 1) * data.featureSize);
-    to.labels.push_back(data.labels[i]);
+    if (data.isSequences()) {
+      int64_t t = data.sequenceLength;
+      to.tokens.insert(to.tokens.end(), data.tokens.begin() + i * t,
+                       data.tokens.begin() + (i + 1) * t);
+      to.tokenTargets.insert(to.tokenTargets.end(), data.tokenTargets.begin() + i * t,
+                             data.tokenTargets.begin() + (i + 1) * t);
+    } else {
+      to.features.insert(to.features.end(), data.features.begin() + i * data.featureSize,
+                         data.features.begin() + (i + 1) * data.featureSize);
+      to.labels.push_back(data.labels[i]);
+    }
     ++to.count;
   };
   for (int64_t i = 0; i < count; ++i) {

@@ -10,6 +10,10 @@
 //   IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz][@START:END]
 //                                     IDX files (Fashion-MNIST)
 //   FEATURES.npy,LABELS.npy[@START:END]
+//                                     f32 features [N, ...] and integer labels
+//                                     [N]; or integer tokens [N, T] and
+//                                     integer targets [N, T] (a sequence task:
+//                                     a target per position)
 //   TEXT.txt[.gz][@START:END]         plain text for a character language
 //                                     model; the range counts characters
 //
@@ -33,16 +37,20 @@
 
 namespace mpc {
 
-/// Either classification data (features and a label per example) or text
-/// (one character id per element; `count` is the number of characters).
+/// Classification data (features and a label per example), sequences (a
+/// token and a target per position of each example), or text (one character
+/// id per element; `count` is the number of characters).
 struct Dataset {
   std::vector<float> features; // count x featureSize, row-major
   std::vector<int64_t> labels; // count
   std::vector<int32_t> text;   // count character ids, for text data
+  std::vector<int64_t> tokens, tokenTargets; // count x sequenceLength, for sequences
   int64_t count = 0;
   int64_t featureSize = 0;
+  int64_t sequenceLength = 0;
 
   bool isText() const { return !text.empty(); }
+  bool isSequences() const { return sequenceLength > 0; }
 };
 
 /// The character vocabulary of text data: newline is 0, the printable ASCII

@@ -36,6 +36,26 @@ const OptionSpec *ArgParser::findShort(char shortName) const {
   return it == options.end() ? nullptr : &*it;
 }
 
+std::string ArgParser::closestOption(llvm::StringRef shown) const {
+  if (!shown.starts_with("--"))
+    return "";
+  llvm::StringRef name = shown.drop_front(2);
+  std::string best;
+  unsigned bestDistance = 3; // more edits than this is no likely typo
+  auto consider = [&](llvm::StringRef candidate) {
+    unsigned distance = name.edit_distance(candidate, /*AllowReplacements=*/true, bestDistance);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = "--" + candidate.str();
+    }
+  };
+  for (const OptionSpec &spec : options)
+    consider(spec.name);
+  for (const auto &flag : flagSpecs)
+    consider(flag.first);
+  return best;
+}
+
 bool ArgParser::parse(llvm::ArrayRef<std::string> args, std::string &error) {
   bool onlyPositionals = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -78,6 +98,8 @@ bool ArgParser::parse(llvm::ArrayRef<std::string> args, std::string &error) {
     }
     if (!spec) {
       error = "unknown option '" + shown + "' for 'mpc " + command + "'";
+      if (std::string near = closestOption(shown); !near.empty())
+        error += " (did you mean '" + near + "'?)";
       return false;
     }
     std::string value;

@@ -66,6 +66,9 @@ public:
   const std::string &getCommand() const { return command; }
 
 private:
+  /// The declared option nearest to `shown` ("--stpes" -> "--steps"), or "".
+  std::string closestOption(llvm::StringRef shown) const;
+
   const OptionSpec *find(llvm::StringRef name) const;
   const OptionSpec *findShort(char shortName) const;
 

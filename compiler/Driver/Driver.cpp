@@ -17,6 +17,11 @@
 
 #include "mpc/runtime.h"
 
+#include "HostTensor.h"
+#include "Safetensors.h"
+
+#include <map>
+
 using namespace mpc::driver;
 
 namespace {
@@ -32,6 +37,10 @@ const Command kCommands[] = {
     {"train", "train a graph on a dataset on the CPU and evaluate it", runTrainCommand},
     {"run", "run one step of a bundle on inputs from .npy files", runRunCommand},
     {"report", "show the kernels and the memory plan of a compiled graph", runReportCommand},
+    {"generate", "sample text from a character language model trained by mpc train",
+     runGenerateCommand},
+    {"plot", "draw training logs: loss curves, loss scale, gradient histograms (SVG, PNG)",
+     runPlotCommand},
 };
 } // namespace
 
@@ -39,6 +48,39 @@ void mpc::driver::reportError(const llvm::Twine &message) {
   llvm::errs() << "mpc: ";
   llvm::WithColor::error(llvm::errs(), "", /*DisableColors=*/false);
   llvm::errs() << message << "\n";
+}
+
+std::string mpc::driver::describeTensor(const mpc_tensor_info &info) {
+  std::string text = std::string(info.dtype) + "[";
+  for (size_t d = 0; d < info.rank; ++d)
+    text += (d ? ", " : "") + std::to_string(info.shape[d]);
+  return text + "]";
+}
+
+llvm::Error mpc::driver::setParamsFromCheckpoint(mpc_program *program, const std::string &path) {
+  std::map<std::string, rt::HostTensor> tensors;
+  if (rt::Status status = rt::readSafetensors(path, tensors, nullptr); !status.isOk())
+    return llvm::createStringError(status.message());
+  for (size_t i = 0, e = mpc_program_param_count(program); i < e; ++i) {
+    mpc_tensor_info info;
+    mpc_program_param_info(program, i, &info);
+    if (info.flags & MPC_TENSOR_WORKING_COPY)
+      continue; // follows its parameter
+    auto it = tensors.find(info.name);
+    std::vector<int64_t> shape(info.shape, info.shape + info.rank);
+    if (it == tensors.end())
+      return llvm::createStringError(path + " has no tensor '" + info.name + "' (" +
+                                     describeTensor(info) + "), which the program needs");
+    if (std::string(rt::dtypeName(it->second.dtype)) != info.dtype || it->second.shape != shape)
+      return llvm::createStringError(path + ": tensor '" + info.name + "' is " +
+                                     rt::dtypeName(it->second.dtype) +
+                                     rt::formatShape(it->second.shape) +
+                                     ", the program needs " + describeTensor(info));
+    if (mpc_program_set_param(program, info.name, it->second.bytes.data(),
+                              it->second.bytes.size()) != MPC_OK)
+      return llvm::createStringError(mpc_last_error());
+  }
+  return llvm::Error::success();
 }
 
 void mpc::driver::addDeviceOption(ArgParser &parser, const char *help) {

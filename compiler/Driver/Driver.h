@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include "mpc/runtime.h"
@@ -42,6 +43,12 @@ int runTrainCommand(llvm::ArrayRef<std::string> args);
 /// `mpc report`: the kernels and memory plan of a compiled graph.
 int runReportCommand(llvm::ArrayRef<std::string> args);
 
+/// `mpc generate`: sample text from a character language model.
+int runGenerateCommand(llvm::ArrayRef<std::string> args);
+
+/// `mpc plot`: draw the logs of training runs.
+int runPlotCommand(llvm::ArrayRef<std::string> args);
+
 /// Prints "mpc: error: MESSAGE" to stderr.
 void reportError(const llvm::Twine &message);
 
@@ -62,6 +69,15 @@ using ProgramHandle = std::unique_ptr<mpc_program, void (*)(mpc_program *)>;
 /// Loads the bundle at `path` for `device`, its initializers seeded with
 /// `seed`; on failure reports the runtime's error and returns null.
 ProgramHandle loadProgram(const std::string &path, const std::string &device, uint64_t seed);
+
+/// Sets every parameter and piece of state of `program` from the safetensors
+/// file at `path` (working copies follow their parameters); tensors the
+/// program lacks, such as a training checkpoint's optimizer state in a
+/// forward program, are skipped. Errors name the file and the tensor.
+llvm::Error setParamsFromCheckpoint(mpc_program *program, const std::string &path);
+
+/// "f32[64, 10]".
+std::string describeTensor(const mpc_tensor_info &info);
 
 /// Prints the diagnostics of a compilation to stderr: located ones as
 /// FILE:LINE:COL: error: MESSAGE with the source line, unlocated ones as

@@ -13,6 +13,10 @@
 #include "compiler/CodeGen/CudaEmitter.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/GraphPicture.h"
+#include "compiler/Driver/HtmlReport.h"
+#include "compiler/Driver/KernelCost.h"
+#include "compiler/Driver/RunLog.h"
 #include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Driver/PrecisionReport.h"
 #include "compiler/Driver/TransientMemory.h"
@@ -45,6 +49,8 @@ struct StepInfo {
   std::vector<std::string> fused;
   int64_t readBytes = 0, writtenBytes = 0;
   int64_t grid = 0, block = 0;
+  double flops = 0;
+  RooflineTime roofline; // on kH200
 };
 
 std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedKernels &kernels) {
@@ -54,6 +60,7 @@ std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedK
   std::vector<StepInfo> steps;
   for (Operation &op : program.getBody().front()) {
     StepInfo step;
+    step.flops = estimateFlops(&op);
     if (auto fused = op.getAttrOfType<ArrayAttr>("mpk.fused"))
       for (Attribute name : fused)
         step.fused.push_back(llvm::cast<StringAttr>(name).getValue().drop_front(4).str());
@@ -84,6 +91,10 @@ std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedK
         launchStep.fused.insert(launchStep.fused.end(), step.fused.begin(), step.fused.end());
         launchStep.readBytes += step.readBytes;
         launchStep.writtenBytes += step.writtenBytes;
+        launchStep.flops += step.flops;
+        launchStep.roofline =
+            rooflineTime(&op, launchStep.flops, launchStep.readBytes + launchStep.writtenBytes,
+                         kH200);
         continue;
       }
     } else if (auto gemm = llvm::dyn_cast<mpk::GemmOp>(op)) {
@@ -102,9 +113,30 @@ std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedK
     } else {
       continue;
     }
+    step.roofline = rooflineTime(&op, step.flops, step.readBytes + step.writtenBytes, kH200);
     steps.push_back(std::move(step));
   }
   return steps;
+}
+
+/// A timeline of live bytes as a line of block characters, 48 wide at most,
+/// scaled to its peak.
+std::string timelineText(const std::vector<int64_t> &timeline) {
+  if (timeline.empty())
+    return "-";
+  static const char *levels[] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
+                                 "\u2585", "\u2586", "\u2587", "\u2588"};
+  int64_t peak = *std::max_element(timeline.begin(), timeline.end());
+  size_t width = std::min<size_t>(48, timeline.size());
+  std::string text;
+  for (size_t i = 0; i < width; ++i) {
+    // The largest value in this column's share of the timeline.
+    size_t from = i * timeline.size() / width, to = (i + 1) * timeline.size() / width;
+    int64_t value = *std::max_element(timeline.begin() + from, timeline.begin() + std::max(to, from + 1));
+    text += levels[peak > 0 ? (value * 8 + peak - 1) / peak : 0];
+  }
+  return text + " (peak " + std::to_string(peak) + " bytes, " + std::to_string(timeline.size()) +
+         " points)";
 }
 
 /// Persistent bytes by what they hold, in a fixed order.
@@ -145,34 +177,77 @@ std::vector<std::pair<std::string, int64_t>> persistentByCategory(mpk::ProgramOp
   return categories;
 }
 
+/// The totals of a step's kernels.
+struct StepTotals {
+  int64_t generated = 0, gemms = 0, copies = 0, read = 0, written = 0;
+  double flops = 0, seconds = 0, memoryBoundSeconds = 0;
+};
+
+StepTotals totalsOf(const std::vector<StepInfo> &steps) {
+  StepTotals t;
+  for (const StepInfo &s : steps) {
+    t.generated += s.kind == "kernel";
+    t.gemms += s.kind == "gemm";
+    t.copies += s.kind == "copy";
+    t.read += s.readBytes;
+    t.written += s.writtenBytes;
+    t.flops += s.flops;
+    t.seconds += s.roofline.seconds();
+    if (s.roofline.memoryBound())
+      t.memoryBoundSeconds += s.roofline.seconds();
+  }
+  return t;
+}
+
+/// "1.2 M" style: the value with a metric prefix.
+std::string metric(double value) {
+  const char *prefixes[] = {"", " k", " M", " G", " T"};
+  int i = 0;
+  while (value >= 1000 && i < 4) {
+    value /= 1000;
+    ++i;
+  }
+  return llvm::formatv(value >= 100 || i == 0 ? "{0:F0}{1}" : "{0:F1}{1}", value, prefixes[i]);
+}
+
 void printText(llvm::raw_ostream &os, mpk::ProgramOp program, const std::vector<StepInfo> &steps,
                bool kernels, bool memory) {
   if (kernels) {
-    int64_t generated = 0, gemms = 0, copies = 0, read = 0, written = 0;
-    for (const StepInfo &s : steps) {
-      generated += s.kind == "kernel";
-      gemms += s.kind == "gemm";
-      copies += s.kind == "copy";
-      read += s.readBytes;
-      written += s.writtenBytes;
-    }
+    StepTotals totals = totalsOf(steps);
+    int64_t generated = totals.generated, gemms = totals.gemms, copies = totals.copies,
+            read = totals.read, written = totals.written;
     os << "kernels of @" << program.getSymName() << ": " << steps.size()
        << " launches per step (" << generated << " generated kernels, " << gemms << " GEMM calls, "
        << copies << " copies)\n";
-    os << llvm::format("  %-4s %-7s %-16s %-14s %-44s %12s %12s %s\n", (const char *)"#",
-                       (const char *)"kind", (const char *)"name", (const char *)"what",
-                       (const char *)"mpg ops", (const char *)"read B",
-                       (const char *)"written B", (const char *)"grid x block");
+    os << llvm::format("  %-4s %-7s %-16s %-14s %-44s %12s %12s %-14s %9s %10s\n",
+                       (const char *)"#", (const char *)"kind", (const char *)"name",
+                       (const char *)"what", (const char *)"mpg ops", (const char *)"read B",
+                       (const char *)"written B", (const char *)"grid x block",
+                       (const char *)"FLOPs", (const char *)"H200 us");
     for (auto [i, s] : llvm::enumerate(steps)) {
       std::string ops = llvm::join(s.fused, " + ");
       std::string launch =
           s.kind == "kernel" ? std::to_string(s.grid) + " x " + std::to_string(s.block) : "-";
-      os << llvm::format("  %-4zu %-7s %-16s %-14s %-44s %12lld %12lld %s\n", i, s.kind.c_str(),
-                         s.name.empty() ? "-" : s.name.c_str(), s.detail.c_str(),
-                         ops.empty() ? "-" : ops.c_str(), (long long)s.readBytes,
-                         (long long)s.writtenBytes, launch.c_str());
+      std::string time = llvm::formatv("{0:F2}{1}", s.roofline.seconds() * 1e6,
+                                       s.roofline.memoryBound() ? " m" : " c");
+      os << llvm::format("  %-4zu %-7s %-16s %-14s %-44s %12lld %12lld %-14s %9s %10s\n", i,
+                         s.kind.c_str(), s.name.empty() ? "-" : s.name.c_str(),
+                         s.detail.c_str(), ops.empty() ? "-" : ops.c_str(),
+                         (long long)s.readBytes, (long long)s.writtenBytes, launch.c_str(),
+                         metric(s.flops).c_str(), time.c_str());
     }
-    os << "  total: " << read << " bytes read, " << written << " bytes written per step\n";
+    os << "  total: " << read << " bytes read, " << written << " bytes written, "
+       << metric(totals.flops) << "FLOPs per step\n";
+    os << "  roofline on an " << kH200.name << " ("
+       << llvm::formatv("{0:F0}", kH200.lowPrecisionGemmFlops / 1e12)
+       << " TFLOP/s fp16/bf16 GEMMs, " << llvm::formatv("{0:F0}", kH200.vectorFlops / 1e12)
+       << " TFLOP/s fp32, " << llvm::formatv("{0:F1}", kH200.bandwidth / 1e12)
+       << " TB/s): " << llvm::formatv("{0:F2}", totals.seconds * 1e6) << " us per step, "
+       << llvm::formatv("{0:F0}", totals.seconds > 0
+                                      ? 100 * totals.memoryBoundSeconds / totals.seconds
+                                      : 0.0)
+       << "% of it in memory-bound launches (m: memory-bound, c: compute-bound; launch "
+          "overhead not counted)\n";
   }
   if (memory) {
     os << "memory of @" << program.getSymName() << ": arena " << program.getArenaBytes()
@@ -198,7 +273,10 @@ llvm::json::Object toJson(mpk::ProgramOp program, const std::vector<StepInfo> &s
                             {"what", s.detail},
                             {"ops", std::move(fused)},
                             {"read_bytes", s.readBytes},
-                            {"written_bytes", s.writtenBytes}};
+                            {"written_bytes", s.writtenBytes},
+                            {"flops", s.flops},
+                            {"roofline_us", s.roofline.seconds() * 1e6},
+                            {"bound", s.roofline.memoryBound() ? "memory" : "compute"}};
     if (s.kind == "kernel") {
       step["grid"] = s.grid;
       step["block"] = s.block;
@@ -207,8 +285,19 @@ llvm::json::Object toJson(mpk::ProgramOp program, const std::vector<StepInfo> &s
   }
   llvm::json::Object report{{"program", program.getSymName().str()}};
   if (kernels) {
+    StepTotals totals = totalsOf(steps);
     report["launches_per_step"] = static_cast<int64_t>(steps.size());
     report["steps"] = std::move(array);
+    report["read_bytes_per_step"] = totals.read;
+    report["written_bytes_per_step"] = totals.written;
+    report["flops_per_step"] = totals.flops;
+    report["roofline"] = llvm::json::Object{
+        {"gpu", kH200.name},
+        {"low_precision_gemm_flops_per_s", kH200.lowPrecisionGemmFlops},
+        {"fp32_flops_per_s", kH200.vectorFlops},
+        {"bandwidth_bytes_per_s", kH200.bandwidth},
+        {"step_us", totals.seconds * 1e6},
+        {"memory_bound_us", totals.memoryBoundSeconds * 1e6}};
   }
   if (memory) {
     report["arena_bytes"] = static_cast<int64_t>(program.getArenaBytes());
@@ -227,11 +316,15 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
   ArgParser parser(
       "report",
       "mpc report GRAPH [precision|kernels|memory] [--step forward|train] [--precision MODE] "
-      "[--loss-scale SPEC] [--json]",
+      "[--loss-scale SPEC] [--json | --html FILE [--log RUN.jsonl ...]]",
       "Compiles a graph and reports the precision of every op (category, storage, compute "
       "and\naccumulate types, and the reason), the kernels of one step (each launch or library "
-      "call,\nthe mpg ops it computes, bytes read and written, launch configuration) and the\n"
-      "memory plan. Without a section, all three.");
+      "call,\nthe mpg ops it computes, bytes read and written, FLOPs, launch configuration, "
+      "and a roofline\nestimate for an H200) and the memory plan (persistent and transient "
+      "bytes, by category, the\nlive bytes over the step, against fp32). Without a section, all "
+      "three. --html writes them as\none self-contained page with the graph drawn by precision "
+      "and charts, and with --log the\ncharts of training runs (loss, loss scale, gradient "
+      "histogram).");
   parser.setPositionals("GRAPH [SECTION]", "the graph file, then precision, kernels or memory",
                         1, 2);
   parser.addOption({"step", 0, "KIND",
@@ -240,6 +333,12 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
                     "forward", {"forward", "train"}});
   addPrecisionOptions(parser);
   parser.addFlag("json", "write JSON instead of text");
+  parser.addOption({"html", 0, "FILE",
+                    "write the whole report as one HTML page (no network needed to view it)",
+                    "", {}});
+  parser.addOption({"log", 0, "RUN.jsonl",
+                    "with --html: a training log of 'mpc train --log' to chart (repeatable)",
+                    "", {}, true});
   std::string error;
   if (!parser.parse(args, error)) {
     reportError(error + "; run 'mpc report --help' for usage");
@@ -255,6 +354,29 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
     reportError("unknown report section '" + section +
                 "'; expected precision, kernels or memory");
     return kExitUsage;
+  }
+  std::string htmlPath = parser.get("html").value_or("");
+  bool html = !htmlPath.empty();
+  if (html && parser.flag("json")) {
+    reportError("--html and --json are exclusive: --html embeds the JSON report in the page");
+    return kExitUsage;
+  }
+  if (!html && !parser.getAll("log").empty()) {
+    reportError("--log charts training runs in the HTML report: add --html FILE");
+    return kExitUsage;
+  }
+  if (html && !section.empty()) {
+    reportError("--html writes every section; leave out '" + section + "'");
+    return kExitUsage;
+  }
+  std::vector<RunLog> runs;
+  for (const std::string &path : parser.getAll("log")) {
+    llvm::Expected<RunLog> run = readRunLog(path);
+    if (!run) {
+      reportError(llvm::toString(run.takeError()));
+      return kExitError;
+    }
+    runs.push_back(std::move(*run));
   }
   bool wantPrecision = section.empty() || section == "precision";
   bool wantKernels = section.empty() || section == "kernels";
@@ -277,14 +399,18 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
   // The precision decisions, read right after precision assignment (later
   // passes fuse the ops into kernels), from a copy of the graph.
   std::vector<mpc::driver::PrecisionReport> precisionReports;
+  std::vector<std::string> graphPictures;
   if (wantPrecision) {
     OwningOpRef<ModuleOp> copy = module->clone();
     PassManager pm(&context);
     mpc::buildPrecisionPipeline(pm, train, precision);
     if (failed(pm.run(*copy)))
       return kExitError;
-    for (auto graph : copy->getOps<mpg::GraphOp>())
+    for (auto graph : copy->getOps<mpg::GraphOp>()) {
       precisionReports.push_back(mpc::driver::collectPrecisionReport(graph));
+      if (html)
+        graphPictures.push_back(mpc::driver::graphPictureSvg(graph));
+    }
   }
 
   // What the arena holds at its peak, read from the planned graph (the step
@@ -334,16 +460,30 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
       programs.push_back(program);
   }
 
+  bool json = parser.flag("json") || html;
+  std::optional<mpc::driver::HtmlReportData> page;
   llvm::json::Array reports;
   size_t count = std::max(precisionReports.size(), programs.size());
   for (size_t i = 0; i < count; ++i) {
     llvm::json::Object report;
+    if (html && i == 0) {
+      page.emplace();
+      page->precisionMode = precision.mode;
+      page->step = train ? "training" : "forward";
+      page->gpu = kH200.name;
+      page->runs = std::move(runs);
+    }
     if (i < precisionReports.size()) {
       report["program"] = precisionReports[i].graph;
-      if (parser.flag("json"))
+      if (json)
         report["precision"] = mpc::driver::precisionToJson(precisionReports[i]);
       else
         mpc::driver::printPrecisionText(llvm::outs(), precisionReports[i]);
+      if (page && i == 0) {
+        page->program = precisionReports[i].graph;
+        page->precision = precisionReports[i];
+        page->graphSvg = graphPictures[i];
+      }
     }
     if (i < programs.size()) {
       FailureOr<mpc::GeneratedKernels> kernels = mpc::emitCuda(programs[i]);
@@ -364,23 +504,59 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
                ", activations " + std::to_string(t.activations) + ", gradients " +
                std::to_string(t.gradients) + ", scratch " + std::to_string(t.scratch) + ")";
       };
-      if (parser.flag("json")) {
+      if (page && i == 0) {
+        page->program = programs[i].getSymName().str();
+        for (const StepInfo &s : steps) {
+          mpc::driver::HtmlKernel k;
+          k.kind = s.kind;
+          k.name = s.name;
+          k.what = s.detail;
+          k.ops = llvm::join(s.fused, " + ");
+          k.launch =
+              s.kind == "kernel" ? std::to_string(s.grid) + " x " + std::to_string(s.block) : "-";
+          k.readBytes = s.readBytes;
+          k.writtenBytes = s.writtenBytes;
+          k.flops = s.flops;
+          k.microseconds = s.roofline.seconds() * 1e6;
+          k.memoryBound = s.roofline.memoryBound();
+          page->stepMicroseconds += k.microseconds;
+          page->kernels.push_back(std::move(k));
+        }
+        page->arenaBytes = programs[i].getArenaBytes();
+        page->persistentBytes = programs[i].getPersistentBytes();
+        page->persistentByCategory = persistentByCategory(programs[i]);
+        if (baseline)
+          page->fp32Memory = fp32Memory[i];
+        if (i < transient.size())
+          page->timeline = transient[i].timeline;
+        if (i < fp32Transient.size())
+          page->fp32Timeline = fp32Transient[i].timeline;
+      }
+      if (json) {
         llvm::json::Object rest = toJson(programs[i], steps, wantKernels, wantMemory);
         for (auto &entry : rest)
           report[entry.first] = std::move(entry.second);
-        if (i < transient.size())
+        if (i < transient.size()) {
           report["transient_at_peak"] = transientJson(transient[i]);
+          report["live_bytes_timeline"] = llvm::json::Array(transient[i].timeline);
+        }
         if (baseline)
           report["fp32_baseline"] = llvm::json::Object{
               {"arena_bytes", fp32Memory[i].first},
               {"persistent_bytes", fp32Memory[i].second},
               {"transient_at_peak",
                i < fp32Transient.size() ? llvm::json::Value(transientJson(fp32Transient[i]))
+                                        : llvm::json::Value(nullptr)},
+              {"live_bytes_timeline",
+               i < fp32Transient.size() ? llvm::json::Value(llvm::json::Array(fp32Transient[i].timeline))
                                         : llvm::json::Value(nullptr)}};
       } else {
         printText(llvm::outs(), programs[i], steps, wantKernels, wantMemory);
-        if (i < transient.size())
+        if (i < transient.size()) {
           llvm::outs() << "  transient at the peak: " << transientText(transient[i]) << "\n";
+          llvm::outs() << "  live bytes over the step: "
+                       << timelineText(transient[i].timeline) << "\n";
+        }
         if (baseline)
           llvm::outs() << "  vs fp32: arena " << fp32Memory[i].first << " bytes ("
                        << llvm::format("%.2f", ratio(programs[i].getArenaBytes(),
@@ -396,7 +572,21 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
     }
     reports.push_back(std::move(report));
   }
-  if (parser.flag("json"))
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(reports))) << "\n";
+  std::string text = llvm::formatv("{0:2}", llvm::json::Value(std::move(reports))).str();
+  if (!page) {
+    if (json)
+      llvm::outs() << text << "\n";
+    return kExitOk;
+  }
+  page->json = text;
+  std::string rendered = mpc::driver::renderHtmlReport(*page);
+  if (llvm::Error written = llvm::writeToOutput(htmlPath, [&](llvm::raw_ostream &os) {
+        os << rendered;
+        return llvm::Error::success();
+      })) {
+    reportError("cannot write '" + htmlPath + "': " + llvm::toString(std::move(written)));
+    return kExitError;
+  }
+  llvm::outs() << "wrote " << htmlPath << " (" << rendered.size() << " bytes)\n";
   return kExitOk;
 }

@@ -41,15 +41,6 @@ describe(const mpc_program *program, size_t (*count)(const mpc_program *),
   return result;
 }
 
-std::string describeTensor(const mpc_tensor_info &info) {
-  std::vector<int64_t> shape(info.shape, info.shape + info.rank);
-  return std::string(info.dtype) + "[" + llvm::join(llvm::map_range(shape, [](int64_t d) {
-                                                       return std::to_string(d);
-                                                     }),
-                                                     ", ") +
-         "]";
-}
-
 std::string names(const std::map<std::string, mpc_tensor_info> &tensors) {
   std::vector<std::string> list;
   for (const auto &entry : tensors)
@@ -116,32 +107,9 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
     return kExitError;
   mpc_program *program = owner.get();
 
-  if (auto params = parser.get("params"); params && !params->empty()) {
-    // Every parameter and state tensor of the program comes from the file
-    // (working copies follow their parameters); a training checkpoint also
-    // holds optimizer state, which a forward program does not have and which
-    // is skipped.
-    std::map<std::string, rt::HostTensor> tensors;
-    if (rt::Status status = rt::readSafetensors(*params, tensors, nullptr); !status.isOk())
-      return fail(status.message());
-    auto programParams = describe(program, mpc_program_param_count, mpc_program_param_info);
-    for (const auto &[name, info] : programParams) {
-      if (info.flags & MPC_TENSOR_WORKING_COPY)
-        continue; // follows its parameter
-      auto it = tensors.find(name);
-      std::vector<int64_t> shape(info.shape, info.shape + info.rank);
-      if (it == tensors.end())
-        return fail(*params + " has no tensor '" + name + "' (" + describeTensor(info) +
-                    "), which the program needs");
-      if (std::string(rt::dtypeName(it->second.dtype)) != info.dtype || it->second.shape != shape)
-        return fail(*params + ": tensor '" + name + "' is " + rt::dtypeName(it->second.dtype) +
-                    rt::formatShape(it->second.shape) + ", the program needs " +
-                    describeTensor(info));
-      if (mpc_program_set_param(program, name.c_str(), it->second.bytes.data(),
-                                it->second.bytes.size()) != MPC_OK)
-        return fail(mpc_last_error());
-    }
-  }
+  if (auto params = parser.get("params"); params && !params->empty())
+    if (llvm::Error error = setParamsFromCheckpoint(program, *params))
+      return fail(llvm::toString(std::move(error)));
 
   auto inputs = describe(program, mpc_program_input_count, mpc_program_input_info);
   auto outputs = describe(program, mpc_program_output_count, mpc_program_output_info);

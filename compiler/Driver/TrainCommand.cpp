@@ -84,9 +84,11 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       "\"logits\").\n\nClassification data goes to a graph with one f32 input (the features, "
       "batch first) and one\ni32/i64 input (the labels); text goes to a graph with an integer "
       "input [B, T] (characters)\nand an integer input \"targets\" ([B, T], or [T*B] "
-      "time-major) that holds the next characters.\n\nData specs: FILE.csv[.gz] (features then "
+      "time-major) that holds the next characters;\na sequence task (integer tokens and targets "
+      "[N, T]) to the same two inputs.\n\nData specs: FILE.csv[.gz] (features then "
       "a label per line, scaled by the largest value),\n"
-      "IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz] (pixels / 255), FEATURES.npy,LABELS.npy,\n"
+      "IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz] (pixels / 255), FEATURES.npy,LABELS.npy\n"
+      "(or TOKENS.npy,TARGETS.npy),\n"
       "or TEXT.txt[.gz] (printable ASCII and newlines, 96 character ids: newline 0, ' ' to '~' "
       "1-95);\neach optionally followed by @START:END to take a range of examples (of "
       "characters for text).");
@@ -138,6 +140,16 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   std::string device;
   if (int code = resolveDeviceOption(parser, device))
     return code;
+  // Outputs go to folders that exist (checked now, not after training).
+  for (const char *option : {"log", "save"}) {
+    std::string path = parser.get(option).value_or("");
+    llvm::StringRef folder = llvm::sys::path::parent_path(path);
+    if (!path.empty() && !folder.empty() && !llvm::sys::fs::is_directory(folder)) {
+      reportError("--" + std::string(option) + " '" + path + "': the folder '" + folder +
+                  "' does not exist");
+      return kExitUsage;
+    }
+  }
   std::string dataSpec = parser.get("data").value_or("");
   if (dataSpec.empty()) {
     reportError("mpc train needs --data SPEC; run 'mpc train --help' for the formats");
@@ -291,6 +303,7 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   int64_t epoch = -1;
   auto start = std::chrono::steady_clock::now();
   auto lastCompletion = start;
+  auto lastDraw = start - std::chrono::seconds(1);
   double loss = 0;
   int64_t skippedSteps = 0;
   uint64_t logged = 0; // steps whose telemetry has been handled
@@ -318,13 +331,24 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
                     "; lower the learning rate");
       uint64_t taken = logged + 1, last = done + steps;
       double elapsed = std::chrono::duration<double>(now - start).count();
-      if (progress &&
-          (terminal || taken % std::max<uint64_t>(1, steps / 10) == 0 || step == last)) {
+      // On a terminal the line is redrawn at most ten times a second;
+      // elsewhere a line is written every tenth of the run.
+      bool draw = terminal ? now - lastDraw >= std::chrono::milliseconds(100) || step == last
+                           : taken % std::max<uint64_t>(1, steps / 10) == 0 || step == last;
+      if (progress && draw) {
+        lastDraw = now;
         double rate = taken / std::max(elapsed, 1e-9);
-        llvm::errs() << (terminal ? "\r" : "") << "step " << step << "/" << last << "  loss "
-                     << llvm::format("%.4f", loss) << "  " << llvm::format("%.0f", rate)
-                     << " steps/s  ETA " << llvm::format("%.0f", (last - step) / rate) << "s"
-                     << (terminal && step < last ? "" : "\n");
+        if (terminal) {
+          // A bar of 24 cells redrawn in place.
+          constexpr int kCells = 24;
+          int filled = static_cast<int>(kCells * taken / std::max<uint64_t>(steps, 1));
+          llvm::errs() << "\r[" << std::string(filled, '#') << std::string(kCells - filled, '.')
+                       << "] ";
+        }
+        llvm::errs() << "step " << step << "/" << last << "  loss " << llvm::format("%.4f", loss)
+                     << "  " << llvm::format("%.0f", rate) << " steps/s  ETA "
+                     << llvm::format("%.0f", (last - step) / rate) << "s"
+                     << (terminal && step < last ? "  " : "\n");
       }
     }
     return std::nullopt;

@@ -119,6 +119,7 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
       if (v.def <= at && at <= v.last)
         live.push_back(v.bytes);
     int64_t bytes = coveredBytes(live, std::nullopt);
+    result.timeline.push_back(bytes);
     if (bytes > result.peak) {
       result.peak = bytes;
       atPeak = std::move(live);

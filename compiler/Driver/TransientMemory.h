@@ -18,12 +18,16 @@
 #include "dialects/mpg/IR/MpgOps.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace mpc::driver {
 
 struct TransientMemory {
   int64_t peak = 0; // live bytes at the peak (the arena may be larger)
   int64_t inputs = 0, activations = 0, gradients = 0, scratch = 0;
+  /// The live bytes at each op of the graph's body, in execution order (the
+  /// last entry: the end of the step, with the outputs and state writes).
+  std::vector<int64_t> timeline;
 };
 
 TransientMemory measureTransientMemory(mlir::mpg::GraphOp plannedGraph);

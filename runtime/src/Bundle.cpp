@@ -147,7 +147,8 @@ Status parseBundle(const std::string &path, std::string_view file,
     return Status::error(MPC_UNSUPPORTED,
                          path + ": format version " + std::to_string(version) +
                              ", this runtime reads version " +
-                             std::to_string(kBundleFormatVersion));
+                             std::to_string(kBundleFormatVersion) +
+                             " (compile the graph again with this mpc: mpc compile)");
   uint64_t declaredSize = getU64(file, 16);
   if (declaredSize > file.size())
     return formatError(

@@ -20,6 +20,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 config.substitutions.append(("%mpc_src", config.mpc_src_root))
 config.substitutions.append(("%mpc_bin", config.mpc_tools_dir))
+config.substitutions.append(("%mpc_obj", config.mpc_obj_root))
 config.substitutions.append(("%examples", os.path.join(config.mpc_src_root, "examples")))
 # Debian's interpreter, which has NumPy (the python3 first on PATH may not).
 config.substitutions.append(("%pynum", "/usr/bin/python3"))
@@ -56,3 +57,10 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+
+# Headless Chromium (Debian's chromium) checks the HTML report; rsvg-convert
+# (librsvg2-bin) turns plots into PNG.
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+if shutil.which("rsvg-convert"):
+    config.available_features.add("rsvg")

@@ -16,6 +16,8 @@ packages=(
   libopenblas-dev zlib1g-dev
   # reference implementations and real data (shared/DATA.md)
   python3-numpy python3-torch python3-sklearn dataset-fashion-mnist bible-kjv
+  # plots as PNG (rsvg-convert), the HTML report checked in headless Chromium
+  librsvg2-bin chromium
 )
 
 missing=()
