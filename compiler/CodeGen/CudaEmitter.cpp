@@ -84,22 +84,33 @@ std::string floatLiteral(double value, bool isDouble) {
   return "(" + text + ")";
 }
 
+/// The conversions of generated code: mpc::to_f32 and mpc::from_f32, or in
+/// the host loops of pointwise kernels their forms that a host compiler
+/// vectorises (to_f32_loop, from_f32_loop; the same values).
+struct Conversions {
+  llvm::StringRef widen = "mpc::to_f32", narrow = "mpc::from_f32";
+};
+constexpr Conversions kScalarConversions{};
+constexpr Conversions kLoopConversions{"mpc::to_f32_loop", "mpc::from_f32_loop"};
+
 /// Reads `buffer` element at `index` into the compute type.
-std::string loadExpr(Value buffer, llvm::StringRef pointer, llvm::StringRef index) {
+std::string loadExpr(Value buffer, llvm::StringRef pointer, llvm::StringRef index,
+                     const Conversions &convert = kScalarConversions) {
   Type type = elementOf(buffer);
   std::string access = (pointer + "[" + index + "]").str();
   if (type.isF16() || type.isBF16() || type.isF32())
-    return "mpc::to_f32(" + access + ")";
+    return (convert.widen + "(" + access + ")").str();
   if (type.isInteger(1))
     return "(" + access + " != 0)";
   return access;
 }
 
 /// Converts `value` (compute type) for storing into `buffer`.
-std::string storeExpr(Value buffer, llvm::StringRef value) {
+std::string storeExpr(Value buffer, llvm::StringRef value,
+                      const Conversions &convert = kScalarConversions) {
   Type type = elementOf(buffer);
   if (type.isF16() || type.isBF16() || type.isF32())
-    return "mpc::from_f32<" + storageType(type) + ">(" + value.str() + ")";
+    return (convert.narrow + "<" + storageType(type) + ">(" + value + ")").str();
   if (type.isInteger(1))
     return "static_cast<uint8_t>(" + value.str() + " ? 1 : 0)";
   return value.str();
@@ -277,7 +288,8 @@ private:
   /// Prints the scalar ops of `block` (its arguments already named in
   /// `names`); returns failure on an op without a C++ form.
   LogicalResult emitScalarBody(llvm::raw_ostream &os, llvm::StringRef indent, Block &block,
-                               llvm::DenseMap<Value, std::string> &names) {
+                               llvm::DenseMap<Value, std::string> &names,
+                               const Conversions &convert = kScalarConversions) {
     for (Operation &op : block.without_terminator()) {
       if (op.getNumResults() != 1)
         return op.emitError("cannot emit a scalar op with ") << op.getNumResults() << " results";
@@ -350,14 +362,17 @@ private:
           .Case([&](arith::TruncFOp t) {
             Type to = t.getType();
             if (to.isF16() || to.isBF16())
-              expr = "mpc::from_f32<" + storageType(to) + ">(static_cast<float>(" + in(0) + "))";
+              expr = (convert.narrow + "<" + storageType(to) + ">(static_cast<float>(" + in(0) +
+                      "))")
+                         .str();
             else
               expr = "static_cast<" + scalarType(to) + ">(" + in(0) + ")";
           })
           .Case([&](arith::ExtFOp e) {
             Type from = e.getIn().getType();
             expr = (from.isF16() || from.isBF16())
-                       ? "static_cast<" + scalarType(e.getType()) + ">(mpc::to_f32(" + in(0) + "))"
+                       ? "static_cast<" + scalarType(e.getType()) + ">(" + convert.widen.str() +
+                             "(" + in(0) + "))"
                        : "static_cast<" + scalarType(e.getType()) + ">(" + in(0) + ")";
           })
           .Case([&](arith::FPToSIOp) {
@@ -398,34 +413,63 @@ private:
     llvm::ArrayRef<int64_t> iteration = k.getIteration();
     auto maps = llvm::to_vector(k.getIndexing().getAsValueRange<AffineMapAttr>());
     auto dims = dimNames("d", iteration.size());
+    Block &body = k.getBody().front();
+    unsigned numInputs = k.getInputs().size();
+    // One element at the indices `dims`: loads, the body, stores.
+    auto emitElement = [&](llvm::StringRef indent, const Conversions &convert) -> LogicalResult {
+      llvm::DenseMap<Value, std::string> names;
+      for (auto [j, arg] : llvm::enumerate(body.getArguments())) {
+        std::string name = "a" + std::to_string(j);
+        os << indent << "const " << scalarType(arg.getType()) << " " << name << " = "
+           << loadExpr(buffers[j], members[j], linearIndex(maps[j], shapeOf(buffers[j]), dims),
+                       convert)
+           << ";\n";
+        names[arg] = name;
+      }
+      if (failed(emitScalarBody(os, indent, body, names, convert)))
+        return failure();
+      auto yield = llvm::cast<mpk::YieldOp>(body.getTerminator());
+      for (auto [j, value] : llvm::enumerate(yield.getValues())) {
+        unsigned b = numInputs + j;
+        os << indent << members[b] << "[" << linearIndex(maps[b], shapeOf(buffers[b]), dims)
+           << "] = " << storeExpr(buffers[b], names.lookup(value), convert) << ";\n";
+      }
+      return success();
+    };
+    // The GPU's form: element i of the iteration space.
     os << "  MPC_HD void operator()(int64_t i) const {\n";
     emitDecompose(os, "    ", "i", iteration, dims);
-    Block &body = k.getBody().front();
-    llvm::DenseMap<Value, std::string> names;
-    for (auto [j, arg] : llvm::enumerate(body.getArguments())) {
-      std::string name = "a" + std::to_string(j);
-      os << "    const " << scalarType(arg.getType()) << " " << name << " = "
-         << loadExpr(buffers[j], members[j], linearIndex(maps[j], shapeOf(buffers[j]), dims))
-         << ";\n";
-      names[arg] = name;
-    }
-    if (failed(emitScalarBody(os, "    ", body, names)))
+    if (failed(emitElement("    ", kScalarConversions)))
       return failure();
-    auto yield = llvm::cast<mpk::YieldOp>(body.getTerminator());
-    unsigned numInputs = k.getInputs().size();
-    for (auto [j, value] : llvm::enumerate(yield.getValues())) {
-      unsigned b = numInputs + j;
-      os << "    " << members[b] << "[" << linearIndex(maps[b], shapeOf(buffers[b]), dims)
-         << "] = " << storeExpr(buffers[b], names.lookup(value)) << ";\n";
+    os << "  }\n";
+    // The host's form: row r of the iteration space (all its dimensions but
+    // the last), the last dimension a plain loop the compiler vectorises.
+    int64_t rows = 1;
+    os << "  MPC_HD void row(int64_t r) const {\n";
+    if (iteration.empty()) {
+      if (failed(emitElement("    ", kScalarConversions)))
+        return failure();
+    } else {
+      llvm::ArrayRef<int64_t> outer = iteration.drop_back();
+      rows = product(outer);
+      emitDecompose(os, "    ", "r", outer, llvm::ArrayRef<std::string>(dims).drop_back());
+      os << "    for (int64_t " << dims.back() << " = 0; " << dims.back() << " < "
+         << iteration.back() << "; ++" << dims.back() << ") {\n";
+      if (failed(emitElement("      ", kLoopConversions)))
+        return failure();
+      os << "    }\n";
     }
     os << "  }\n";
+    os << "  static constexpr int64_t kRows = " << rows << ";\n";
     int64_t n = product(iteration);
     if (functorOnly) {
       os << "};\n} // namespace\n";
       return success();
     }
     endFunctor(os, k.getSymName(), buffers, written,
-               "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);
+               "mpc::pointwise_rows(" + std::to_string(rows) + ", " + std::to_string(n) +
+                   ", fn)",
+               pointwiseGrid(n), 256);
     return success();
   }
 
@@ -503,6 +547,12 @@ private:
          << ");\n      return;\n    }\n";
       total += n;
     }
+    os << "  }\n";
+    // The host's rows: each member's rows, end to end.
+    os << "  MPC_HD void row(int64_t r) const {\n";
+    for (size_t i = 0; i < run.size(); ++i)
+      os << "    if (r < f" << i << ".kRows) {\n      f" << i << ".row(r);\n      return;\n    }\n"
+         << "    r -= f" << i << ".kRows;\n";
     os << "  }\n};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
        << "_updates_fn fn{";
     size_t table = 0;
@@ -517,7 +567,12 @@ private:
       }
       os << "}";
     }
-    os << "};\n  mpc::pointwise(" << total << ", fn);\n}\n";
+    os << "};\n  mpc::pointwise_rows(";
+    for (auto [i, member] : llvm::enumerate(run)) {
+      mpk::PointwiseOp k = member;
+      os << (i ? " + " : "") << k.getSymName() << "_fn::kRows";
+    }
+    os << ", " << total << ", fn);\n}\n";
     result.kernels.push_back({name, std::vector<Value>(buffers.begin(), buffers.end()),
                               pointwiseGrid(total), 256});
     return success();

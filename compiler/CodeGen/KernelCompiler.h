@@ -36,6 +36,12 @@ bool haveNvrtc();
 /// NVRTC's log.
 llvm::Expected<GpuBinary> compileForGpu(const std::string &source, const std::string &arch);
 
+/// The x86-64 level host kernels are compiled for: `$MPC_HOST_ARCH`
+/// ("x86-64" or "x86-64-v3"), else x86-64-v3 (AVX2, FMA, F16C) when this CPU
+/// has it, else x86-64. A bundle of x86-64-v3 kernels is refused at load on
+/// a CPU without them (compile it with MPC_HOST_ARCH=x86-64 for such one).
+llvm::Expected<std::string> hostArchitecture();
+
 /// Compiles `source` with the host C++ compiler (`$MPC_HOST_CXX`, else
 /// `c++`) into a shared object and returns its bytes.
 llvm::Expected<std::string> compileForHost(const std::string &source);

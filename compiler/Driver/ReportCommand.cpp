@@ -447,6 +447,34 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
       fp32Memory.emplace_back(program.getArenaBytes(), program.getPersistentBytes());
   }
 
+  // The bytes the step would move if every op were a kernel of its own: the
+  // precision-assigned, decomposed graph before fusion, each op reading its
+  // operands and writing its results (views and declarations move nothing).
+  std::vector<int64_t> unfusedBytes;
+  if (wantKernels) {
+    OwningOpRef<ModuleOp> copy = module->clone();
+    PassManager pm(&context);
+    mpc::buildPrecisionPipeline(pm, train, precision);
+    pm.addNestedPass<mpg::GraphOp>(mpc::createMpgDecompose());
+    if (failed(pm.run(*copy)))
+      return kExitError;
+    for (auto graph : copy->getOps<mpg::GraphOp>()) {
+      int64_t bytes = 0;
+      for (Operation &op : graph.getBody().front()) {
+        if (llvm::isa<mpg::InputOp, mpg::ParamOp, mpg::StateOp, mpg::ConstantOp, mpg::OutputOp,
+                      mpg::MinimizeOp, mpg::ReshapeOp>(op))
+          continue;
+        for (Value v : op.getOperands())
+          bytes += mpc::bufferBytes(v.getType());
+        for (Value v : op.getResults())
+          bytes += mpc::bufferBytes(v.getType());
+        if (auto write = llvm::dyn_cast<mpg::StateWriteOp>(op)) // a copy: read and write
+          bytes += mpc::bufferBytes(write->getOperand(1).getType());
+      }
+      unfusedBytes.push_back(bytes);
+    }
+  }
+
   std::vector<mpk::ProgramOp> programs;
   if (wantKernels || wantMemory) {
     PassManager pm(&context);
@@ -536,6 +564,8 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
         llvm::json::Object rest = toJson(programs[i], steps, wantKernels, wantMemory);
         for (auto &entry : rest)
           report[entry.first] = std::move(entry.second);
+        if (wantKernels && i < unfusedBytes.size())
+          report["unfused_bytes_per_step"] = unfusedBytes[i];
         if (i < transient.size()) {
           report["transient_at_peak"] = transientJson(transient[i]);
           report["live_bytes_timeline"] = llvm::json::Array(transient[i].timeline);
@@ -552,6 +582,9 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
                                         : llvm::json::Value(nullptr)}};
       } else {
         printText(llvm::outs(), programs[i], steps, wantKernels, wantMemory);
+        if (wantKernels && i < unfusedBytes.size())
+          llvm::outs() << "  unfused, every op a kernel of its own: " << unfusedBytes[i]
+                       << " bytes moved per step\n";
         if (i < transient.size()) {
           llvm::outs() << "  transient at the peak: " << transientText(transient[i]) << "\n";
           llvm::outs() << "  live bytes over the step: "

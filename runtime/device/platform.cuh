@@ -34,6 +34,13 @@
       void *const *__restrict__ mpc_buffers)
 #endif
 
+#if !defined(__CUDACC__) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+/// Host kernels compiled for x86-64-v3 say so: the CPU backend refuses them
+/// on a CPU without AVX2, FMA and F16C instead of failing on an illegal
+/// instruction.
+extern "C" __attribute__((visibility("default"), weak)) const char mpc_host_isa[] = "x86-64-v3";
+#endif
+
 #ifdef __CUDACC_RTC__
 typedef signed char int8_t;
 typedef unsigned char uint8_t;

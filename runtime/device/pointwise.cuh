@@ -52,6 +52,26 @@ MPC_DEVICE_INLINE void pointwise(int64_t n, const Fn &fn) {
 #endif
 }
 
+/// The skeleton of generated pointwise kernels: on the GPU, `fn(i)` for
+/// every element i in [0, elements); on the host, `fn.row(r)` for every row
+/// r in [0, rows), which runs the row's elements in order with the last
+/// index a plain loop (no division per element, vectorised), rows on OpenMP
+/// threads when there are many elements.
+template <typename Fn>
+MPC_DEVICE_INLINE void pointwise_rows(int64_t rows, int64_t elements, const Fn &fn) {
+#ifdef __CUDACC__
+  (void)rows;
+  pointwise(elements, fn);
+#else
+#ifdef _OPENMP
+  const bool parallel = elements >= detail::kHostParallelMinElements && rows > 1;
+#pragma omp parallel for schedule(static) if (parallel)
+#endif
+  for (int64_t r = 0; r < rows; ++r)
+    fn.row(r);
+#endif
+}
+
 } // namespace mpc
 
 #endif // MPC_DEVICE_POINTWISE_CUH

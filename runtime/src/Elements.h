@@ -13,12 +13,14 @@
 #ifndef MPC_RUNTIME_ELEMENTS_H
 #define MPC_RUNTIME_ELEMENTS_H
 
+#include "FastConvert.h"
 #include "HostTensor.h"
 
 #include "mpc/device/types.cuh"
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace mpc::rt {
 
@@ -58,6 +60,13 @@ void narrowCast(const T *source, void *target, size_t count) {
 /// f16, bf16 and f32 widen exactly; f64 narrows to nearest when T is float.
 template <typename T>
 void widenElements(DType dtype, const void *source, T *target, size_t count) {
+  if constexpr (std::is_same_v<T, float>) {
+    // Whole arrays, eight elements at a time (FastConvert.h).
+    if (dtype == DType::F16)
+      return widenHalf(static_cast<const uint16_t *>(source), target, count);
+    if (dtype == DType::BF16)
+      return widenBf16(static_cast<const uint16_t *>(source), target, count);
+  }
   switch (dtype) {
   case DType::F16:
     return detail::widenAs<mpc::half_t>(source, target, count);
@@ -82,6 +91,12 @@ void widenElements(DType dtype, const void *source, T *target, size_t count) {
 /// (callers pass integral values) and i1 stores 1 for any non-zero value.
 template <typename T>
 void narrowElements(const T *source, DType dtype, void *target, size_t count) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (dtype == DType::F16)
+      return narrowToHalf(source, static_cast<uint16_t *>(target), count);
+    if (dtype == DType::BF16)
+      return narrowToBf16(source, static_cast<uint16_t *>(target), count);
+  }
   switch (dtype) {
   case DType::F16:
     return detail::narrowAs<mpc::half_t>(source, target, count);

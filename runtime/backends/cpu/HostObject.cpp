@@ -6,6 +6,7 @@
 
 #include "HostObject.h"
 
+#include "HostCpu.h"
 #include "Json.h"
 #include "ObjectCache.h"
 
@@ -37,6 +38,15 @@ Status HostObject::load(const std::string &bundlePath,
                          bundlePath + ": cannot load its host object '" + path +
                              "': " + (error ? error : "unknown error"));
   }
+  // Kernels compiled for a newer x86-64 level than this CPU's would stop the
+  // process on an illegal instruction: refuse them here.
+  if (const char *isa = static_cast<const char *>(::dlsym(handle_, "mpc_host_isa"));
+      isa && std::string(isa) == "x86-64-v3" && !cpuIsX8664V3())
+    return Status::error(MPC_UNSUPPORTED,
+                         bundlePath +
+                             ": its host kernels need an x86-64-v3 CPU (AVX2, FMA, F16C), "
+                             "which this one is not; compile the graph again here, or with "
+                             "MPC_HOST_ARCH=x86-64 for any x86-64 CPU");
   return Status();
 }
 

@@ -21,10 +21,19 @@
 // CHECK-NEXT: const float [[ZERO:v[0-9]+]] = (0.0f);
 // CHECK-NEXT: const float [[RELU:v[0-9]+]] = mpc::max_f([[MUL]], [[ZERO]]);
 // CHECK-NEXT: p2[d0 * 128 + d1] = mpc::from_f32<mpc::half_t>([[RELU]]);
+// On the host the same body runs a row at a time: the last dimension becomes
+// an inner loop the C++ compiler vectorises, with array-friendly conversions.
+// CHECK: MPC_HD void row(int64_t r) const {
+// CHECK: const int64_t d0 = rest_;
+// CHECK-NEXT: for (int64_t d1 = 0; d1 < 128; ++d1) {
+// CHECK-NEXT: const float a0 = mpc::to_f32_loop(p0[d0 * 128 + d1]);
+// CHECK-NEXT: const float a1 = mpc::to_f32_loop(p1[d1]);
+// CHECK: p2[d0 * 128 + d1] = mpc::from_f32_loop<mpc::half_t>(
 // CHECK-NOT: from_f32
+// CHECK: static constexpr int64_t kRows = 64;
 // CHECK: MPC_KERNEL(k0) {
 // CHECK-NEXT: const k0_fn fn{static_cast<const mpc::half_t *>(mpc_buffers[0]), static_cast<const mpc::half_t *>(mpc_buffers[1]), static_cast<mpc::half_t *>(mpc_buffers[2])};
-// CHECK-NEXT: mpc::pointwise(8192, fn);
+// CHECK-NEXT: mpc::pointwise_rows(64, 8192, fn);
 mpg.graph @pointwise_chain {
   %x = mpg.input "x" : tensor<64x128xf16>
   %b = mpg.input "b" : tensor<128xf16>

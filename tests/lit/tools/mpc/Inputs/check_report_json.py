@@ -22,6 +22,7 @@ ROOFLINE = {"gpu": str, "low_precision_gemm_flops_per_s": NUMBER, "fp32_flops_pe
             "bandwidth_bytes_per_s": NUMBER, "step_us": NUMBER, "memory_bound_us": NUMBER}
 REPORT = {"program": str, "precision": PRECISION, "launches_per_step": int, "steps": [STEP],
           "read_bytes_per_step": int, "written_bytes_per_step": int, "flops_per_step": NUMBER,
+          "unfused_bytes_per_step": int,
           "roofline": ROOFLINE, "arena_bytes": int, "persistent_bytes": int,
           "persistent_by_category": dict, "transient_at_peak": TRANSIENT,
           "live_bytes_timeline": list}

@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+"""mpc's training step against PyTorch's on the CPU, side by side.
+
+Models (mpc's examples, the same shapes, batch sizes and optimizers in
+PyTorch, bench/gpu/torch_peer.py): the digits MLP, the wide MLP
+(784-1024-1024-10, batch 256), the Fashion-MNIST CNN and the transformer
+block. Modes: mpc fp32, bf16 and fp16 (their training bundles, timed by
+mpc-bench); PyTorch fp32 and bf16 autocast (forward, backward and optimizer
+step). Everything runs on one thread (OMP/OpenBLAS/torch), on synthetic
+batches (floats in [0, 1), integers in [0, 10)), and the runs alternate:
+each round times every mode of every model once, in a rotating order, and
+the table shows the median over rounds and the ratios
+
+  mpc fp32 / torch fp32,  mpc bf16 / torch bf16,  mpc fp16 / mpc fp32
+
+against the targets of the performance issue (fp32 <= 1.0x everywhere and
+<= 0.8x on the MLPs, bf16 <= 0.8x, fp16 within 1.2x of fp32). Below it, the
+static measures of each model's fp16 step from `mpc report --json`:
+launches, bytes moved against the same graph unfused, casts inserted, the
+planned peak memory against fp32, and the roofline estimate on an H200.
+
+  bench/cpu_vs_pytorch.py [--mpc build/bin/mpc] [--models "mlp cnn"] [--rounds 5]
+                          [--steps N] [--quick] [--json FILE]
+--quick: one round of few steps (the test suite runs it so: timings ignored).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench", "gpu"))
+import torch_peer  # noqa: E402  (the PyTorch models)
+
+MODELS = ["mlp", "wide_mlp", "cnn", "transformer_block"]
+# Steps per timing, by model (a step of the wide MLP or the CNN is slow).
+STEPS = {"mlp": 300, "wide_mlp": 20, "cnn": 20, "transformer_block": 100}
+MPC_MODES = ["fp32", "bf16", "fp16"]
+TORCH_MODES = ["fp32", "bf16"]
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+class CnnPeer(torch.nn.Module):
+    """examples/cnn.mlir: conv 1->8 3x3 pad 1 (no bias), batch norm, ReLU,
+    max-pool 2; conv 8->16 likewise; global average pooling; linear 16->10;
+    the softmax it outputs too."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(1, 8, 3, padding=1, bias=False)
+        self.b1 = torch.nn.BatchNorm2d(8)
+        self.c2 = torch.nn.Conv2d(8, 16, 3, padding=1, bias=False)
+        self.b2 = torch.nn.BatchNorm2d(16)
+        self.fc = torch.nn.Linear(16, 10)
+
+    def forward(self, x, labels):
+        x = torch.nn.functional.max_pool2d(torch.relu(self.b1(self.c1(x))), 2)
+        x = torch.nn.functional.max_pool2d(torch.relu(self.b2(self.c2(x))), 2)
+        logits = self.fc(x.mean((2, 3)))
+        self.probs = logits.softmax(-1)
+        return torch.nn.functional.cross_entropy(logits, labels)
+
+
+def torch_model(name):
+    """The PyTorch model, optimizer and batches of `name`."""
+    if name == "cnn":
+        generator = torch.Generator().manual_seed(1)
+        model = CnnPeer()
+        batches = [(torch.rand(32, 1, 28, 28, generator=generator),
+                    torch.randint(0, 10, (32,), generator=generator)) for _ in range(8)]
+        return model, lambda p: torch.optim.Adam(p, lr=1e-3), batches
+    return torch_peer.make(name)
+
+
+def time_torch(name, mode, steps, warmup):
+    torch.manual_seed(0)
+    model, make_optimizer, batches = torch_model(name)
+    optimizer = make_optimizer(model.parameters())
+
+    def step(i):
+        x, y = batches[i % len(batches)]
+        optimizer.zero_grad(set_to_none=True)
+        if mode == "bf16":
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                loss = model(x, y)
+        else:
+            loss = model(x, y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    for i in range(warmup):
+        step(i)
+    import time
+    start = time.perf_counter()
+    for i in range(steps):
+        step(i)
+    return (time.perf_counter() - start) * 1e3 / steps
+
+
+def time_mpc(bench, bundle, steps, warmup):
+    env = dict(os.environ, **ONE_THREAD)
+    result = subprocess.run([bench, bundle, "--steps", str(steps), "--warmup", str(warmup),
+                             "--repeats", "1"], capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        sys.exit("mpc-bench failed on %s:\n%s" % (bundle, result.stderr))
+    return json.loads(result.stdout)["ms_per_step"]
+
+
+def static_measures(mpc, graph):
+    """From `mpc report --json` of the fp16 and fp32 training steps."""
+    def report(precision):
+        out = subprocess.run([mpc, "report", graph, "--step", "train", "--precision", precision,
+                              "--json"], capture_output=True, text=True, check=True).stdout
+        return json.loads(out)[0]
+    mixed, fp32 = report("fp16"), report("fp32")
+    moved = mixed["read_bytes_per_step"] + mixed["written_bytes_per_step"]
+    return {
+        "launches_per_step": mixed["launches_per_step"],
+        "bytes_moved": moved,
+        "unfused_bytes": mixed["unfused_bytes_per_step"],
+        "casts_inserted": mixed["precision"]["casts_inserted"],
+        "peak_bytes_fp16": mixed["transient_at_peak"]["live_bytes"] + mixed["persistent_bytes"],
+        "peak_bytes_fp32": fp32["transient_at_peak"]["live_bytes"] + fp32["persistent_bytes"],
+        "h200_roofline_us": mixed["roofline"]["step_us"],
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mpc", default=os.path.join(ROOT, "build", "bin", "mpc"))
+    parser.add_argument("--mpc-bench", default=None)
+    parser.add_argument("--models", default=" ".join(MODELS))
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=0, help="steps per timing (default: by model)")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    bench = args.mpc_bench or os.path.join(os.path.dirname(args.mpc), "mpc-bench")
+    models = args.models.split()
+    rounds = 1 if args.quick else args.rounds
+    torch.set_num_threads(1)
+
+    work = tempfile.mkdtemp(prefix="mpc-cpu-bench-")
+    bundles = {}
+    for model in models:
+        for mode in MPC_MODES:
+            bundle = os.path.join(work, "%s-%s.mpcb" % (model, mode))
+            subprocess.run([args.mpc, "compile", os.path.join(ROOT, "examples", model + ".mlir"),
+                            "--step", "train", "--precision", mode, "-o", bundle], check=True)
+            bundles[model, mode] = bundle
+
+    times = {}
+    runs = [(m, "mpc", p) for m in models for p in MPC_MODES] + \
+           [(m, "torch", p) for m in models for p in TORCH_MODES]
+    for r in range(rounds):
+        shift = r % len(runs)
+        for model, who, mode in runs[shift:] + runs[:shift]:
+            steps = 3 if args.quick else (args.steps or STEPS.get(model, 50))
+            warmup = 1 if args.quick else max(2, steps // 10)
+            if who == "mpc":
+                ms = time_mpc(bench, bundles[model, mode], steps, warmup)
+            else:
+                ms = time_torch(model, mode, steps, warmup)
+            times.setdefault((model, who, mode), []).append(ms)
+        print("round %d/%d done" % (r + 1, rounds), file=sys.stderr)
+
+    def median(model, who, mode):
+        return statistics.median(times[model, who, mode])
+
+    rows, results = [], {}
+    for model in models:
+        m32, m16, mb = (median(model, "mpc", p) for p in ("fp32", "fp16", "bf16"))
+        t32, tb = median(model, "torch", "fp32"), median(model, "torch", "bf16")
+        fp32_target = 0.8 if "mlp" in model else 1.0
+        entry = {"mpc_fp32_ms": m32, "mpc_bf16_ms": mb, "mpc_fp16_ms": m16,
+                 "torch_fp32_ms": t32, "torch_bf16_ms": tb,
+                 "fp32_ratio": m32 / t32, "bf16_ratio": mb / tb, "fp16_vs_fp32": m16 / m32}
+        entry["targets"] = {
+            "fp32 <= %.1fx torch" % fp32_target: entry["fp32_ratio"] <= fp32_target,
+            "bf16 <= 0.8x torch bf16": entry["bf16_ratio"] <= 0.8,
+            "fp16 <= 1.2x mpc fp32": entry["fp16_vs_fp32"] <= 1.2}
+        entry["static"] = static_measures(args.mpc, os.path.join(ROOT, "examples", model + ".mlir"))
+        results[model] = entry
+        mark = lambda ok: "yes" if ok else "NO"
+        targets = list(entry["targets"].values())
+        rows.append("| %s | %.3f | %.3f | %.2f (%s) | %.3f | %.3f | %.2f (%s) | %.3f | %.2f (%s) |" % (
+            model, m32, t32, entry["fp32_ratio"], mark(targets[0]), mb, tb, entry["bf16_ratio"],
+            mark(targets[1]), m16, entry["fp16_vs_fp32"], mark(targets[2])))
+
+    print("Training step on the CPU, one thread each, ms (median of %d rounds)\n" % rounds)
+    print("| model | mpc fp32 | torch fp32 | ratio (target) | mpc bf16 | torch bf16 | ratio | "
+          "mpc fp16 | fp16 / fp32 |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(rows))
+    print("\nStatic measures of the fp16 training step (mpc report --json):\n")
+    print("| model | launches | bytes moved | unfused | casts inserted | peak fp16 | peak fp32 "
+          "| H200 roofline us |")
+    print("|---|---|---|---|---|---|---|---|")
+    for model, entry in results.items():
+        s = entry["static"]
+        print("| %s | %d | %d | %d (%.2fx) | %d | %d | %d (%.2fx) | %.2f |" % (
+            model, s["launches_per_step"], s["bytes_moved"], s["unfused_bytes"],
+            s["bytes_moved"] / max(s["unfused_bytes"], 1), s["casts_inserted"],
+            s["peak_bytes_fp16"], s["peak_bytes_fp32"],
+            s["peak_bytes_fp16"] / max(s["peak_bytes_fp32"], 1), s["h200_roofline_us"]))
+    met = all(all(e["targets"].values()) for e in results.values())
+    print("\nall CPU targets met: %s" % ("yes" if met else "no"))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rounds": rounds, "models": results, "targets_met": met,
+                       "torch": torch.__version__}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
