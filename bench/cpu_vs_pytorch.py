@@ -31,7 +31,12 @@ import subprocess
 import sys
 import tempfile
 
-import torch
+# One thread for PyTorch too: torch.set_num_threads covers OpenMP (oneDNN),
+# not the OpenBLAS that Debian's PyTorch runs its fp32 GEMMs on, which reads
+# its thread count when it is loaded.
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+os.environ.update(ONE_THREAD)
+import torch  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench", "gpu"))
@@ -42,7 +47,6 @@ MODELS = ["mlp", "wide_mlp", "cnn", "transformer_block"]
 STEPS = {"mlp": 300, "wide_mlp": 20, "cnn": 20, "transformer_block": 100}
 MPC_MODES = ["fp32", "bf16", "fp16"]
 TORCH_MODES = ["fp32", "bf16"]
-ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 class CnnPeer(torch.nn.Module):

@@ -353,6 +353,12 @@ def MpgPlanMemory : Pass<"mpg-plan-memory", "::mlir::mpg::GraphOp"> {
       overlap, others reuse memory (greedy placement, largest first).
       Outputs, the loss of `mpg.minimize` and values written to state (copied
       when the step ends) live until the end of the step.
+    - A value written to state that a pointwise group computes for that
+      write alone, with the state's type, is written straight into the
+      state's memory when nothing reads the old value after the group's
+      launch (the start of its multi-tensor run); the group then carries
+      `mpg.state_offsets` and the value no arena offset (-1), and the step
+      ends without its copy (option `state-in-place`).
     - A `pointwise` group may write a result in place of an input of the same
       type whose last read is that group (option `in-place`).
     - `mpg.reshape` is a view: its result aliases its operand, whose live
@@ -387,6 +393,8 @@ def MpgPlanMemory : Pass<"mpg-plan-memory", "::mlir::mpg::GraphOp"> {
            "Alignment in bytes of every buffer (a power of two)">,
     Option<"inPlace", "in-place", "bool", /*default=*/"true",
            "Let pointwise groups write results over inputs they read last">,
+    Option<"stateInPlace", "state-in-place", "bool", /*default=*/"true",
+           "Let pointwise groups write the new value of a state straight into it when nothing reads the old value later">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark with arena and persistent sizes">
   ];
@@ -412,7 +420,8 @@ def ConvertMpgToMpk : Pass<"convert-mpg-to-mpk", "::mlir::ModuleOp"> {
     | `conv`      | `mpk.im2col` into scratch, then one `mpk.gemm` per group of channels |
     | `single`    | pooling: `mpk.pool2d`; transpose and slice: an `mpk.pointwise` copy; concat: one copy per input; embedding: `mpk.gather` |
 
-    State writes become `mpk.copy`s at the end of the program. Ops without a
+    State writes become `mpk.copy`s at the end of the program, but for values
+    planned in their state's memory (`mpg.state_offsets`), which need none. Ops without a
     kernel yet (the training family, gradient ops) are reported as errors.
   }];
   let dependentDialects = ["::mlir::mpk::MpkDialect", "::mlir::arith::ArithDialect",

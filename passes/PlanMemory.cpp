@@ -123,7 +123,61 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
 
     Builder builder(graph.getContext());
     planPersistent(body, builder, graph);
-    planArena(body, builder, graph);
+    llvm::DenseMap<Value, int64_t> inState;
+    if (stateInPlace)
+      inState = planStateInPlace(body, builder);
+    planArena(body, builder, graph, inState);
+  }
+
+  /// The values written to state whose group may write them in the state's
+  /// own memory, with that memory's offset; records them on their groups
+  /// (mpg.state_offsets). A value qualifies when a pointwise group computes
+  /// it for the state write alone, with the state's type, and nothing reads
+  /// the state's old value later: every other reader of the state comes
+  /// before the group's launch (the start of its multi-tensor run, whose
+  /// members run together), and the group itself reads it directly (at the
+  /// element it writes), not through a view.
+  static llvm::DenseMap<Value, int64_t> planStateInPlace(Block &body, Builder &builder) {
+    llvm::DenseMap<Operation *, int64_t> position;
+    int64_t end = 0;
+    for (Operation &op : body)
+      position[&op] = end++;
+    llvm::DenseMap<Operation *, int64_t> launch;
+    for (const auto &run : mpc::parameterUpdateRuns(body))
+      for (FusionOp member : run)
+        launch[member] = position[run.front()];
+    llvm::DenseMap<Value, int64_t> inState;
+    for (auto write : body.getOps<StateWriteOp>()) {
+      Value value = write.getValue(), state = write.getState();
+      auto fusion = value.getDefiningOp<FusionOp>();
+      Operation *stateDef = state.getDefiningOp();
+      if (!fusion || fusion.getKind() != FusionKind::Pointwise || !value.hasOneUse() ||
+          value.getType() != state.getType() || !stateDef ||
+          !stateDef->hasAttr(mpc::kPersistentOffsetAttr) || inState.count(value))
+        continue;
+      int64_t start = launch.count(fusion) ? launch[fusion] : position[fusion];
+      bool oldValueDead = llvm::all_of(state.getUsers(), [&](Operation *user) {
+        if (user == write.getOperation() || user == fusion.getOperation())
+          return true;
+        // A view's readers read the old value too; outputs read after the step.
+        return !llvm::isa<ReshapeOp, OutputOp, StateWriteOp>(user) && position[user] < start;
+      });
+      if (!oldValueDead)
+        continue;
+      inState[value] =
+          stateDef->getAttrOfType<IntegerAttr>(mpc::kPersistentOffsetAttr).getInt();
+    }
+    for (Operation &op : body) {
+      auto fusion = llvm::dyn_cast<FusionOp>(op);
+      if (!fusion || llvm::none_of(fusion.getResults(),
+                                   [&](Value result) { return inState.count(result); }))
+        continue;
+      llvm::SmallVector<int64_t> offsets;
+      for (Value result : fusion.getResults())
+        offsets.push_back(inState.count(result) ? inState[result] : -1);
+      fusion->setAttr(mpc::kStateOffsetsAttr, builder.getDenseI64ArrayAttr(offsets));
+    }
+    return inState;
   }
 
   void planPersistent(Block &body, Builder &builder, GraphOp graph) {
@@ -139,7 +193,8 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
     graph->setAttr(mpc::kPersistentBytesAttr, builder.getI64IntegerAttr(offset));
   }
 
-  void planArena(Block &body, Builder &builder, GraphOp graph) {
+  void planArena(Block &body, Builder &builder, GraphOp graph,
+                 const llvm::DenseMap<Value, int64_t> &inState) {
     llvm::DenseMap<Operation *, int64_t> position;
     int64_t end = 0;
     for (Operation &op : body)
@@ -152,6 +207,8 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
       if (!llvm::isa<InputOp, FusionOp>(op))
         continue;
       for (Value result : op.getResults()) {
+        if (inState.count(result))
+          continue;
         requestOf[result] = requests.size();
         requests.push_back({mpc::bufferBytes(result.getType()), position[&op], position[&op],
                             std::nullopt});
@@ -201,8 +258,10 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
       if (!llvm::isa<InputOp, FusionOp>(op))
         continue;
       llvm::SmallVector<int64_t> offsets;
-      for (Value result : op.getResults())
-        offsets.push_back(plan.offsets[requestOf[result]]);
+      for (Value result : op.getResults()) {
+        auto it = requestOf.find(result);
+        offsets.push_back(it == requestOf.end() ? -1 : plan.offsets[it->second]);
+      }
       op.setAttr(mpc::kArenaOffsetsAttr, builder.getDenseI64ArrayAttr(offsets));
       auto scratch = scratchOf.find(&op);
       if (scratch != scratchOf.end())
@@ -230,7 +289,10 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
         continue;
       llvm::SmallPtrSet<Value, 4> claimed;
       for (Value result : fusion.getResults()) {
-        mpc::planning::BufferRequest &request = requests[requestOf[result]];
+        auto own = requestOf.find(result);
+        if (own == requestOf.end()) // written in its state's memory
+          continue;
+        mpc::planning::BufferRequest &request = requests[own->second];
         for (Value input : fusion.getInputs()) {
           auto it = requestOf.find(input);
           if (it == requestOf.end() || claimed.contains(input) ||

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/CodeGen/CudaEmitter.h"
+#include "compiler/CodeGen/HostRowLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -23,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 namespace mpk = mlir::mpk;
@@ -148,12 +150,17 @@ std::string affineText(AffineExpr expr, llvm::ArrayRef<std::string> dims) {
 }
 
 /// The linear index into a buffer of `shape` at `map(dims)`.
+/// With `fromDim`, the terms of iteration dimensions >= fromDim are left out
+/// (the start of a host run).
 std::string linearIndex(AffineMap map, llvm::ArrayRef<int64_t> shape,
-                        llvm::ArrayRef<std::string> dims) {
+                        llvm::ArrayRef<std::string> dims,
+                        unsigned fromDim = std::numeric_limits<unsigned>::max()) {
   llvm::SmallVector<int64_t> strides = stridesOf(shape);
   std::string text;
   for (auto [i, expr] : llvm::enumerate(map.getResults())) {
     if (auto constant = llvm::dyn_cast<AffineConstantExpr>(expr); constant && constant.getValue() == 0)
+      continue;
+    if (auto dim = llvm::dyn_cast<AffineDimExpr>(expr); dim && dim.getPosition() >= fromDim)
       continue;
     if (!text.empty())
       text += " + ";
@@ -403,6 +410,127 @@ private:
     return success();
   }
 
+  /// Prints `row(r)`, the host's form of pointwise kernel `k` (see
+  /// pointwise.cuh), and returns its number of rows; -1 on failure. Each row
+  /// is a tile of a run (HostRowLayout.h), walked in chunks; fp16 and bf16
+  /// operands go through float arrays a chunk at a time.
+  int64_t emitHostRowForm(llvm::raw_ostream &os, mpk::PointwiseOp k,
+                          llvm::ArrayRef<Value> buffers, llvm::ArrayRef<std::string> members,
+                          llvm::ArrayRef<AffineMap> maps) {
+    llvm::ArrayRef<int64_t> iteration = k.getIteration();
+    Block &body = k.getBody().front();
+    unsigned numInputs = k.getInputs().size();
+    llvm::SmallVector<llvm::ArrayRef<int64_t>> shapes;
+    for (Value buffer : buffers)
+      shapes.push_back(shapeOf(buffer));
+    std::optional<mpc::HostRowLayout> layout = mpc::hostRowLayout(iteration, maps, shapes);
+    if (layout && !llvm::all_of(llvm::drop_begin(layout->advances, numInputs),
+                                [](bool advances) { return advances; }))
+      layout.reset();
+    // The host form uses host-only helpers; NVRTC never sees it.
+    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
+    if (!layout) {
+      // No contiguous runs (a 0-d kernel): the elements one by one.
+      os << "    for (int64_t i = 0; i < " << product(iteration) << "; ++i)\n"
+         << "      (*this)(i);\n  }\n#endif\n";
+      return 1;
+    }
+    // Rows of at most kHostTile elements, so that OpenMP threads share even
+    // a single long run.
+    constexpr int64_t kHostTile = 4096;
+    int64_t length = layout->runLength;
+    int64_t tile = std::min(length, kHostTile);
+    int64_t tiles = (length + tile - 1) / tile;
+    auto dims = dimNames("d", iteration.size());
+    unsigned first = layout->firstRunDim;
+    if (tiles > 1)
+      os << "    const int64_t t_ = r % " << tiles << ";\n";
+    if (tiles > 1 && first > 0)
+      os << "    r /= " << tiles << ";\n";
+    emitDecompose(os, "    ", "r", iteration.take_front(first),
+                  llvm::ArrayRef<std::string>(dims).take_front(first));
+    if (tiles > 1)
+      os << "    const int64_t begin_ = t_ * " << tile << ";\n"
+         << "    const int64_t end_ = begin_ + " << tile << " < " << length << " ? begin_ + "
+         << tile << " : " << length << ";\n";
+    else
+      os << "    const int64_t begin_ = 0, end_ = " << length << ";\n";
+    auto staged = [&](unsigned b) {
+      Type type = elementOf(buffers[b]);
+      return layout->advances[b] && (type.isF16() || type.isBF16());
+    };
+    llvm::SmallVector<std::string> starts;
+    for (auto [b, buffer] : llvm::enumerate(buffers)) {
+      starts.push_back("at" + std::to_string(b) + "_");
+      os << "    const int64_t " << starts.back() << " = "
+         << linearIndex(maps[b], shapeOf(buffer), dims, first) << ";\n";
+    }
+    // What the run reads once: broadcast inputs.
+    llvm::DenseMap<Value, std::string> names;
+    for (auto [j, arg] : llvm::enumerate(body.getArguments())) {
+      names[arg] = "a" + std::to_string(j);
+      if (!layout->advances[j])
+        os << "    const " << scalarType(arg.getType()) << " " << names[arg] << " = "
+           << loadExpr(buffers[j], members[j], starts[j]) << ";\n";
+    }
+    os << "    for (int64_t c_ = begin_; c_ < end_; c_ += mpc::kHostChunk) {\n"
+       << "      const int64_t n_ = end_ - c_ < mpc::kHostChunk ? end_ - c_ : mpc::kHostChunk;\n";
+    for (unsigned b = 0; b < buffers.size(); ++b) {
+      if (!staged(b))
+        continue;
+      os << "      float s" << b << "_[mpc::kHostChunk];\n";
+      if (b < numInputs)
+        os << "      mpc::widen_chunk(" << members[b] << " + (" << starts[b] << " + c_), s" << b
+           << "_, n_);\n";
+    }
+    os << "      MPC_INDEPENDENT_ITERATIONS\n"
+       << "      for (int64_t j_ = 0; j_ < n_; ++j_) {\n";
+    for (auto [j, arg] : llvm::enumerate(body.getArguments())) {
+      if (!layout->advances[j])
+        continue;
+      os << "        const " << scalarType(arg.getType()) << " " << names[arg] << " = ";
+      if (staged(j))
+        os << "s" << j << "_[j_];\n";
+      else
+        os << loadExpr(buffers[j], members[j], starts[j] + " + c_ + j_", kLoopConversions)
+           << ";\n";
+    }
+    if (failed(emitScalarBody(os, "        ", body, names, kLoopConversions)))
+      return -1;
+    auto yield = llvm::cast<mpk::YieldOp>(body.getTerminator());
+    for (auto [j, value] : llvm::enumerate(yield.getValues())) {
+      unsigned b = numInputs + j;
+      if (staged(b)) {
+        os << "        s" << b << "_[j_] = " << names.lookup(unroundedStore(value, buffers[b]))
+           << ";\n";
+        continue;
+      }
+      os << "        " << members[b] << "[" << starts[b] << " + c_ + j_] = "
+         << storeExpr(buffers[b], names.lookup(value), kLoopConversions) << ";\n";
+    }
+    os << "      }\n";
+    for (unsigned b = numInputs; b < buffers.size(); ++b)
+      if (staged(b))
+        os << "      mpc::narrow_chunk(s" << b << "_, " << members[b] << " + (" << starts[b]
+           << " + c_), n_);\n";
+    os << "    }\n  }\n#endif\n";
+    return layout->runs * tiles;
+  }
+
+  /// What a store of `value` into `buffer` may round instead: x when value
+  /// is extf(truncf(x)) through the buffer's own element type (a cast to
+  /// it), since rounding x once to that type gives the same bits as
+  /// rounding, widening exactly and rounding again.
+  static Value unroundedStore(Value value, Value buffer) {
+    auto widen = value.getDefiningOp<arith::ExtFOp>();
+    if (!widen)
+      return value;
+    auto round = widen.getIn().getDefiningOp<arith::TruncFOp>();
+    if (!round || round.getType() != elementOf(buffer) || !round.getIn().getType().isF32())
+      return value;
+    return round.getIn();
+  }
+
   LogicalResult emitPointwise(llvm::raw_ostream &os, mpk::PointwiseOp k,
                               bool functorOnly = false) {
     llvm::SmallVector<Value> buffers(k.getInputs());
@@ -415,53 +543,31 @@ private:
     auto dims = dimNames("d", iteration.size());
     Block &body = k.getBody().front();
     unsigned numInputs = k.getInputs().size();
-    // One element at the indices `dims`: loads, the body, stores.
-    auto emitElement = [&](llvm::StringRef indent, const Conversions &convert) -> LogicalResult {
-      llvm::DenseMap<Value, std::string> names;
-      for (auto [j, arg] : llvm::enumerate(body.getArguments())) {
-        std::string name = "a" + std::to_string(j);
-        os << indent << "const " << scalarType(arg.getType()) << " " << name << " = "
-           << loadExpr(buffers[j], members[j], linearIndex(maps[j], shapeOf(buffers[j]), dims),
-                       convert)
-           << ";\n";
-        names[arg] = name;
-      }
-      if (failed(emitScalarBody(os, indent, body, names, convert)))
-        return failure();
-      auto yield = llvm::cast<mpk::YieldOp>(body.getTerminator());
-      for (auto [j, value] : llvm::enumerate(yield.getValues())) {
-        unsigned b = numInputs + j;
-        os << indent << members[b] << "[" << linearIndex(maps[b], shapeOf(buffers[b]), dims)
-           << "] = " << storeExpr(buffers[b], names.lookup(value), convert) << ";\n";
-      }
-      return success();
-    };
     // The GPU's form: element i of the iteration space.
     os << "  MPC_HD void operator()(int64_t i) const {\n";
     emitDecompose(os, "    ", "i", iteration, dims);
-    if (failed(emitElement("    ", kScalarConversions)))
+    llvm::DenseMap<Value, std::string> names;
+    for (auto [j, arg] : llvm::enumerate(body.getArguments())) {
+      std::string name = "a" + std::to_string(j);
+      os << "    const " << scalarType(arg.getType()) << " " << name << " = "
+         << loadExpr(buffers[j], members[j], linearIndex(maps[j], shapeOf(buffers[j]), dims))
+         << ";\n";
+      names[arg] = name;
+    }
+    if (failed(emitScalarBody(os, "    ", body, names)))
       return failure();
-    os << "  }\n";
-    // The host's form: row r of the iteration space (all its dimensions but
-    // the last), the last dimension a plain loop the compiler vectorises.
-    int64_t rows = 1;
-    os << "  MPC_HD void row(int64_t r) const {\n";
-    if (iteration.empty()) {
-      if (failed(emitElement("    ", kScalarConversions)))
-        return failure();
-    } else {
-      llvm::ArrayRef<int64_t> outer = iteration.drop_back();
-      rows = product(outer);
-      emitDecompose(os, "    ", "r", outer, llvm::ArrayRef<std::string>(dims).drop_back());
-      os << "    for (int64_t " << dims.back() << " = 0; " << dims.back() << " < "
-         << iteration.back() << "; ++" << dims.back() << ") {\n";
-      if (failed(emitElement("      ", kLoopConversions)))
-        return failure();
-      os << "    }\n";
+    auto yield = llvm::cast<mpk::YieldOp>(body.getTerminator());
+    for (auto [j, value] : llvm::enumerate(yield.getValues())) {
+      unsigned b = numInputs + j;
+      os << "    " << members[b] << "[" << linearIndex(maps[b], shapeOf(buffers[b]), dims)
+         << "] = " << storeExpr(buffers[b], names.lookup(value)) << ";\n";
     }
     os << "  }\n";
-    os << "  static constexpr int64_t kRows = " << rows << ";\n";
     int64_t n = product(iteration);
+    int64_t rows = emitHostRowForm(os, k, buffers, members, maps);
+    if (rows < 0)
+      return failure();
+    os << "  static constexpr int64_t kRows = " << rows << ";\n";
     if (functorOnly) {
       os << "};\n} // namespace\n";
       return success();
@@ -549,11 +655,11 @@ private:
     }
     os << "  }\n";
     // The host's rows: each member's rows, end to end.
-    os << "  MPC_HD void row(int64_t r) const {\n";
+    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
     for (size_t i = 0; i < run.size(); ++i)
       os << "    if (r < f" << i << ".kRows) {\n      f" << i << ".row(r);\n      return;\n    }\n"
          << "    r -= f" << i << ".kRows;\n";
-    os << "  }\n};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
+    os << "  }\n#endif\n};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
        << "_updates_fn fn{";
     size_t table = 0;
     for (auto [i, member] : llvm::enumerate(run)) {

@@ -114,6 +114,14 @@ llvm::Expected<std::string> mpc::compileForHost(const std::string &source) {
     flags.push_back("-march=" + *arch);
     flags.push_back("-ffp-contract=off");
   }
+  // The GPU's indexing on the host, for the emulated GPU of the tests.
+  if (const char *form = std::getenv("MPC_HOST_KERNEL_FORM"); form && *form) {
+    if (llvm::StringRef(form) == "elements")
+      flags.push_back("-DMPC_HOST_ELEMENT_FORM");
+    else if (llvm::StringRef(form) != "rows")
+      return llvm::createStringError(std::string("MPC_HOST_KERNEL_FORM='") + form +
+                                     "': expected rows (the default) or elements");
+  }
   std::string entry =
       rt::kernelCacheKey({source, compilerIdentity(*program), llvm::join(flags, " "), "host"}) +
       ".so";

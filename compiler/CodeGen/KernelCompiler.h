@@ -43,7 +43,10 @@ llvm::Expected<GpuBinary> compileForGpu(const std::string &source, const std::st
 llvm::Expected<std::string> hostArchitecture();
 
 /// Compiles `source` with the host C++ compiler (`$MPC_HOST_CXX`, else
-/// `c++`) into a shared object and returns its bytes.
+/// `c++`) into a shared object and returns its bytes. Pointwise kernels run
+/// their host form, rows of contiguous elements; with
+/// `$MPC_HOST_KERNEL_FORM=elements` they run the GPU's, one element per
+/// index (what the tests' emulated GPU runs, to check the GPU's indexing).
 llvm::Expected<std::string> compileForHost(const std::string &source);
 
 /// The directory compiled kernels are cached in: "kernels" inside the

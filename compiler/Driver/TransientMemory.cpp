@@ -28,10 +28,8 @@ struct Interval {
   Role role;
 };
 
-/// Bytes covered by the union of `intervals` of `role` (all roles: none).
-int64_t coveredBytes(std::vector<Interval> intervals, std::optional<Role> role) {
-  if (role)
-    llvm::erase_if(intervals, [&](const Interval &i) { return i.role != *role; });
+/// Bytes covered by the union of `intervals`.
+int64_t coveredBytes(std::vector<Interval> intervals) {
   llvm::sort(intervals, [](const Interval &a, const Interval &b) { return a.begin < b.begin; });
   int64_t covered = 0, reach = 0;
   for (const Interval &i : intervals) {
@@ -112,22 +110,44 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
       }
 
   TransientMemory result;
-  std::vector<Interval> atPeak;
+  std::vector<const Live *> atPeak;
   for (int64_t at = 0; at <= count; ++at) {
     std::vector<Interval> live;
+    std::vector<const Live *> liveValues;
     for (const Live &v : values)
-      if (v.def <= at && at <= v.last)
+      if (v.def <= at && at <= v.last) {
         live.push_back(v.bytes);
-    int64_t bytes = coveredBytes(live, std::nullopt);
+        liveValues.push_back(&v);
+      }
+    int64_t bytes = coveredBytes(live);
     result.timeline.push_back(bytes);
     if (bytes > result.peak) {
       result.peak = bytes;
-      atPeak = std::move(live);
+      atPeak = std::move(liveValues);
     }
   }
-  result.inputs = coveredBytes(atPeak, Role::Input);
-  result.activations = coveredBytes(atPeak, Role::Activation);
-  result.gradients = coveredBytes(atPeak, Role::Gradient);
-  result.scratch = coveredBytes(atPeak, Role::Scratch);
+  // Bytes shared at the peak (a result written in place of an input it reads
+  // last) count once, for the newer value.
+  llvm::stable_sort(atPeak, [](const Live *a, const Live *b) { return a->def > b->def; });
+  std::vector<Interval> claimed;
+  for (const Live *v : atPeak) {
+    int64_t before = coveredBytes(claimed);
+    claimed.push_back(v->bytes);
+    int64_t added = coveredBytes(claimed) - before;
+    switch (v->bytes.role) {
+    case Role::Input:
+      result.inputs += added;
+      break;
+    case Role::Activation:
+      result.activations += added;
+      break;
+    case Role::Gradient:
+      result.gradients += added;
+      break;
+    case Role::Scratch:
+      result.scratch += added;
+      break;
+    }
+  }
   return result;
 }

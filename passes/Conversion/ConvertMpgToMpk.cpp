@@ -98,9 +98,17 @@ public:
       if (failed(result))
         return failure();
     }
-    for (StateWriteOp write : stateWrites)
-      b.create<mpk::CopyOp>(write.getLoc(), buffers.lookup(write.getValue()),
-                            buffers.lookup(write.getState()));
+    // State writes are copies when the step ends, but for values already
+    // written in their state's memory.
+    for (StateWriteOp write : stateWrites) {
+      Value from = buffers.lookup(write.getValue()), to = buffers.lookup(write.getState());
+      auto fromBuffer = from.getDefiningOp<mpk::BufferOp>();
+      auto toBuffer = to.getDefiningOp<mpk::BufferOp>();
+      if (fromBuffer && toBuffer && fromBuffer.getSpace() == toBuffer.getSpace() &&
+          fromBuffer.getOffset() == toBuffer.getOffset())
+        continue;
+      b.create<mpk::CopyOp>(write.getLoc(), from, to);
+    }
     return success();
   }
 
@@ -223,8 +231,20 @@ private:
       return failure();
     if (offsets->size() != static_cast<int64_t>(fusion.getNumResults()))
       return fusion.emitError("expects one planned arena offset per result");
-    for (auto [result, offset] : llvm::zip(fusion.getResults(), offsets->asArrayRef()))
-      buffers.map(result, buffer(fusion.getLoc(), mpk::Space::Arena, offset, result.getType()));
+    auto inState = fusion->getAttrOfType<DenseI64ArrayAttr>(mpc::kStateOffsetsAttr);
+    if (inState && inState.size() != static_cast<int64_t>(fusion.getNumResults()))
+      return fusion.emitError("expects one planned state offset per result");
+    for (auto [i, result] : llvm::enumerate(fusion.getResults())) {
+      // A new state value written in the state's own memory, or an arena buffer.
+      if (inState && inState[i] >= 0)
+        buffers.map(result, buffer(fusion.getLoc(), mpk::Space::Persistent, inState[i],
+                                   result.getType()));
+      else if ((*offsets)[i] >= 0)
+        buffers.map(result, buffer(fusion.getLoc(), mpk::Space::Arena, (*offsets)[i],
+                                   result.getType()));
+      else
+        return fusion.emitError() << "result #" << i << " has neither an arena nor a state offset";
+    }
     // Inside the group, block arguments stand for the group's inputs.
     Block &body = fusion.getBody().front();
     for (auto [arg, input] : llvm::zip(body.getArguments(), fusion.getInputs()))

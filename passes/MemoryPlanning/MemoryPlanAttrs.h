@@ -22,6 +22,11 @@ namespace mpc {
 inline constexpr llvm::StringLiteral kArenaOffsetsAttr = "mpg.arena_offsets";
 /// On mpg.param, mpg.state and mpg.constant: the offset in persistent memory.
 inline constexpr llvm::StringLiteral kPersistentOffsetAttr = "mpg.persistent_offset";
+/// On mpg.fusion groups that write a result straight into the state it
+/// updates (no copy when the step ends): per result, that state's offset in
+/// persistent memory, or -1 for a result in the arena. Such results have
+/// arena offset -1.
+inline constexpr llvm::StringLiteral kStateOffsetsAttr = "mpg.state_offsets";
 /// On mpg.fusion groups that need scratch memory while they run: its offset.
 inline constexpr llvm::StringLiteral kScratchOffsetAttr = "mpg.scratch_offset";
 /// On mpg.graph: the sizes of the arena and of persistent memory.

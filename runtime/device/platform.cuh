@@ -34,6 +34,21 @@
       void *const *__restrict__ mpc_buffers)
 #endif
 
+/// Put before the host loop of a pointwise kernel: its iterations touch
+/// distinct elements (as the GPU's threads do; a result written in place of
+/// an input is read and written at the same index), so the host compiler
+/// vectorises it without run-time checks of its pointers for overlap, which
+/// it gives up on past a few pointers.
+#if defined(__CUDACC__)
+#define MPC_INDEPENDENT_ITERATIONS
+#elif defined(__clang__)
+#define MPC_INDEPENDENT_ITERATIONS _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define MPC_INDEPENDENT_ITERATIONS _Pragma("GCC ivdep")
+#else
+#define MPC_INDEPENDENT_ITERATIONS
+#endif
+
 #if !defined(__CUDACC__) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 /// Host kernels compiled for x86-64-v3 say so: the CPU backend refuses them
 /// on a CPU without AVX2, FMA and F16C instead of failing on an illegal

@@ -16,12 +16,20 @@
 // The functor must not depend on the order in which elements are visited:
 // the GPU visits them in parallel, the host possibly from several threads.
 //
+// Generated kernels also give the host a form of their own, `row(r)`, run by
+// mpc::pointwise_rows: a stretch of elements contiguous in every buffer that
+// varies along it, walked in chunks of kHostChunk elements; fp16 and bf16
+// operands are widened a chunk at a time into float arrays (widen_chunk),
+// results narrowed from them (narrow_chunk), so that the loop between is
+// plain float arithmetic the host compiler vectorises.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MPC_DEVICE_POINTWISE_CUH
 #define MPC_DEVICE_POINTWISE_CUH
 
 #include "mpc/device/platform.cuh"
+#include "mpc/device/types.cuh"
 
 namespace mpc {
 
@@ -31,6 +39,44 @@ namespace detail {
 /// parallel region costs more than the loop.
 constexpr int64_t kHostParallelMinElements = 32768;
 } // namespace detail
+
+/// The elements a host row form converts and computes at a time.
+constexpr int64_t kHostChunk = 128;
+
+/// `target[j] = to_f32(source[j])` for j in [0, n): eight at a time with
+/// F16C where the kernels are built for it, the same values.
+inline void widen_chunk(const half_t *source, float *target, int64_t n) {
+  int64_t j = 0;
+#ifdef MPC_HOST_F16C
+  for (; j + 8 <= n; j += 8)
+    _mm256_storeu_ps(target + j, _mm256_cvtph_ps(_mm_loadu_si128(
+                                     reinterpret_cast<const __m128i *>(source + j))));
+#endif
+  for (; j < n; ++j)
+    target[j] = to_f32(source[j]);
+}
+inline void widen_chunk(const bf16_t *source, float *target, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    target[j] = to_f32(source[j]);
+}
+
+/// `target[j] = from_f32<T>(source[j])` for j in [0, n), rounding to nearest
+/// even: eight at a time with F16C for fp16, a vectorised loop for bf16.
+inline void narrow_chunk(const float *source, half_t *target, int64_t n) {
+  int64_t j = 0;
+#ifdef MPC_HOST_F16C
+  for (; j + 8 <= n; j += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(target + j),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(source + j),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
+  for (; j < n; ++j)
+    target[j] = from_f32<half_t>(source[j]);
+}
+inline void narrow_chunk(const float *source, bf16_t *target, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    target[j] = from_f32<bf16_t>(source[j]);
+}
 #endif
 
 /// Calls `fn(i)` once for every `i` in [0, n). On the GPU a grid-stride loop
@@ -54,12 +100,14 @@ MPC_DEVICE_INLINE void pointwise(int64_t n, const Fn &fn) {
 
 /// The skeleton of generated pointwise kernels: on the GPU, `fn(i)` for
 /// every element i in [0, elements); on the host, `fn.row(r)` for every row
-/// r in [0, rows), which runs the row's elements in order with the last
-/// index a plain loop (no division per element, vectorised), rows on OpenMP
-/// threads when there are many elements.
+/// r in [0, rows) (see the file comment), rows on OpenMP threads when there
+/// are many elements. Host kernels built with MPC_HOST_ELEMENT_FORM run the
+/// GPU's form instead, `fn(i)` element by element: the emulated GPU of the
+/// tests runs those, so that the GPU's indexing is checked against the
+/// host's.
 template <typename Fn>
 MPC_DEVICE_INLINE void pointwise_rows(int64_t rows, int64_t elements, const Fn &fn) {
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(MPC_HOST_ELEMENT_FORM)
   (void)rows;
   pointwise(elements, fn);
 #else

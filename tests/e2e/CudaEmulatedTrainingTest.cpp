@@ -9,7 +9,9 @@
 // and batches:
 //   - every step's loss (read as telemetry) and every parameter and piece of
 //     optimizer and loss-scale state at the end agree bitwise: the CUDA
-//     backend's graph replays the step exactly, GEMMs included;
+//     backend's graph replays the step exactly, GEMMs included, and the
+//     emulated GPU's kernels, which index elements as the GPU's do, compute
+//     what the CPU's row forms compute;
 //   - the training loop is one graph launch per step, every kernel and GEMM
 //     inside the graph, and no host synchronisation: telemetry is read as
 //     runs complete.
@@ -117,13 +119,23 @@ TEST_P(CudaEmulatedTraining, MatchesTheCpuBitwiseInOneGraphLaunchPerStep) {
                         example.graph + ".mlir' --step train --precision " + example.precision +
                         " --target cpu,sm_90 -o '" + bundle + "'";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  // The emulated GPU runs the bundle's host kernels.
+  // The emulated GPU runs host kernels that index as the GPU's do (one
+  // element per index, MPC_HOST_KERNEL_FORM=elements), the CPU its own rows:
+  // the two agree bitwise.
+  std::string gpuForm = dir + "/train-elements.mpcb";
+  std::string elementsCommand =
+      std::string("MPC_HOST_KERNEL_FORM=elements '") + MPC_TOOL + "' compile '" +
+      MPC_EXAMPLES_DIR + "/" + example.graph + ".mlir' --step train --precision " +
+      example.precision + " --target cpu -o '" + gpuForm + "'";
+  ASSERT_EQ(std::system(elementsCommand.c_str()), 0) << elementsCommand;
   std::vector<mpc::rt::BundleSection> sections;
-  mpc::rt::Status read = mpc::rt::readBundle(bundle, sections);
+  mpc::rt::Status read = mpc::rt::readBundle(gpuForm, sections);
   ASSERT_TRUE(read.isOk()) << read.message();
   const mpc::rt::BundleSection *host = mpc::rt::findSection(sections, "host.so");
   ASSERT_NE(host, nullptr);
-  ASSERT_NE(mpc::rt::findSection(sections, "cubin.sm_90"), nullptr);
+  std::vector<mpc::rt::BundleSection> cudaSections;
+  ASSERT_TRUE(mpc::rt::readBundle(bundle, cudaSections).isOk());
+  ASSERT_NE(mpc::rt::findSection(cudaSections, "cubin.sm_90"), nullptr);
   std::string hostPath = dir + "/host.so";
   std::ofstream(hostPath, std::ios::binary) << host->bytes;
 

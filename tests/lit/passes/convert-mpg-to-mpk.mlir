@@ -50,24 +50,24 @@ mpg.graph @declarations {
 
 // -----
 
-// State is a frozen persistent param marked `state`; its write becomes a copy
-// at the very end of the program, after every kernel and output. A rank-0
-// pointwise group iterates over [] with maps () -> (); the splat constant is
-// a literal in its body.
+// State is a frozen persistent param marked `state`. Nothing reads its old
+// value after the group that computes the new one, so that group writes it in
+// the state's own memory (a second view of it) and no copy ends the program.
+// A rank-0 pointwise group iterates over [] with maps () -> (); the splat
+// constant is a literal in its body.
 // CHECK-DAG: #[[$MAP0:.+]] = affine_map<() -> ()>
-// CHECK-LABEL: mpk.program @state_write arena 512 persistent 256 {
+// CHECK-LABEL: mpk.program @state_write arena 256 persistent 256 {
 // CHECK-NEXT: %[[S:.+]] = mpk.buffer persistent 0 : memref<i64>
 // CHECK-NEXT: mpk.param "step" %[[S]] state frozen init(#mpg.init<zeros, {}>) : memref<i64>
-// CHECK: %[[N:.+]] = mpk.buffer arena 256 : memref<i64>
+// CHECK: %[[N:.+]] = mpk.buffer persistent 0 : memref<i64>
 // CHECK-NEXT: mpk.pointwise @k0 ins(%[[S]] : memref<i64>) outs(%[[N]] : memref<i64>) iteration [] indexing [#[[$MAP0]], #[[$MAP0]]]
 // CHECK-NEXT: ^bb0(%[[A:.+]]: i64):
 // CHECK-NEXT: %[[ONE:.+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[R:.+]] = arith.addi %[[A]], %[[ONE]] : i64
 // CHECK-NEXT: mpk.yield %[[R]] : i64
-// CHECK-NOT: mpk.copy
 // CHECK: mpk.output "y"
-// CHECK-NEXT: mpk.copy %[[N]], %[[S]] : memref<i64>
-// CHECK-NEXT: }
+// CHECK-NOT: mpk.copy
+// CHECK: }
 mpg.graph @state_write {
   %st = mpg.state "step" init(zeros) : tensor<i64>
   %one = mpg.constant dense<1> : tensor<i64>
@@ -76,6 +76,29 @@ mpg.graph @state_write {
   %x = mpg.input "x" : tensor<4xf32>
   %y = mpg.exp %x : tensor<4xf32>
   mpg.output "y" %y : tensor<4xf32>
+}
+
+// -----
+
+// A GEMM after the update reads the state's old value: the new one goes to
+// the arena and is copied into the state at the very end of the program,
+// after every kernel and output.
+// CHECK-LABEL: mpk.program @state_read_after_its_update
+// CHECK: %[[S:.+]] = mpk.buffer persistent 0 : memref<4x4xf32>
+// CHECK: %[[N:.+]] = mpk.buffer arena {{[0-9]+}} : memref<4x4xf32>
+// CHECK-NEXT: mpk.pointwise @k0 ins(%[[S]] : memref<4x4xf32>) outs(%[[N]] : memref<4x4xf32>)
+// CHECK-NOT: mpk.copy
+// CHECK: mpk.gemm %{{.+}}, %[[S]]
+// CHECK: mpk.output "y"
+// CHECK-NEXT: mpk.copy %[[N]], %[[S]] : memref<4x4xf32>
+// CHECK-NEXT: }
+mpg.graph @state_read_after_its_update {
+  %x = mpg.input "x" : tensor<4x4xf32>
+  %s = mpg.state "s" init(zeros) : tensor<4x4xf32>
+  %n = mpg.exp %s : tensor<4x4xf32>
+  mpg.state_write %s, %n : tensor<4x4xf32>
+  %y = mpg.matmul %x, %s : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  mpg.output "y" %y : tensor<4x4xf32>
 }
 
 // -----

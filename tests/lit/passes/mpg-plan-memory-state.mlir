@@ -1,5 +1,7 @@
 // RUN: mpc-opt %s --mpg-fuse --mpg-plan-memory | FileCheck %s
 // RUN: not mpc-opt %s --mpg-fuse --mpg-plan-memory=alignment=100 2>&1 | FileCheck %s --check-prefix=ALIGN
+// RUN: mpc-opt %s --mpg-fuse=pointwise-fusion=false --mpg-plan-memory | FileCheck %s --check-prefix=SPLIT
+// RUN: mpc-opt %s --mpg-fuse --mpg-plan-memory=state-in-place=false | FileCheck %s --check-prefix=COPIED
 
 // A value written to state is copied when the step ends, so it stays live to
 // the end: the output computed after the write must not take its place.
@@ -18,6 +20,51 @@ mpg.graph @state_write_lives_to_the_end {
   %b = mpg.matmul %r, %w : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
   %c = mpg.matmul %b, %w : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
   mpg.output "c" %c : tensor<8x8xf32>
+}
+
+// A group that computes a state's new value for its write alone, reading the
+// old value itself and nothing after it, writes the new value in the state's
+// memory: no arena offset (-1), the state's offset in mpg.state_offsets.
+// CHECK-LABEL: mpg.graph @update_in_place attributes {mpg.arena_bytes = 0 : i64
+// CHECK: mpg.state "s" init(zeros) {mpg.persistent_offset = [[S:[0-9]+]] : i64}
+// CHECK: mpg.fusion pointwise({{.*}}) -> tensor<64xf32> attributes {mpg.arena_offsets = array<i64: -1>, mpg.state_offsets = array<i64: [[S]]>}
+// Without the option the value goes to the arena (and is copied at the end).
+// COPIED-LABEL: mpg.graph @update_in_place
+// COPIED: mpg.fusion pointwise({{.*}}) -> tensor<64xf32> attributes {mpg.arena_offsets = array<i64: 0>} {
+mpg.graph @update_in_place {
+  %s = mpg.state "s" init(zeros) : tensor<64xf32>
+  %n = mpg.exp %s : tensor<64xf32>
+  mpg.state_write %s, %n : tensor<64xf32>
+}
+
+// The two updates are one multi-tensor launch, and the second reads s1's old
+// value: s1's new value cannot be written in place (the launch would race),
+// s2's can.
+// SPLIT-LABEL: mpg.graph @update_read_by_another_update
+// SPLIT: mpg.state "s2" init(zeros) {mpg.persistent_offset = [[S2:[0-9]+]] : i64}
+// SPLIT: mpg.fusion pointwise(%s1 : tensor<64xf32>) -> tensor<64xf32> attributes {mpg.arena_offsets = array<i64: {{[0-9]+}}>} {
+// SPLIT: mpg.fusion pointwise(%s1, %s2 : {{.*}}) -> tensor<64xf32> attributes {mpg.arena_offsets = array<i64: -1>, mpg.state_offsets = array<i64: [[S2]]>}
+mpg.graph @update_read_by_another_update {
+  %s1 = mpg.state "s1" init(zeros) : tensor<64xf32>
+  %s2 = mpg.state "s2" init(zeros) : tensor<64xf32>
+  %n1 = mpg.exp %s1 : tensor<64xf32>
+  mpg.state_write %s1, %n1 : tensor<64xf32>
+  %n2 = mpg.add %s1, %s2 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  mpg.state_write %s2, %n2 : tensor<64xf32>
+}
+
+// A GEMM after the update reads the old value: not in place.
+// CHECK-LABEL: mpg.graph @state_read_after_its_update
+// CHECK: mpg.fusion pointwise(%s : tensor<4x4xf32>) -> tensor<4x4xf32> attributes {mpg.arena_offsets = array<i64: {{[0-9]+}}>} {
+// CHECK-NOT: mpg.state_offsets
+// CHECK: mpg.output "y"
+mpg.graph @state_read_after_its_update {
+  %x = mpg.input "x" : tensor<4x4xf32>
+  %s = mpg.state "s" init(zeros) : tensor<4x4xf32>
+  %n = mpg.exp %s : tensor<4x4xf32>
+  mpg.state_write %s, %n : tensor<4x4xf32>
+  %y = mpg.matmul %x, %s : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  mpg.output "y" %y : tensor<4x4xf32>
 }
 
 // The alignment in the error is printed as a number.
