@@ -7,8 +7,8 @@
 #include "CudaEmulator.h"
 
 #include "Elements.h"
+#include "HostGemm.h"
 
-#include <cblas.h>
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -71,6 +71,7 @@ struct Emulation {
   rt::CublasLtApi blas;
   rt::NvrtcApi nvrtc;
   rt::CudaApi api;
+  rt::HostGemm gemm;
 };
 
 Emulation *emulation = nullptr;
@@ -496,60 +497,47 @@ bool dtypeOf(cudaDataType type, DType &out) {
   }
 }
 
-template <typename T> T gelu(T x) {
-  const T kSqrt2OverPi = static_cast<T>(0.79788456080286535588);
-  const T kCubic = static_cast<T>(0.044715);
-  return static_cast<T>(0.5) * x *
-         (static_cast<T>(1) + std::tanh(kSqrt2OverPi * (x + kCubic * x * x * x)));
+rt::Epilogue epilogueOf(cublasLtEpilogue_t epilogue) {
+  switch (epilogue) {
+  case CUBLASLT_EPILOGUE_BIAS:
+    return rt::Epilogue::Bias;
+  case CUBLASLT_EPILOGUE_RELU:
+    return rt::Epilogue::Relu;
+  case CUBLASLT_EPILOGUE_RELU_BIAS:
+    return rt::Epilogue::BiasRelu;
+  case CUBLASLT_EPILOGUE_GELU:
+    return rt::Epilogue::Gelu;
+  case CUBLASLT_EPILOGUE_GELU_BIAS:
+    return rt::Epilogue::BiasGelu;
+  default:
+    return rt::Epilogue::None;
+  }
 }
 
-/// D = epilogue(alpha op(A) op(B) + bias) in compute type T, column-major.
-template <typename T>
-void gemmIn(bool transA, bool transB, const Layout &a, const Layout &b, const Layout &d,
-            const uint8_t *aBytes, const uint8_t *bBytes, uint8_t *dBytes, T alpha,
-            cublasLtEpilogue_t epilogue, const uint8_t *bias, DType biasType, DType aType,
-            DType bType, DType dType) {
-  uint64_t m = d.rows, n = d.cols, k = transA ? a.rows : a.cols;
-  auto widen = [](DType type, const uint8_t *bytes, const Layout &layout) {
-    size_t count = layout.ld * (layout.cols - 1) + layout.rows;
-    std::vector<T> values(count);
-    rt::widenElements(type, bytes, values.data(), count);
-    return values;
-  };
-  std::vector<T> biasValues;
-  if (bias) {
-    biasValues.resize(m);
-    rt::widenElements(biasType, bias, biasValues.data(), m);
-  }
-  for (int32_t batch = 0; batch < d.batch; ++batch) {
-    std::vector<T> av = widen(aType, aBytes + batch * a.stride * rt::dtypeSize(aType), a);
-    std::vector<T> bv = widen(bType, bBytes + batch * b.stride * rt::dtypeSize(bType), b);
-    std::vector<T> dv(d.ld * (n - 1) + m);
-    if constexpr (sizeof(T) == sizeof(float))
-      cblas_sgemm(CblasColMajor, transA ? CblasTrans : CblasNoTrans,
-                  transB ? CblasTrans : CblasNoTrans, m, n, k, alpha, av.data(), a.ld, bv.data(),
-                  b.ld, 0.0f, dv.data(), d.ld);
-    else
-      cblas_dgemm(CblasColMajor, transA ? CblasTrans : CblasNoTrans,
-                  transB ? CblasTrans : CblasNoTrans, m, n, k, alpha, av.data(), a.ld, bv.data(),
-                  b.ld, 0.0, dv.data(), d.ld);
-    bool addBias = epilogue == CUBLASLT_EPILOGUE_BIAS || epilogue == CUBLASLT_EPILOGUE_RELU_BIAS ||
-                   epilogue == CUBLASLT_EPILOGUE_GELU_BIAS;
-    bool relu = epilogue == CUBLASLT_EPILOGUE_RELU || epilogue == CUBLASLT_EPILOGUE_RELU_BIAS;
-    bool useGelu = epilogue == CUBLASLT_EPILOGUE_GELU || epilogue == CUBLASLT_EPILOGUE_GELU_BIAS;
-    uint8_t *out = dBytes + batch * d.stride * rt::dtypeSize(dType);
-    for (uint64_t j = 0; j < n; ++j)
-      for (uint64_t i = 0; i < m; ++i) {
-        T value = dv[j * d.ld + i];
-        if (addBias)
-          value += biasValues[i];
-        if (relu)
-          value = value < 0 ? static_cast<T>(0) : value;
-        else if (useGelu)
-          value = gelu(value);
-        rt::narrowElements(&value, dType, out + (j * d.ld + i) * rt::dtypeSize(dType), 1);
-      }
-  }
+/// D = epilogue(op(A) op(B) + bias), column-major as cuBLASLt defines it,
+/// computed by the CPU backend's GEMM (rt::HostGemm) as the row-major
+/// product D^T = op(B)^T op(A)^T: column-major B read row-major is B^T, so
+/// the row-major A is cuBLASLt's B, transposed when B is, and likewise.
+void emulatedGemm(bool transA, bool transB, const Layout &a, const Layout &b, const Layout &d,
+                  const uint8_t *aBytes, const uint8_t *bBytes, uint8_t *dBytes,
+                  cublasLtEpilogue_t epilogue, const uint8_t *bias, DType biasType,
+                  DType aType, DType bType, DType dType) {
+  rt::GemmStep step;
+  step.aDtype = bType;
+  step.bDtype = aType;
+  step.cDtype = dType;
+  step.biasDtype = biasType;
+  step.m = static_cast<int64_t>(d.cols);
+  step.n = static_cast<int64_t>(d.rows);
+  step.k = static_cast<int64_t>(transA ? a.rows : a.cols);
+  step.batch = d.batch;
+  step.strideA = b.stride;
+  step.strideB = a.stride;
+  step.strideC = d.stride;
+  step.transposeA = transB;
+  step.transposeB = transA;
+  step.epilogue = epilogueOf(epilogue);
+  current().gemm.run(step, bBytes, aBytes, bias, dBytes);
 }
 
 cublasStatus_t emuMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t desc, const void *alpha,
@@ -593,21 +581,19 @@ cublasStatus_t emuMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t desc, const void
                                : *static_cast<const float *>(alpha);
   double betaValue = isDouble ? *static_cast<const double *>(beta)
                               : *static_cast<const float *>(beta);
-  if (betaValue != 0)
-    return CUBLAS_STATUS_NOT_SUPPORTED; // mpc never accumulates into C
+  // mpc never scales products nor accumulates into C, and its matrices are
+  // packed (leading dimension = rows).
+  if (alphaValue != 1 || betaValue != 0 || a.ld != static_cast<int64_t>(a.rows) ||
+      b.ld != static_cast<int64_t>(b.rows) || d.ld != static_cast<int64_t>(d.rows))
+    return CUBLAS_STATUS_NOT_SUPPORTED;
   const auto *aBytes = static_cast<const uint8_t *>(A);
   const auto *bBytes = static_cast<const uint8_t *>(B);
   auto *dBytes = static_cast<uint8_t *>(D);
   const auto *biasBytes = needsBias ? static_cast<const uint8_t *>(bias) : nullptr;
   enqueue(reinterpret_cast<CUstream>(stream),
           [=] {
-            if (isDouble)
-              gemmIn<double>(transA, transB, a, b, d, aBytes, bBytes, dBytes, alphaValue,
-                             epilogue, biasBytes, biasType, aType, bType, dType);
-            else
-              gemmIn<float>(transA, transB, a, b, d, aBytes, bBytes, dBytes,
-                            static_cast<float>(alphaValue), epilogue, biasBytes, biasType, aType,
-                            bType, dType);
+            emulatedGemm(transA, transB, a, b, d, aBytes, bBytes, dBytes, epilogue, biasBytes,
+                         biasType, aType, bType, dType);
             ++current().counters.gemmsRun;
           },
           true);

@@ -19,10 +19,10 @@
 //     driver; the image's kind (cubin, PTX) is recorded, and chosen kinds
 //     can be refused to exercise the backend's fallbacks;
 //   - cublasLtMatmul reads the descriptors it is given back with cuBLASLt's
-//     own (host-side) attribute getters and computes the product with
-//     OpenBLAS in column-major order, as cuBLASLt defines it. The CPU
-//     backend does the same GEMM in row-major order, so results agree
-//     bitwise exactly when the backend's row-major-to-column-major mapping
+//     own (host-side) attribute getters and computes the column-major
+//     product cuBLASLt defines with the CPU backend's GEMM (rt::HostGemm),
+//     mapped back to row-major order, so results agree bitwise with the
+//     CPU's exactly when the backend's row-major-to-column-major mapping
 //     (GemmPlan.h) is right.
 // It counts what happened, for tests of launches and synchronisations.
 // One emulator may exist at a time.

@@ -12,8 +12,8 @@ packages=(
   libgtest-dev libgmock-dev
   # killing a process at a chosen system call (interrupted checkpoint writes)
   strace
-  # CPU GEMM, compression for data files
-  libopenblas-dev zlib1g-dev
+  # CPU GEMMs (oneDNN: bf16 and large fp32 ones), compression for data files
+  libopenblas-dev libdnnl-dev zlib1g-dev
   # reference implementations and real data (shared/DATA.md)
   python3-numpy python3-torch python3-sklearn dataset-fashion-mnist bible-kjv
   # plots as PNG (rsvg-convert), the HTML report checked in headless Chromium

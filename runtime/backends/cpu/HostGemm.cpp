@@ -11,8 +11,12 @@
 #ifdef MPC_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
+#ifdef MPC_HAVE_ONEDNN
+#include "OnednnMatmul.h"
+#endif
 
 #include <cmath>
+#include <type_traits>
 
 namespace mpc::rt {
 
@@ -114,9 +118,18 @@ void applyEpilogue(Epilogue epilogue, const T *bias, T *c, int64_t m,
   }
 }
 
+} // namespace
+
+#ifdef MPC_HAVE_ONEDNN
+HostGemm::HostGemm() : onednn_(std::make_unique<OnednnMatmul>()) {}
+#else
+HostGemm::HostGemm() = default;
+#endif
+HostGemm::~HostGemm() = default;
+
 template <typename T>
-void runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
-           const uint8_t *bias, uint8_t *c, GemmScratch<T> &scratch) {
+void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
+                     const uint8_t *bias, uint8_t *c, GemmScratch<T> &scratch) {
   const size_t aSize = dtypeSize(step.aDtype), bSize = dtypeSize(step.bDtype),
                cSize = dtypeSize(step.cDtype);
   const size_t aCount = static_cast<size_t>(step.m * step.k);
@@ -126,28 +139,42 @@ void runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
       bias ? asCompute(step.biasDtype, bias, static_cast<size_t>(step.n),
                        scratch.bias)
            : nullptr;
+  // bf16 operands as they are when oneDNN multiplies them.
+  bool nativeBf16 = false;
+  if constexpr (std::is_same_v<T, float>)
+    nativeBf16 = onednn_ && step.aDtype == DType::BF16 && step.bDtype == DType::BF16 &&
+                 onednn_->handles(DType::BF16, step.m, step.n, step.k);
   for (int64_t i = 0; i < step.batch; ++i) {
-    const T *aValues =
-        asCompute(step.aDtype, a + (step.offsetA + i * step.strideA) * aSize,
-                  aCount, scratch.a);
-    const T *bValues =
-        asCompute(step.bDtype, b + (step.offsetB + i * step.strideB) * bSize,
-                  bCount, scratch.b);
+    const uint8_t *aBytes = a + (step.offsetA + i * step.strideA) * aSize;
+    const uint8_t *bBytes = b + (step.offsetB + i * step.strideB) * bSize;
     uint8_t *cBytes = c + (step.offsetC + i * step.strideC) * cSize;
     bool direct = step.cDtype == kComputeDtype<T>;
     if (!direct)
       scratch.c.resize(cCount);
     T *cValues = direct ? reinterpret_cast<T *>(cBytes) : scratch.c.data();
-    blasGemm(step.transposeA, step.transposeB, static_cast<int>(step.m),
-             static_cast<int>(step.n), static_cast<int>(step.k), aValues,
-             bValues, cValues);
+    bool done = false;
+    if constexpr (std::is_same_v<T, float>) {
+      if (nativeBf16)
+        done = onednn_->run(DType::BF16, step.transposeA, step.transposeB, step.m, step.n,
+                            step.k, aBytes, bBytes, cValues);
+    }
+    if (!done) {
+      const T *aValues = asCompute(step.aDtype, aBytes, aCount, scratch.a);
+      const T *bValues = asCompute(step.bDtype, bBytes, bCount, scratch.b);
+      if constexpr (std::is_same_v<T, float>)
+        done = onednn_ && onednn_->handles(DType::F32, step.m, step.n, step.k) &&
+               onednn_->run(DType::F32, step.transposeA, step.transposeB, step.m, step.n,
+                            step.k, aValues, bValues, cValues);
+      if (!done)
+        blasGemm(step.transposeA, step.transposeB, static_cast<int>(step.m),
+                 static_cast<int>(step.n), static_cast<int>(step.k), aValues, bValues,
+                 cValues);
+    }
     applyEpilogue(step.epilogue, biasValues, cValues, step.m, step.n);
     if (!direct)
       narrowElements(cValues, step.cDtype, cBytes, cCount);
   }
 }
-
-} // namespace
 
 void HostGemm::run(const GemmStep &step, const uint8_t *a, const uint8_t *b,
                    const uint8_t *bias, uint8_t *c) {

@@ -3,12 +3,14 @@
 // Part of mpc, a mixed-precision training compiler.
 //
 // Runs a manifest's gemm step (see Manifest.h) with OpenBLAS (in a build
-// without it, with plain loops of the same arithmetic). Operands that
-// are not already in the compute type are widened into scratch memory; the
-// compute type is f32 (cblas_sgemm), which gives fp16/bf16 products
-// accumulated in fp32 as on the GPU, or f64 (cblas_dgemm) when A, B and C are
-// all f64, for reference runs. The epilogue runs on the host in the compute
-// type, and the result is rounded once to C's dtype:
+// without it, with plain loops of the same arithmetic) and, in a build with
+// oneDNN, bf16 GEMMs and large fp32 ones with oneDNN (OnednnMatmul.h).
+// Operands that are not already in the compute type are widened into
+// scratch memory (bf16 ones only without oneDNN); the compute type is f32,
+// which gives fp16/bf16 products accumulated in fp32 as on the GPU, or f64
+// (cblas_dgemm) when A, B and C are all f64, for reference runs. The
+// epilogue runs on the host in the compute type, and the result is rounded
+// once to C's dtype:
 //   bias: adds bias[j] to every column j; relu: max(x, 0), NaN stays NaN;
 //   gelu: the tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
 //   x^3))).
@@ -21,23 +23,36 @@
 #include "Manifest.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace mpc::rt {
+
+class OnednnMatmul;
 
 /// Scratch memory for widened operands of one compute type.
 template <typename T> struct GemmScratch { std::vector<T> a, b, c, bias; };
 
 class HostGemm {
 public:
+  HostGemm();
+  ~HostGemm();
+  HostGemm(const HostGemm &) = delete;
+  HostGemm &operator=(const HostGemm &) = delete;
+
   /// Runs `step` (a verified step) on its operands: `a`, `b`, `c` and `bias`
   /// (null without a bias) are the addresses of the step's buffers.
   void run(const GemmStep &step, const uint8_t *a, const uint8_t *b,
            const uint8_t *bias, uint8_t *c);
 
 private:
+  template <typename T>
+  void runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b, const uint8_t *bias,
+             uint8_t *c, GemmScratch<T> &scratch);
+
   GemmScratch<float> single_;
   GemmScratch<double> double_;
+  std::unique_ptr<OnednnMatmul> onednn_; // null in a build without oneDNN
 };
 
 } // namespace mpc::rt

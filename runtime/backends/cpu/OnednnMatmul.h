@@ -1,0 +1,61 @@
+//===- OnednnMatmul.h - GEMMs on the CPU with oneDNN's matmul -------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// oneDNN (Debian's libdnnl) multiplies bf16 matrices with the CPU's bf16
+// dot-product instructions (AVX512-BF16), products accumulated in fp32 (as
+// on the GPU; bf16 subnormals count as zero there), at about twice the rate
+// of an fp32 GEMM of the widened operands; and its fp32 kernels beat
+// OpenBLAS's on large problems. HostGemm runs those GEMMs here, the rest
+// with OpenBLAS. Primitives are created once per shape and kept.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_RUNTIME_BACKENDS_CPU_ONEDNNMATMUL_H
+#define MPC_RUNTIME_BACKENDS_CPU_ONEDNNMATMUL_H
+
+#include "HostTensor.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+
+namespace mpc::rt {
+
+class OnednnMatmul {
+public:
+  OnednnMatmul();
+  ~OnednnMatmul();
+  OnednnMatmul(const OnednnMatmul &) = delete;
+  OnednnMatmul &operator=(const OnednnMatmul &) = delete;
+
+  /// Whether run() takes row-major f32 products of `dtype` operands (F32 or
+  /// BF16) of this size: bf16 problems of at least kBf16MinMacs
+  /// multiply-adds when this CPU has a bf16 kernel, f32 ones of at least
+  /// kF32MinMacs (below those, widening and OpenBLAS are faster: oneDNN's
+  /// call costs about a microsecond).
+  bool handles(DType dtype, int64_t m, int64_t n, int64_t k);
+
+  /// c (m x n, f32) = op(a) op(b), row-major, op a transpose when asked;
+  /// false when oneDNN cannot, and the caller computes c another way.
+  bool run(DType dtype, bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k,
+           const void *a, const void *b, float *c);
+
+  static constexpr int64_t kBf16MinMacs = int64_t(1) << 16;
+  static constexpr int64_t kF32MinMacs = int64_t(1) << 24;
+
+private:
+  struct Engine;
+  using Key = std::tuple<int, bool, bool, int64_t, int64_t, int64_t>;
+  struct Primitive;
+  Primitive *primitive(const Key &key);
+
+  std::unique_ptr<Engine> engine_;
+  std::map<Key, std::unique_ptr<Primitive>> primitives_;
+  int bf16Support_ = -1; // unknown, no, yes
+};
+
+} // namespace mpc::rt
+
+#endif // MPC_RUNTIME_BACKENDS_CPU_ONEDNNMATMUL_H
