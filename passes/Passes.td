@@ -418,7 +418,7 @@ def ConvertMpgToMpk : Pass<"convert-mpg-to-mpk", "::mlir::ModuleOp"> {
     | `row`       | `mpk.softmax` / `mpk.layer_norm`; softmax_cross_entropy: `mpk.cross_entropy` into scratch, then an `mpk.reduce` for the mean |
     | `gemm`      | one `mpk.gemm` with its epilogue (batched for batch_matmul) |
     | `conv`      | `mpk.im2col` into scratch, then one `mpk.gemm` per group of channels |
-    | `single`    | pooling: `mpk.pool2d`; transpose and slice: an `mpk.pointwise` copy; concat: one copy per input; embedding: `mpk.gather` |
+    | `single`    | pooling: `mpk.pool2d`; transpose and slice: an `mpk.pointwise` copy; concat: one copy per input; embedding: `mpk.gather`; conv2d_grad_input: per group a batched `mpk.gemm` of the transposed filter by the output gradient into scratch columns (compute type), then `mpk.col2im`; conv2d_grad_filter: `mpk.im2col` of the input into scratch, per group a batched `mpk.gemm` of the output gradient by the transposed columns into per-image partial sums (compute type, scratch), then an `mpk.reduce` over the images |
 
     State writes become `mpk.copy`s at the end of the program, but for values
     planned in their state's memory (`mpg.state_offsets`), which need none. Ops without a

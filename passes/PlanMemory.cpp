@@ -66,6 +66,26 @@ int64_t mpc::scratchBytes(FusionOp fusion) {
                          filter.getDimSize(3) * out.getDimSize(2) * out.getDimSize(3);
       return elements * (in.getElementType().getIntOrFloatBitWidth() / 8);
     }
+    if (auto grad = llvm::dyn_cast<Conv2DGradInputOp>(op)) {
+      // Columns [N, C * kH * kW, Ho * Wo] in the compute type.
+      auto dx = grad.getType(), dy = grad.getGradOutput().getType();
+      auto filter = grad.getFilter().getType();
+      int64_t elements = dx.getDimSize(0) * dx.getDimSize(1) * filter.getDimSize(2) *
+                         filter.getDimSize(3) * dy.getDimSize(2) * dy.getDimSize(3);
+      return elements * (dx.getElementType().isF64() ? 8 : 4);
+    }
+    if (auto grad = llvm::dyn_cast<Conv2DGradFilterOp>(op)) {
+      // The input's columns, then partial sums [N, O, C / G * kH * kW] in
+      // the compute type.
+      auto in = grad.getInput().getType(), dy = grad.getGradOutput().getType();
+      auto dw = grad.getType();
+      int64_t area = dw.getDimSize(2) * dw.getDimSize(3);
+      int64_t columns = in.getDimSize(0) * in.getDimSize(1) * area * dy.getDimSize(2) *
+                        dy.getDimSize(3) * (in.getElementType().getIntOrFloatBitWidth() / 8);
+      int64_t partials = in.getDimSize(0) * dw.getNumElements() *
+                         (dw.getElementType().isF64() ? 8 : 4);
+      return static_cast<int64_t>(llvm::alignTo(columns, kScratchPartAlignment)) + partials;
+    }
     if (auto xent = llvm::dyn_cast<SoftmaxCrossEntropyOp>(op)) {
       // One loss per row, in the compute type (f64 for f64 logits, else f32).
       auto logits = xent.getLogits().getType();

@@ -240,8 +240,8 @@ public:
               .Case([&](mpk::CrossEntropyGradOp k) { return emitCrossEntropyGrad(os, k); })
               .Case([&](mpk::Pool2DOp k) { return emitPool(os, k); })
               .Case([&](mpk::Pool2DGradOp k) { return emitPoolGrad(os, k); })
-              .Case([&](mpk::Conv2DGradOp k) { return emitConvGrad(os, k); })
               .Case([&](mpk::Im2ColOp k) { return emitIm2Col(os, k); })
+              .Case([&](mpk::Col2ImOp k) { return emitCol2Im(os, k); })
               .Case([&](mpk::GatherOp k) { return emitGather(os, k); })
               .Default([](Operation *) { return success(); });
       if (failed(status))
@@ -688,6 +688,233 @@ private:
   /// row skeleton (a block per row, tree reductions on the GPU); f64 and
   /// integer accumulators, which the skeleton does not provide, run a serial
   /// loop per output element on the pointwise skeleton, exact in their type.
+  /// Prints `row(r)`, the host's form of f32 reduction `k` (rows.cuh's
+  /// reduce_rows), and returns its number of rows:
+  ///   - when the reduced dimensions end in a run that is contiguous in every
+  ///     input (a row's sum over trailing axes, batch-norm statistics over
+  ///     [N, ., H, W], a whole tensor), a row is one output: blocks of 256
+  ///     elements of the run are summed in 8 lanes, which vectorises; blocks
+  ///     are added in order;
+  ///   - when kept dimensions end the iteration space in such a run (a bias
+  ///     gradient, a column sum), a row is a tile of up to 256 outputs
+  ///     accumulated together as the reduced index advances, in order;
+  ///   - otherwise the generic form (one output per row, pairwise sums).
+  FailureOr<int64_t> emitReduceHostForm(llvm::raw_ostream &os, mpk::ReduceOp k,
+                                        llvm::ArrayRef<Value> buffers,
+                                        llvm::ArrayRef<std::string> members,
+                                        llvm::ArrayRef<AffineMap> maps) {
+    llvm::ArrayRef<int64_t> iteration = k.getIteration();
+    llvm::ArrayRef<int64_t> reduced = k.getReductionDims();
+    size_t numIn = k.getInputs().size(), numEpi = k.getEpilogueInputs().size();
+    size_t numOut = k.getOutputs().size();
+    Block &pro = k.getPrologue().front();
+    Block &epi = k.getEpilogue().front();
+    bool isSum = k.getKind() == mpk::ReduceKind::Sum;
+    unsigned rank = iteration.size();
+    auto isReduced = [&](unsigned d) { return llvm::is_contained(reduced, static_cast<int64_t>(d)); };
+    llvm::SmallVector<int64_t> outShape;
+    llvm::SmallVector<std::string> fullNames(rank);
+    for (unsigned d = 0; d < rank; ++d) {
+      fullNames[d] = (isReduced(d) ? "r" : "o") + std::to_string(d);
+      if (!isReduced(d))
+        outShape.push_back(iteration[d]);
+    }
+    unsigned outRank = outShape.size();
+    auto outNames = dimNames("q", outRank);
+    llvm::SmallVector<AffineMap> inMaps(maps.take_front(numIn)), outMaps(maps.drop_front(numIn));
+    llvm::SmallVector<llvm::ArrayRef<int64_t>> inShapes, outShapes;
+    for (size_t b = 0; b < buffers.size(); ++b)
+      (b < numIn ? inShapes : outShapes).push_back(shapeOf(buffers[b]));
+    std::optional<mpc::HostRowLayout> in = mpc::hostRowLayout(iteration, inMaps, inShapes);
+    int lastKept = -1, lastReduced = -1;
+    for (unsigned d = 0; d < rank; ++d)
+      (isReduced(d) ? lastReduced : lastKept) = static_cast<int>(d);
+    std::string identity = isSum ? "0.0f" : "-mpc::inf_f()";
+    auto combine = [&](llvm::StringRef a, llvm::StringRef b) {
+      return isSum ? ("(" + a + " + " + b + ")").str() : ("mpc::max_f(" + a + ", " + b + ")").str();
+    };
+    // The prologue at element `at` of the run (advancing inputs read there).
+    auto emitValue = [&](llvm::StringRef indent, llvm::ArrayRef<std::string> starts,
+                         llvm::ArrayRef<bool> advances, llvm::StringRef at,
+                         llvm::DenseMap<Value, std::string> &names) -> FailureOr<std::string> {
+      for (auto [j, arg] : llvm::enumerate(pro.getArguments())) {
+        names[arg] = "a" + std::to_string(j);
+        if (advances[j])
+          os << indent << "const " << scalarType(arg.getType()) << " " << names[arg] << " = "
+             << loadExpr(buffers[j], members[j], starts[j] + " + " + at.str(), kLoopConversions)
+             << ";\n";
+      }
+      if (failed(emitScalarBody(os, indent, pro, names, kLoopConversions)))
+        return failure();
+      return names.lookup(llvm::cast<mpk::YieldOp>(pro.getTerminator()).getValues()[0]);
+    };
+    // Run starts and the loads of inputs that do not advance along it.
+    auto emitStarts = [&](llvm::StringRef indent, unsigned first,
+                          llvm::ArrayRef<bool> advances, llvm::DenseMap<Value, std::string> &names) {
+      llvm::SmallVector<std::string> starts;
+      for (size_t j = 0; j < numIn; ++j) {
+        starts.push_back("at" + std::to_string(j) + "_");
+        os << indent << "const int64_t " << starts.back() << " = "
+           << linearIndex(maps[j], inShapes[j], fullNames, first) << ";\n";
+        BlockArgument arg = pro.getArgument(j);
+        names[arg] = "a" + std::to_string(j);
+        if (!advances[j])
+          os << indent << "const " << scalarType(arg.getType()) << " " << names[arg] << " = "
+             << loadExpr(buffers[j], members[j], starts.back()) << ";\n";
+      }
+      return starts;
+    };
+    llvm::SmallVector<int64_t> outerShape;
+    llvm::SmallVector<std::string> outerNames;
+
+    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
+    unsigned firstReduced = in ? std::max<int>(in->firstRunDim, lastKept + 1) : rank;
+    unsigned firstKept = in ? std::max<int>(in->firstRunDim, lastReduced + 1) : rank;
+    std::optional<mpc::HostRowLayout> out;
+    if (in && firstKept < rank)
+      out = mpc::hostRowLayout(outShape, outMaps, outShapes);
+    if (in && firstReduced < rank) {
+      // One output per row; the run is the trailing reduced dimensions.
+      int64_t length = product(iteration.drop_front(firstReduced));
+      llvm::SmallVector<std::string> keptNames;
+      for (unsigned d = 0; d < rank; ++d) {
+        if (!isReduced(d))
+          keptNames.push_back(fullNames[d]);
+        else if (d < firstReduced) {
+          outerShape.push_back(iteration[d]);
+          outerNames.push_back(fullNames[d]);
+        }
+      }
+      emitDecompose(os, "    ", "r", outShape, keptNames);
+      os << "    float acc = " << identity << ";\n"
+         << "    for (int64_t c = 0; c < " << product(outerShape) << "; ++c) {\n";
+      emitDecompose(os, "      ", "c", outerShape, outerNames);
+      llvm::DenseMap<Value, std::string> names;
+      auto starts = emitStarts("      ", firstReduced, in->advances, names);
+      os << "      for (int64_t b_ = 0; b_ < " << length << "; b_ += 256) {\n"
+         << "        const int64_t n_ = " << length << " - b_ < 256 ? " << length
+         << " - b_ : 256;\n"
+         << "        float lane_[8];\n"
+         << "        for (int l_ = 0; l_ < 8; ++l_)\n          lane_[l_] = " << identity << ";\n"
+         << "        int64_t j_ = 0;\n"
+         << "        for (; j_ + 8 <= n_; j_ += 8) {\n"
+         << "          for (int l_ = 0; l_ < 8; ++l_) {\n";
+      FailureOr<std::string> v = emitValue("            ", starts, in->advances, "b_ + j_ + l_", names);
+      if (failed(v))
+        return failure();
+      os << "            lane_[l_] = " << combine("lane_[l_]", *v) << ";\n          }\n        }\n"
+         << "        for (; j_ < n_; ++j_) {\n";
+      v = emitValue("          ", starts, in->advances, "b_ + j_", names);
+      if (failed(v))
+        return failure();
+      os << "          lane_[0] = " << combine("lane_[0]", *v) << ";\n        }\n"
+         << "        acc = " << combine("acc", combine(combine(combine("lane_[0]", "lane_[1]"),
+                                                              combine("lane_[2]", "lane_[3]")),
+                                                      combine(combine("lane_[4]", "lane_[5]"),
+                                                              combine("lane_[6]", "lane_[7]"))))
+         << ";\n      }\n    }\n";
+      // The epilogue, once.
+      for (unsigned j = 0; j < outRank; ++j)
+        os << "    const int64_t " << outNames[j] << " = " << keptNames[j] << ";\n";
+      names[epi.getArgument(0)] = "acc";
+      for (size_t j = 0; j < numEpi; ++j) {
+        BlockArgument arg = epi.getArgument(j + 1);
+        names[arg] = "e" + std::to_string(j);
+        os << "    const " << scalarType(arg.getType()) << " " << names[arg] << " = "
+           << loadExpr(buffers[numIn + j], members[numIn + j],
+                       linearIndex(maps[numIn + j], outShapes[j], outNames))
+           << ";\n";
+      }
+      if (failed(emitScalarBody(os, "    ", epi, names)))
+        return failure();
+      for (auto [j, value] : llvm::enumerate(llvm::cast<mpk::YieldOp>(epi.getTerminator()).getValues())) {
+        size_t b = numIn + numEpi + j;
+        os << "    " << members[b] << "[" << linearIndex(maps[b], outShapes[numEpi + j], outNames)
+           << "] = " << storeExpr(buffers[b], names.lookup(value)) << ";\n";
+      }
+      os << "  }\n#endif\n";
+      return product(outShape);
+    }
+    unsigned runDims = rank - firstKept;
+    if (in && firstKept < rank && out && out->firstRunDim <= outRank - runDims &&
+        llvm::all_of(llvm::drop_begin(out->advances, numEpi), [](bool a) { return a; })) {
+      // Tiles of up to 256 outputs along the trailing kept run, summed
+      // together as the reduced index advances.
+      int64_t length = product(iteration.drop_front(firstKept));
+      int64_t tile = std::min<int64_t>(length, 256);
+      int64_t tiles = (length + tile - 1) / tile;
+      llvm::SmallVector<int64_t> reducedShape;
+      llvm::SmallVector<std::string> reducedNames, keptOuter;
+      for (unsigned d = 0; d < rank; ++d) {
+        if (isReduced(d)) {
+          reducedShape.push_back(iteration[d]);
+          reducedNames.push_back(fullNames[d]);
+        } else if (d < firstKept) {
+          outerShape.push_back(iteration[d]);
+          keptOuter.push_back(fullNames[d]);
+        }
+      }
+      if (tiles > 1)
+        os << "    const int64_t t_ = r % " << tiles << ";\n";
+      if (tiles > 1 && !outerShape.empty())
+        os << "    r /= " << tiles << ";\n";
+      emitDecompose(os, "    ", "r", outerShape, keptOuter);
+      for (unsigned d = firstKept; d < rank; ++d)
+        os << "    const int64_t " << fullNames[d] << " = 0;\n";
+      os << "    const int64_t begin_ = " << (tiles > 1 ? "t_ * " + std::to_string(tile) : "0")
+         << ";\n"
+         << "    const int64_t n_ = " << length << " - begin_ < " << tile << " ? " << length
+         << " - begin_ : " << tile << ";\n"
+         << "    float acc_[" << tile << "];\n"
+         << "    for (int64_t j_ = 0; j_ < n_; ++j_)\n      acc_[j_] = " << identity << ";\n"
+         << "    for (int64_t c = 0; c < " << product(reducedShape) << "; ++c) {\n";
+      emitDecompose(os, "      ", "c", reducedShape, reducedNames);
+      llvm::DenseMap<Value, std::string> names;
+      auto starts = emitStarts("      ", firstKept, in->advances, names);
+      os << "      MPC_INDEPENDENT_ITERATIONS\n"
+         << "      for (int64_t j_ = 0; j_ < n_; ++j_) {\n";
+      FailureOr<std::string> v = emitValue("        ", starts, in->advances, "begin_ + j_", names);
+      if (failed(v))
+        return failure();
+      os << "        acc_[j_] = " << combine("acc_[j_]", *v) << ";\n      }\n    }\n";
+      // The epilogue per output of the tile.
+      llvm::SmallVector<std::string> outSpace;
+      for (unsigned d = 0; d < rank; ++d)
+        if (!isReduced(d))
+          outSpace.push_back(fullNames[d]);
+      unsigned outFirst = outRank - runDims;
+      llvm::SmallVector<std::string> outStarts;
+      for (size_t j = 0; j < numEpi + numOut; ++j) {
+        outStarts.push_back("out" + std::to_string(j) + "_");
+        os << "    const int64_t " << outStarts.back() << " = "
+           << linearIndex(outMaps[j], outShapes[j], outSpace, outFirst) << ";\n";
+      }
+      os << "    MPC_INDEPENDENT_ITERATIONS\n"
+         << "    for (int64_t j_ = 0; j_ < n_; ++j_) {\n"
+         << "      const float acc = acc_[j_];\n";
+      names[epi.getArgument(0)] = "acc";
+      for (size_t j = 0; j < numEpi; ++j) {
+        BlockArgument arg = epi.getArgument(j + 1);
+        names[arg] = "e" + std::to_string(j);
+        std::string at = outStarts[j] + (out->advances[j] ? " + begin_ + j_" : "");
+        os << "      const " << scalarType(arg.getType()) << " " << names[arg] << " = "
+           << loadExpr(buffers[numIn + j], members[numIn + j], at, kLoopConversions) << ";\n";
+      }
+      if (failed(emitScalarBody(os, "      ", epi, names, kLoopConversions)))
+        return failure();
+      for (auto [j, value] : llvm::enumerate(llvm::cast<mpk::YieldOp>(epi.getTerminator()).getValues())) {
+        size_t b = numIn + numEpi + j;
+        os << "      " << members[b] << "[" << outStarts[numEpi + j] << " + begin_ + j_] = "
+           << storeExpr(buffers[b], names.lookup(value), kLoopConversions) << ";\n";
+      }
+      os << "    }\n  }\n#endif\n";
+      return product(outerShape) * tiles;
+    }
+    // The generic form.
+    os << "    const mpc::RowContext row(r);\n    (*this)(row);\n  }\n#endif\n";
+    return product(outShape);
+  }
+
   LogicalResult emitReduce(llvm::raw_ostream &os, mpk::ReduceOp k) {
     llvm::SmallVector<Value> buffers(k.getInputs());
     buffers.append(k.getEpilogueInputs().begin(), k.getEpilogueInputs().end());
@@ -774,8 +1001,13 @@ private:
       if (failed(emitEpilogue("      ")))
         return failure();
       os << "    });\n  }\n";
+      FailureOr<int64_t> hostRows = emitReduceHostForm(os, k, buffers, members, maps);
+      if (failed(hostRows))
+        return failure();
       endFunctor(os, k.getSymName(), buffers, written,
-                 "mpc::rows(" + std::to_string(rows) + ", fn)", rowGrid(rows), rowBlock(count));
+                 "mpc::reduce_rows(" + std::to_string(rows) + ", " + std::to_string(*hostRows) +
+                     ", fn)",
+                 rowGrid(rows), rowBlock(count));
       return success();
     }
     std::string identity =
@@ -950,9 +1182,57 @@ private:
       os << "    acc = acc / static_cast<float>(count);\n";
     }
     os << "    " << m[1] << "[i] = " << storeExpr(out, "acc") << ";\n  }\n";
+    // The host's form: row (n, ch, oh) is Wo outputs, accumulated a kernel
+    // row and column at a time over runs of valid columns (each output
+    // combines its window in the same order as above).
+    int64_t wo = outShape[3];
+    std::string type = storageType(elementOf(in));
+    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
+    emitDecompose(os, "    ", "r", outShape.take_front(3), {"n", "ch", "oh"});
+    os << "    const int64_t h0 = oh * " << stride[0] << " - " << pad[0] << ";\n"
+       << "    float acc[" << wo << "];\n    int64_t count[" << wo << "];\n"
+       << "    for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n"
+       << "      acc[ow] = " << (isMax ? "-mpc::inf_f()" : "0.0f") << ";\n"
+       << "      count[ow] = 0;\n    }\n"
+       << "    for (int64_t kh = 0; kh < " << kernel[0] << "; ++kh) {\n"
+       << "      const int64_t ih = h0 + kh;\n"
+       << "      if (ih < 0 || ih >= " << h << ")\n        continue;\n"
+       << "      const " << type << " *line = " << m[0] << " + ((n * " << inShape[1]
+       << " + ch) * " << h << " + ih) * " << w << ";\n"
+       << "      for (int64_t kw = 0; kw < " << kernel[1] << "; ++kw) {\n"
+       << "        const int64_t shift = kw - " << pad[1] << ";\n"
+       << "        // Outputs ow with 0 <= ow * stride + shift < W.\n"
+       << "        const int64_t lo = shift >= 0 ? 0 : (-shift + " << stride[1] - 1 << ") / "
+       << stride[1] << ";\n"
+       << "        int64_t hi = shift >= " << w << " ? 0 : (" << w - 1 << " - shift) / "
+       << stride[1] << " + 1;\n"
+       << "        hi = hi < " << wo << " ? hi : " << wo << ";\n"
+       << "        for (int64_t ow = lo; ow < hi; ++ow) {\n"
+       << "          const float v = "
+       << loadExpr(in, "line", "ow * " + std::to_string(stride[1]) + " + shift") << ";\n"
+       << "          acc[ow] = " << (isMax ? "mpc::max_f(acc[ow], v)" : "acc[ow] + v") << ";\n"
+       << "          ++count[ow];\n        }\n      }\n    }\n"
+       << "    for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n"
+       << "      float value = acc[ow];\n";
+    if (!isMax) {
+      os << "      int64_t divisor = count[ow];\n";
+      if (k.getCountIncludePad())
+        os << "      const int64_t w0 = ow * " << stride[1] << " - " << pad[1] << ";\n"
+           << "      const int64_t hend = h0 + " << kernel[0] << " < " << h + pad[2] << " ? h0 + "
+           << kernel[0] << " : " << h + pad[2] << ";\n"
+           << "      const int64_t wend = w0 + " << kernel[1] << " < " << w + pad[3] << " ? w0 + "
+           << kernel[1] << " : " << w + pad[3] << ";\n"
+           << "      divisor = (hend - h0) * (wend - w0);\n";
+      os << "      value = value / static_cast<float>(divisor);\n";
+    }
+    os << "      " << m[1] << "[r * " << wo << " + ow] = " << storeExpr(out, "value") << ";\n"
+       << "    }\n  }\n#endif\n";
+    int64_t rows = outShape[0] * outShape[1] * outShape[2];
+    os << "  static constexpr int64_t kRows = " << rows << ";\n";
     int64_t n = product(outShape);
     endFunctor(os, k.getSymName(), {in, out}, {false, true},
-               "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);
+               "mpc::pointwise_rows(" + std::to_string(rows) + ", " + std::to_string(n) + ", fn)",
+               pointwiseGrid(n), 256);
     return success();
   }
 
@@ -1021,105 +1301,220 @@ private:
     }
     os << "      }\n    }\n"
        << "    " << dx << "[i] = " << storeExpr(buffers.back(), "acc") << ";\n  }\n";
+    // The host's form, row = one image plane. Windows that do not overlap
+    // (stride >= kernel) each hand their gradient to their own inputs: the
+    // plane is zeroed and every window writes 0 + its share (the gather
+    // above adds it to 0 as well). Overlapping windows gather as above.
+    int64_t planes = inShape[0] * inShape[1];
     int64_t n = product(inShape);
+    std::string type = storageType(elementOf(buffers.back()));
+    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
+    if (stride[0] >= kernel[0] && stride[1] >= kernel[1]) {
+      os << "    " << type << " *plane = " << dx << " + r * " << h * w << ";\n"
+         << "    for (int64_t e = 0; e < " << h * w << "; ++e)\n"
+         << "      plane[e] = " << storeExpr(buffers.back(), "0.0f") << ";\n"
+         << "    for (int64_t oh = 0; oh < " << ho << "; ++oh)\n"
+         << "      for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n"
+         << "        const float g = "
+         << loadExpr(buffers[0], dy, "(r * " + std::to_string(ho) + " + oh) * " +
+                                         std::to_string(wo) + " + ow")
+         << ";\n"
+         << "        const int64_t h0 = oh * " << stride[0] << " - " << pad[0] << ", w0 = ow * "
+         << stride[1] << " - " << pad[1] << ";\n";
+      if (isMax) {
+        os << "        int64_t bh = -1, bw = -1;\n"
+           << "        float best = -mpc::inf_f();\n"
+           << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
+           << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c) {\n"
+           << "            const int64_t y = h0 + a, z = w0 + c;\n"
+           << "            if (y < 0 || y >= " << h << " || z < 0 || z >= " << w << ")\n"
+           << "              continue;\n"
+           << "            const float v = "
+           << loadExpr(buffers[1], m[1], "(r * " + std::to_string(h) + " + y) * " +
+                                             std::to_string(w) + " + z")
+           << ";\n"
+           << "            if (bh < 0 || v > best || (mpc::is_nan_f(v) && !mpc::is_nan_f(best))) {\n"
+           << "              best = v;\n              bh = y;\n              bw = z;\n"
+           << "            }\n          }\n"
+           << "        if (bh >= 0)\n"
+           << "          plane[bh * " << w << " + bw] = " << storeExpr(buffers.back(), "0.0f + g")
+           << ";\n";
+      } else {
+        os << "        int64_t count = 0;\n";
+        if (k.getCountIncludePad())
+          os << "        const int64_t hend = h0 + " << kernel[0] << " < " << h + pad[2]
+             << " ? h0 + " << kernel[0] << " : " << h + pad[2] << ";\n"
+             << "        const int64_t wend = w0 + " << kernel[1] << " < " << w + pad[3]
+             << " ? w0 + " << kernel[1] << " : " << w + pad[3] << ";\n"
+             << "        count = (hend - h0) * (wend - w0);\n";
+        else
+          os << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
+             << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c)\n"
+             << "            count += (h0 + a >= 0 && h0 + a < " << h << " && w0 + c >= 0 && w0 + c < "
+             << w << ") ? 1 : 0;\n";
+        os << "        const float share = 0.0f + g / static_cast<float>(count);\n"
+           << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
+           << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c) {\n"
+           << "            const int64_t y = h0 + a, z = w0 + c;\n"
+           << "            if (y >= 0 && y < " << h << " && z >= 0 && z < " << w << ")\n"
+           << "              plane[y * " << w << " + z] = " << storeExpr(buffers.back(), "share")
+           << ";\n          }\n";
+      }
+      os << "      }\n";
+    } else {
+      os << "    for (int64_t e = 0; e < " << h * w << "; ++e)\n"
+         << "      (*this)(r * " << h * w << " + e);\n";
+    }
+    os << "  }\n#endif\n"
+       << "  static constexpr int64_t kRows = " << planes << ";\n";
     endFunctor(os, k.getSymName(), buffers, written,
-               "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);
+               "mpc::pointwise_rows(" + std::to_string(planes) + ", " + std::to_string(n) +
+                   ", fn)",
+               pointwiseGrid(n), 256);
     return success();
   }
 
-  /// Direct sums: an input gradient element sums filter x output-gradient
-  /// products over the output positions its pixel feeds; a filter gradient
-  /// element sums output-gradient x input products over the batch and the
-  /// output positions.
-  LogicalResult emitConvGrad(llvm::raw_ostream &os, mpk::Conv2DGradOp k) {
-    llvm::SmallVector<Value> buffers{k.getA(), k.getB(), k.getResult()};
-    llvm::SmallVector<bool> written{false, false, true};
-    auto m = beginFunctor(os, k.getSymName(), buffers, written);
-    auto dyShape = shapeOf(k.getA());
-    auto stride = k.getStride(), pad = k.getPadding(), dil = k.getDilation();
-    int64_t groups = k.getGroups();
-    int64_t n = dyShape[0], outC = dyShape[1], ho = dyShape[2], wo = dyShape[3];
-    std::string dyAt = "((b * " + std::to_string(outC) + " + o) * " + std::to_string(ho) +
-                       " + oh) * " + std::to_string(wo) + " + ow";
-    os << "  MPC_HD void operator()(int64_t i) const {\n";
-    if (!k.getFilterGrad()) {
-      auto dxShape = shapeOf(k.getResult()), wShape = shapeOf(k.getB());
-      int64_t cg = wShape[1], og = outC / groups, kh = wShape[2], kw = wShape[3];
-      emitDecompose(os, "    ", "i", dxShape, {"b", "ch", "ih", "iw"});
-      os << "    const int64_t g = ch / " << cg << ", cc = ch % " << cg << ";\n"
-         << "    float acc = 0.0f;\n"
-         << "    for (int64_t ki = 0; ki < " << kh << "; ++ki) {\n"
-         << "      const int64_t th = ih + " << pad[0] << " - ki * " << dil[0] << ";\n"
-         << "      if (th < 0 || th % " << stride[0] << " != 0 || th / " << stride[0] << " >= "
-         << ho << ")\n        continue;\n"
-         << "      const int64_t oh = th / " << stride[0] << ";\n"
-         << "      for (int64_t kj = 0; kj < " << kw << "; ++kj) {\n"
-         << "        const int64_t tw = iw + " << pad[1] << " - kj * " << dil[1] << ";\n"
-         << "        if (tw < 0 || tw % " << stride[1] << " != 0 || tw / " << stride[1] << " >= "
-         << wo << ")\n          continue;\n"
-         << "        const int64_t ow = tw / " << stride[1] << ";\n"
-         << "        for (int64_t o = g * " << og << "; o < (g + 1) * " << og << "; ++o)\n"
-         << "          acc += " << loadExpr(buffers[0], m[0], dyAt) << " * "
-         << loadExpr(buffers[1], m[1], "((o * " + std::to_string(cg) + " + cc) * " +
-                                           std::to_string(kh) + " + ki) * " + std::to_string(kw) +
-                                           " + kj")
-         << ";\n      }\n    }\n";
-    } else {
-      auto dwShape = shapeOf(k.getResult()), xShape = shapeOf(k.getB());
-      int64_t cg = dwShape[1], og = outC / groups;
-      int64_t inC = xShape[1], h = xShape[2], w = xShape[3];
-      emitDecompose(os, "    ", "i", dwShape, {"o", "cc", "ki", "kj"});
-      os << "    const int64_t ch = (o / " << og << ") * " << cg << " + cc;\n"
-         << "    double sum = 0.0;\n"
-         << "    for (int64_t b = 0; b < " << n << "; ++b)\n"
-         << "      for (int64_t oh = 0; oh < " << ho << "; ++oh) {\n"
-         << "        const int64_t ih = oh * " << stride[0] << " - " << pad[0] << " + ki * "
-         << dil[0] << ";\n"
-         << "        if (ih < 0 || ih >= " << h << ")\n          continue;\n"
-         << "        for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n"
-         << "          const int64_t iw = ow * " << stride[1] << " - " << pad[1] << " + kj * "
-         << dil[1] << ";\n"
-         << "          if (iw < 0 || iw >= " << w << ")\n            continue;\n"
-         << "          sum += static_cast<double>(" << loadExpr(buffers[0], m[0], dyAt) << ") * "
-         << loadExpr(buffers[1], m[1], "((b * " + std::to_string(inC) + " + ch) * " +
-                                           std::to_string(h) + " + ih) * " + std::to_string(w) +
-                                           " + iw")
-         << ";\n        }\n      }\n"
-         << "    const float acc = static_cast<float>(sum);\n";
-    }
-    os << "    " << m[2] << "[i] = " << storeExpr(buffers[2], "acc") << ";\n  }\n";
-    int64_t total = product(shapeOf(k.getResult()));
-    endFunctor(os, k.getSymName(), buffers, written,
-               "mpc::pointwise(" + std::to_string(total) + ", fn)", pointwiseGrid(total), 256);
-    return success();
+  /// The windows of an im2col or col2im: image [N, C, H, W], output rows
+  /// Ho and columns Wo, and the attributes.
+  struct Windows {
+    llvm::ArrayRef<int64_t> image;
+    llvm::ArrayRef<int64_t> kernel, stride, pad, dilation;
+    int64_t outH, outW;
+  };
+  template <typename Op> static Windows windowsOf(Op k, Value image) {
+    Windows w{shapeOf(image), k.getKernel(), k.getStride(), k.getPadding(), k.getDilation(), 0,
+              0};
+    w.outH = (w.image[2] + w.pad[0] + w.pad[2] - (w.dilation[0] * (w.kernel[0] - 1) + 1)) /
+                 w.stride[0] + 1;
+    w.outW = (w.image[3] + w.pad[1] + w.pad[3] - (w.dilation[1] * (w.kernel[1] - 1) + 1)) /
+                 w.stride[1] + 1;
+    return w;
   }
 
   LogicalResult emitIm2Col(llvm::raw_ostream &os, mpk::Im2ColOp k) {
     Value in = k.getInput(), cols = k.getColumns();
     auto m = beginFunctor(os, k.getSymName(), {in, cols}, {false, true});
-    auto inShape = shapeOf(in), colShape = shapeOf(cols);
-    auto kernel = k.getKernel(), stride = k.getStride(), pad = k.getPadding(),
-         dilation = k.getDilation();
-    int64_t ext1 = dilation[1] * (kernel[1] - 1) + 1;
-    int64_t wo = (inShape[3] + pad[1] + pad[3] - ext1) / stride[1] + 1;
+    Windows w = windowsOf(k, in);
+    auto colShape = shapeOf(cols);
     std::string type = storageType(elementOf(in));
+    int64_t area = w.kernel[0] * w.kernel[1];
     os << "  MPC_HD void operator()(int64_t i) const {\n";
     emitDecompose(os, "    ", "i", colShape, {"n", "ckk", "p"});
-    os << "    const int64_t ch = ckk / " << kernel[0] * kernel[1] << ";\n"
-       << "    const int64_t ki = (ckk / " << kernel[1] << ") % " << kernel[0] << ";\n"
-       << "    const int64_t kj = ckk % " << kernel[1] << ";\n"
-       << "    const int64_t ih = (p / " << wo << ") * " << stride[0] << " - " << pad[0]
-       << " + ki * " << dilation[0] << ";\n"
-       << "    const int64_t iw = (p % " << wo << ") * " << stride[1] << " - " << pad[1]
-       << " + kj * " << dilation[1] << ";\n"
-       << "    const bool inside = ih >= 0 && ih < " << inShape[2] << " && iw >= 0 && iw < "
-       << inShape[3] << ";\n"
-       << "    " << m[1] << "[i] = inside ? " << m[0] << "[((n * " << inShape[1]
-       << " + ch) * " << inShape[2] << " + ih) * " << inShape[3] << " + iw] : "
+    os << "    const int64_t ch = ckk / " << area << ";\n"
+       << "    const int64_t ki = (ckk / " << w.kernel[1] << ") % " << w.kernel[0] << ";\n"
+       << "    const int64_t kj = ckk % " << w.kernel[1] << ";\n"
+       << "    const int64_t ih = (p / " << w.outW << ") * " << w.stride[0] << " - " << w.pad[0]
+       << " + ki * " << w.dilation[0] << ";\n"
+       << "    const int64_t iw = (p % " << w.outW << ") * " << w.stride[1] << " - " << w.pad[1]
+       << " + kj * " << w.dilation[1] << ";\n"
+       << "    const bool inside = ih >= 0 && ih < " << w.image[2] << " && iw >= 0 && iw < "
+       << w.image[3] << ";\n"
+       << "    " << m[1] << "[i] = inside ? " << m[0] << "[((n * " << w.image[1]
+       << " + ch) * " << w.image[2] << " + ih) * " << w.image[3] << " + iw] : "
        << "mpc::from_f32<" << type << ">(0.0f);\n  }\n";
+    // The host's form: row (n, ckk, oh) is Wo contiguous columns, zeros
+    // where the window reads padding and the input row (with stride) between.
+    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
+    emitDecompose(os, "    ", "r", {colShape[0], colShape[1], w.outH}, {"n", "ckk", "oh"});
+    os << "    const int64_t ch = ckk / " << area << ";\n"
+       << "    const int64_t ki = (ckk / " << w.kernel[1] << ") % " << w.kernel[0] << ";\n"
+       << "    const int64_t kj = ckk % " << w.kernel[1] << ";\n"
+       << "    const int64_t ih = oh * " << w.stride[0] << " - " << w.pad[0] << " + ki * "
+       << w.dilation[0] << ";\n"
+       << "    const int64_t shift = kj * " << w.dilation[1] << " - " << w.pad[1] << ";\n"
+       << "    " << type << " *out = " << m[1] << " + r * " << w.outW << ";\n"
+       << "    // Columns ow with 0 <= ow * stride + shift < W read the input.\n"
+       << "    int64_t lo = shift >= 0 ? 0 : (-shift + " << w.stride[1] - 1 << ") / " << w.stride[1]
+       << ";\n"
+       << "    int64_t hi = shift >= " << w.image[3] << " ? 0 : (" << w.image[3] - 1
+       << " - shift) / " << w.stride[1] << " + 1;\n"
+       << "    hi = hi < " << w.outW << " ? hi : " << w.outW << ";\n"
+       << "    if (ih < 0 || ih >= " << w.image[2] << " || lo > hi)\n      lo = hi = 0;\n"
+       << "    const " << type << " zero = mpc::from_f32<" << type << ">(0.0f);\n"
+       << "    for (int64_t ow = 0; ow < lo; ++ow)\n      out[ow] = zero;\n"
+       << "    const " << type << " *line = " << m[0] << " + ((n * " << w.image[1]
+       << " + ch) * " << w.image[2] << " + (ih < 0 ? 0 : ih < " << w.image[2] << " ? ih : "
+       << w.image[2] - 1 << ")) * " << w.image[3] << ";\n"
+       << "    for (int64_t ow = lo; ow < hi; ++ow)\n      out[ow] = line[ow * " << w.stride[1]
+       << " + shift];\n"
+       << "    for (int64_t ow = hi; ow < " << w.outW << "; ++ow)\n      out[ow] = zero;\n"
+       << "  }\n#endif\n";
+    int64_t rows = colShape[0] * colShape[1] * w.outH;
+    os << "  static constexpr int64_t kRows = " << rows << ";\n";
     int64_t n = product(colShape);
     endFunctor(os, k.getSymName(), {in, cols}, {false, true},
-               "mpc::pointwise(" + std::to_string(n) + ", fn)", pointwiseGrid(n), 256);
+               "mpc::pointwise_rows(" + std::to_string(rows) + ", " + std::to_string(n) + ", fn)",
+               pointwiseGrid(n), 256);
+    return success();
+  }
+
+  LogicalResult emitCol2Im(llvm::raw_ostream &os, mpk::Col2ImOp k) {
+    Value cols = k.getColumns(), out = k.getOutput();
+    auto m = beginFunctor(os, k.getSymName(), {cols, out}, {false, true});
+    Windows w = windowsOf(k, out);
+    std::string type = storageType(elementOf(out));
+    int64_t ckk = shapeOf(cols)[1], spatial = w.outH * w.outW;
+    int64_t area = w.kernel[0] * w.kernel[1];
+    // The sum over kernel rows ki, then columns kj, of the entries that
+    // read this element, in both forms.
+    os << "  MPC_HD void operator()(int64_t i) const {\n";
+    emitDecompose(os, "    ", "i", w.image, {"n", "ch", "h", "x"});
+    os << "    float acc = 0.0f;\n"
+       << "    for (int64_t ki = 0; ki < " << w.kernel[0] << "; ++ki) {\n"
+       << "      const int64_t th = h + " << w.pad[0] << " - ki * " << w.dilation[0] << ";\n"
+       << "      if (th < 0 || th % " << w.stride[0] << " != 0 || th / " << w.stride[0]
+       << " >= " << w.outH << ")\n        continue;\n"
+       << "      for (int64_t kj = 0; kj < " << w.kernel[1] << "; ++kj) {\n"
+       << "        const int64_t tw = x + " << w.pad[1] << " - kj * " << w.dilation[1] << ";\n"
+       << "        if (tw < 0 || tw % " << w.stride[1] << " != 0 || tw / " << w.stride[1]
+       << " >= " << w.outW << ")\n          continue;\n"
+       << "        acc += mpc::to_f32(" << m[0] << "[(n * " << ckk << " + ch * " << area
+       << " + ki * " << w.kernel[1] << " + kj) * " << spatial << " + (th / " << w.stride[0]
+       << ") * " << w.outW << " + tw / " << w.stride[1] << "]);\n"
+       << "      }\n    }\n"
+       << "    " << m[1] << "[i] = mpc::from_f32<" << type << ">(acc);\n  }\n";
+    // The host's form: row (n, ch, h) accumulates whole column runs into a
+    // row of sums, in the same order per element.
+    int64_t width = w.image[3];
+    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
+    emitDecompose(os, "    ", "r", w.image.take_front(3), {"n", "ch", "h"});
+    os << "    float acc[" << width << "];\n"
+       << "    for (int64_t x = 0; x < " << width << "; ++x)\n      acc[x] = 0.0f;\n"
+       << "    for (int64_t ki = 0; ki < " << w.kernel[0] << "; ++ki) {\n"
+       << "      const int64_t th = h + " << w.pad[0] << " - ki * " << w.dilation[0] << ";\n"
+       << "      if (th < 0 || th % " << w.stride[0] << " != 0 || th / " << w.stride[0]
+       << " >= " << w.outH << ")\n        continue;\n"
+       << "      for (int64_t kj = 0; kj < " << w.kernel[1] << "; ++kj) {\n"
+       << "        const " << storageType(elementOf(cols)) << " *in = " << m[0] << " + (n * "
+       << ckk << " + ch * " << area << " + ki * " << w.kernel[1] << " + kj) * " << spatial
+       << " + (th / " << w.stride[0] << ") * " << w.outW << ";\n"
+       << "        const int64_t shift = " << w.pad[1] << " - kj * " << w.dilation[1] << ";\n";
+    if (w.stride[1] == 1)
+      // Output columns x with 0 <= x + shift < Wo, a contiguous run.
+      os << "        const int64_t lo = shift >= 0 ? 0 : -shift;\n"
+         << "        int64_t hi = " << w.outW << " - shift;\n"
+         << "        hi = hi < " << width << " ? hi : " << width << ";\n"
+         << "        MPC_INDEPENDENT_ITERATIONS\n"
+         << "        for (int64_t x = lo; x < hi; ++x)\n"
+         << "          acc[x] += mpc::to_f32(in[x + shift]);\n";
+    else
+      os << "        for (int64_t x = 0; x < " << width << "; ++x) {\n"
+         << "          const int64_t tw = x + shift;\n"
+         << "          if (tw >= 0 && tw % " << w.stride[1] << " == 0 && tw / " << w.stride[1]
+         << " < " << w.outW << ")\n"
+         << "            acc[x] += mpc::to_f32(in[tw / " << w.stride[1] << "]);\n"
+         << "        }\n";
+    os << "      }\n    }\n"
+       << "    " << type << " *row = " << m[1] << " + r * " << width << ";\n"
+       << "    for (int64_t x = 0; x < " << width << "; ++x)\n"
+       << "      row[x] = mpc::from_f32<" << type << ">(acc[x]);\n"
+       << "  }\n#endif\n";
+    int64_t rows = w.image[0] * w.image[1] * w.image[2];
+    os << "  static constexpr int64_t kRows = " << rows << ";\n";
+    int64_t n = product(w.image);
+    endFunctor(os, k.getSymName(), {cols, out}, {false, true},
+               "mpc::pointwise_rows(" + std::to_string(rows) + ", " + std::to_string(n) + ", fn)",
+               pointwiseGrid(n), 256);
     return success();
   }
 

@@ -83,14 +83,8 @@ double mpc::driver::estimateFlops(Operation *op) {
       .Case([](mpk::Pool2DGradOp k) {
         return elements(k->getOperand(k->getNumOperands() - 1)) * product(k.getKernel());
       })
-      .Case([](mpk::Conv2DGradOp k) {
-        auto a = llvm::cast<MemRefType>(k.getA().getType()).getShape(); // [N, O, Ho, Wo]
-        auto b = llvm::cast<MemRefType>(k.getB().getType()).getShape();
-        double perOutput = k.getFilterGrad()
-                               ? static_cast<double>(a[0]) * a[2] * a[3]          // N Ho Wo
-                               : static_cast<double>(b[0]) / k.getGroups() * b[2] * b[3]; // O/g kh kw
-        return 2.0 * elements(k.getResult()) * perOutput;
-      })
+      // Each column entry that reads the image is added once.
+      .Case([](mpk::Col2ImOp k) { return elements(k.getColumns()); })
       .Default([](Operation *) { return 0.0; });
 }
 

@@ -12,8 +12,8 @@
 //     once per element of the iteration space (a reduction's combine too);
 //   - row kernels, per element of a row: softmax 5 (max, subtract, exp, sum,
 //     divide), layer norm 8, cross-entropy and its gradient 5;
-//   - pooling: a window per output; convolution gradients: 2 per product of
-//     the direct sum; gathers, im2col and copies: none.
+//   - pooling: a window per output; col2im: an add per column entry;
+//     gathers, im2col and copies: none.
 //
 //===----------------------------------------------------------------------===//
 

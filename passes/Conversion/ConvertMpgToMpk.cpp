@@ -126,12 +126,14 @@ private:
     return b.create<mpk::BufferOp>(loc, memrefFor(tensorType), space, offset);
   }
 
-  FailureOr<Value> scratch(Operation *group, Type elementType, llvm::ArrayRef<int64_t> shape) {
+  /// A buffer in `group`'s scratch memory, `at` bytes into it.
+  FailureOr<Value> scratch(Operation *group, Type elementType, llvm::ArrayRef<int64_t> shape,
+                           int64_t at = 0) {
     FailureOr<IntegerAttr> offset = planned<IntegerAttr>(group, mpc::kScratchOffsetAttr);
     if (failed(offset))
       return failure();
     return Value(b.create<mpk::BufferOp>(group->getLoc(), MemRefType::get(shape, elementType),
-                                         mpk::Space::Arena, offset->getInt()));
+                                         mpk::Space::Arena, offset->getInt() + at));
   }
 
   StringAttr nextKernelName() { return b.getStringAttr("k" + std::to_string(kernelCount++)); }
@@ -612,6 +614,104 @@ private:
     return success();
   }
 
+  /// A convolution's input gradient as GEMMs: per image and group of
+  /// channels, the columns W_g^T dY_g [C / G * kH * kW, Ho * Wo] (in the
+  /// compute type, in scratch); mpk.col2im then folds them onto the input.
+  LogicalResult lowerConvGradInput(FusionOp fusion, Conv2DGradInputOp grad) {
+    Location loc = grad.getLoc();
+    auto dy = grad.getGradOutput().getType(), filter = grad.getFilter().getType();
+    auto dx = grad.getType();
+    int64_t n = dx.getDimSize(0), c = dx.getDimSize(1), groups = grad.getGroupCount();
+    int64_t o = filter.getDimSize(0), area = filter.getDimSize(2) * filter.getDimSize(3);
+    int64_t spatial = dy.getDimSize(2) * dy.getDimSize(3), ckk = c * area;
+    int64_t og = o / groups, kg = ckk / groups;
+    FailureOr<Value> columns =
+        scratch(fusion, mpc::computeType(dx.getElementType()), {n, ckk, spatial});
+    if (failed(columns))
+      return failure();
+    for (int64_t g = 0; g < groups; ++g) {
+      auto gemm = b.create<mpk::GemmOp>(loc, bufferOf(grad.getFilter()),
+                                        bufferOf(grad.getGradOutput()), *columns, Value(), kg,
+                                        spatial, og);
+      gemm.setTransposeA(true);
+      gemm.setBatch(n);
+      gemm.setOffsetA(g * og * kg);
+      gemm.setStrideA(0);
+      gemm.setOffsetB(g * og * spatial);
+      gemm.setStrideB(o * spatial);
+      gemm.setOffsetC(g * kg * spatial);
+      gemm.setStrideC(ckk * spatial);
+    }
+    b.create<mpk::Col2ImOp>(loc, nextKernelName(), *columns, bufferOf(grad.getResult()),
+                            b.getDenseI64ArrayAttr(filter.getShape().drop_front(2)),
+                            b.getDenseI64ArrayAttr(grad.getStrideValues()),
+                            b.getDenseI64ArrayAttr(grad.getPaddingValues()),
+                            b.getDenseI64ArrayAttr(grad.getDilationValues()));
+    return success();
+  }
+
+  /// A convolution's filter gradient as GEMMs: the input's columns (im2col,
+  /// in scratch), per image and group dY_g columns_g^T into per-image
+  /// partial sums (compute type, in scratch after the columns), and an
+  /// mpk.reduce of those over the images.
+  LogicalResult lowerConvGradFilter(FusionOp fusion, Conv2DGradFilterOp grad) {
+    Location loc = grad.getLoc();
+    auto in = grad.getInput().getType(), dy = grad.getGradOutput().getType();
+    auto dw = grad.getType();
+    int64_t n = in.getDimSize(0), c = in.getDimSize(1), groups = grad.getGroupCount();
+    int64_t o = dw.getDimSize(0), area = dw.getDimSize(2) * dw.getDimSize(3);
+    int64_t spatial = dy.getDimSize(2) * dy.getDimSize(3), ckk = c * area;
+    int64_t og = o / groups, kg = ckk / groups;
+    FailureOr<Value> columns = scratch(fusion, in.getElementType(), {n, ckk, spatial});
+    if (failed(columns))
+      return failure();
+    int64_t columnBytes = n * ckk * spatial * (in.getElementType().getIntOrFloatBitWidth() / 8);
+    Type accType = mpc::computeType(dw.getElementType());
+    FailureOr<Value> partials =
+        scratch(fusion, accType, {n, o * kg},
+                static_cast<int64_t>(llvm::alignTo(columnBytes, mpc::kScratchPartAlignment)));
+    if (failed(partials))
+      return failure();
+    b.create<mpk::Im2ColOp>(loc, nextKernelName(), bufferOf(grad.getInput()), *columns,
+                            b.getDenseI64ArrayAttr(dw.getShape().drop_front(2)),
+                            b.getDenseI64ArrayAttr(grad.getStrideValues()),
+                            b.getDenseI64ArrayAttr(grad.getPaddingValues()),
+                            b.getDenseI64ArrayAttr(grad.getDilationValues()));
+    for (int64_t g = 0; g < groups; ++g) {
+      auto gemm = b.create<mpk::GemmOp>(loc, bufferOf(grad.getGradOutput()), *columns,
+                                        *partials, Value(), og, kg, spatial);
+      gemm.setTransposeB(true);
+      gemm.setBatch(n);
+      gemm.setOffsetA(g * og * spatial);
+      gemm.setStrideA(o * spatial);
+      gemm.setOffsetB(g * kg * spatial);
+      gemm.setStrideB(ckk * spatial);
+      gemm.setOffsetC(g * og * kg);
+      gemm.setStrideC(o * kg);
+    }
+    // The sum over images, into the gradient viewed as [O * C / G * kH * kW].
+    auto result = bufferOf(grad.getResult()).getDefiningOp<mpk::BufferOp>();
+    Value flat = b.create<mpk::BufferOp>(
+        loc, MemRefType::get({o * kg}, dw.getElementType()), result.getSpace(), result.getOffset());
+    auto reduce = b.create<mpk::ReduceOp>(
+        loc, nextKernelName(), mpk::ReduceKind::Sum, ValueRange{*partials}, ValueRange{},
+        ValueRange{flat}, b.getDenseI64ArrayAttr({n, o * kg}), b.getDenseI64ArrayAttr({0}),
+        b.getArrayAttr({AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(2, ctx)),
+                        AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(1, ctx))}));
+    Block *pro = new Block();
+    reduce.getPrologue().push_back(pro);
+    Value partial = pro->addArgument(accType, loc);
+    Block *epi = new Block();
+    reduce.getEpilogue().push_back(epi);
+    Value sum = epi->addArgument(accType, loc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(pro);
+    b.create<mpk::YieldOp>(loc, ValueRange{partial});
+    b.setInsertionPointToEnd(epi);
+    b.create<mpk::YieldOp>(loc, ValueRange{sum});
+    return success();
+  }
+
   LogicalResult lowerSingle(FusionOp fusion, Operation *op) {
     Location loc = op->getLoc();
     auto bufferOfResult = [&](unsigned i) { return bufferOf(op->getResult(i)); };
@@ -710,24 +810,10 @@ private:
                                   grad.getCountIncludePad());
       return success();
     }
-    if (auto grad = llvm::dyn_cast<Conv2DGradInputOp>(op)) {
-      b.create<mpk::Conv2DGradOp>(loc, nextKernelName(), bufferOf(grad.getGradOutput()),
-                                  bufferOf(grad.getFilter()), bufferOfResult(0),
-                                  b.getDenseI64ArrayAttr(grad.getStrideValues()),
-                                  b.getDenseI64ArrayAttr(grad.getPaddingValues()),
-                                  b.getDenseI64ArrayAttr(grad.getDilationValues()),
-                                  grad.getGroupCount(), false);
-      return success();
-    }
-    if (auto grad = llvm::dyn_cast<Conv2DGradFilterOp>(op)) {
-      b.create<mpk::Conv2DGradOp>(loc, nextKernelName(), bufferOf(grad.getGradOutput()),
-                                  bufferOf(grad.getInput()), bufferOfResult(0),
-                                  b.getDenseI64ArrayAttr(grad.getStrideValues()),
-                                  b.getDenseI64ArrayAttr(grad.getPaddingValues()),
-                                  b.getDenseI64ArrayAttr(grad.getDilationValues()),
-                                  grad.getGroupCount(), true);
-      return success();
-    }
+    if (auto grad = llvm::dyn_cast<Conv2DGradInputOp>(op))
+      return lowerConvGradInput(fusion, grad);
+    if (auto grad = llvm::dyn_cast<Conv2DGradFilterOp>(op))
+      return lowerConvGradFilter(fusion, grad);
     if (auto transpose = llvm::dyn_cast<TransposeOp>(op)) {
       // result[d] = input[p] with p[perm[i]] = d[i].
       llvm::ArrayRef<int64_t> perm = transpose.getPerm();

@@ -38,8 +38,14 @@ inline constexpr llvm::StringLiteral kPersistentBytesAttr = "mpg.persistent_byte
 int64_t bufferBytes(mlir::Type tensorType);
 
 /// Bytes of scratch memory a fusion group needs while it runs (0 for none):
-/// im2col columns for a convolution, per-row losses for a cross-entropy.
+/// im2col columns for a convolution, per-row losses for a cross-entropy,
+/// the GEMM columns of a convolution's input gradient, the columns and
+/// per-image partial sums of its filter gradient (at kScratchPartAlignment).
 int64_t scratchBytes(mlir::mpg::FusionOp fusion);
+
+/// Parts of one group's scratch memory start at multiples of this.
+inline constexpr int64_t kScratchPartAlignment = 256;
+
 
 /// A pointwise group whose every result is written to persistent state: a
 /// parameter's update. Consecutive ones run as one multi-tensor launch, so

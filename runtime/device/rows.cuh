@@ -141,6 +141,15 @@ MPC_DEVICE_INLINE void rows(int64_t count, const Fn &fn) {
   }
 }
 
+/// The skeleton of generated reductions: on the GPU, rows(count, fn), one
+/// output per row; on the host, `fn.row(r)` for every r in [0, hostRows),
+/// the host's own form of the reduction (see CudaEmitter.cpp).
+template <typename Fn>
+MPC_DEVICE_INLINE void reduce_rows(int64_t count, int64_t hostRows, const Fn &fn) {
+  (void)hostRows;
+  rows(count, fn);
+}
+
 #else
 
 namespace detail {
@@ -209,6 +218,20 @@ MPC_DEVICE_INLINE void rows(int64_t count, const Fn &fn) {
     RowContext row(r);
     fn(row);
   }
+}
+
+/// The skeleton of generated reductions: `fn.row(r)` for every r in
+/// [0, hostRows), the host's own form of the reduction (see
+/// CudaEmitter.cpp), rows on OpenMP threads when there are many.
+template <typename Fn>
+void reduce_rows(int64_t count, int64_t hostRows, const Fn &fn) {
+  (void)count;
+#ifdef _OPENMP
+  const bool parallel = hostRows >= detail::kHostParallelMinRows;
+#pragma omp parallel for schedule(static) if (parallel)
+#endif
+  for (int64_t r = 0; r < hostRows; ++r)
+    fn.row(r);
 }
 
 #endif

@@ -106,5 +106,50 @@ LogicalResult GemmOp::verify() {
   return success();
 }
 
+/// Checks an im2col/col2im pair of an image [N, C, H, W] and its columns
+/// [N, C * kH * kW, Ho * Wo] against the window attributes.
+static LogicalResult verifyWindows(Operation *op, Value image, Value columns,
+                                   llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
+                                   llvm::ArrayRef<int64_t> padding,
+                                   llvm::ArrayRef<int64_t> dilation) {
+  if (kernel.size() != 2 || stride.size() != 2 || padding.size() != 4 || dilation.size() != 2)
+    return op->emitOpError(
+        "expects 2 kernel sizes, 2 strides, 4 paddings (top, left, bottom, right) and 2 "
+        "dilations");
+  if (llvm::any_of(kernel, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(stride, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(dilation, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(padding, [](int64_t v) { return v < 0; }))
+    return op->emitOpError(
+        "expects positive kernel sizes, strides and dilations and non-negative paddings");
+  auto imageType = llvm::cast<MemRefType>(image.getType());
+  auto columnsType = llvm::cast<MemRefType>(columns.getType());
+  if (imageType.getRank() != 4 || columnsType.getRank() != 3)
+    return op->emitOpError("expects an image [N, C, H, W] and columns [N, C * kH * kW, Ho * Wo]");
+  llvm::ArrayRef<int64_t> shape = imageType.getShape();
+  int64_t outH = (shape[2] + padding[0] + padding[2] - dilation[0] * (kernel[0] - 1) - 1);
+  int64_t outW = (shape[3] + padding[1] + padding[3] - dilation[1] * (kernel[1] - 1) - 1);
+  if (outH < 0 || outW < 0)
+    return op->emitOpError("expects windows that fit in the padded image");
+  outH = outH / stride[0] + 1;
+  outW = outW / stride[1] + 1;
+  llvm::SmallVector<int64_t> expected = {shape[0], shape[1] * kernel[0] * kernel[1], outH * outW};
+  if (columnsType.getShape() != llvm::ArrayRef<int64_t>(expected))
+    return op->emitOpError() << "expects columns of shape [" << expected[0] << ", "
+                             << expected[1] << ", " << expected[2] << "] for this image, got "
+                             << columnsType;
+  return success();
+}
+
+LogicalResult Im2ColOp::verify() {
+  return verifyWindows(*this, getInput(), getColumns(), getKernel(), getStride(), getPadding(),
+                       getDilation());
+}
+
+LogicalResult Col2ImOp::verify() {
+  return verifyWindows(*this, getOutput(), getColumns(), getKernel(), getStride(), getPadding(),
+                       getDilation());
+}
+
 #define GET_OP_CLASSES
 #include "dialects/mpk/IR/MpkOps.cpp.inc"

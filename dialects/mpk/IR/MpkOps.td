@@ -373,37 +373,14 @@ def Mpk_Pool2DGradOp : Mpk_Op<"pool2d_grad"> {
   }];
 }
 
-def Mpk_Conv2DGradOp : Mpk_Op<"conv2d_grad"> {
-  let summary = "A generated kernel: the input or filter gradient of a 2-D convolution.";
-  let description = [{
-    One gradient element per thread, summing its products directly
-    (deterministic, no atomics): with `filter_grad` unset, `a` is the output
-    gradient [N, O, Ho, Wo], `b` the filter and `result` the input gradient
-    [N, C, H, W]; with `filter_grad` set, `a` is the output gradient, `b` the
-    forward input and `result` the filter gradient (accumulated in f64).
-    The attributes are the forward convolution's.
-
-    ```mlir
-    mpk.conv2d_grad @k7 %dy, %w -> %dx stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1] groups 1
-        : memref<8x16x28x28xf32>, memref<16x3x3x3xf32>, memref<8x3x28x28xf32>
-    ```
-  }];
-  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_Buffer:$a, Mpk_Buffer:$b,
-                       Mpk_Buffer:$result, DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
-                       DenseI64ArrayAttr:$dilation, I64Attr:$groups, UnitAttr:$filter_grad);
-  let assemblyFormat = [{
-    $sym_name $a `,` $b `->` $result `stride` $stride `padding` $padding `dilation` $dilation
-    `groups` $groups (`filter_grad` $filter_grad^)? attr-dict
-    `:` type($a) `,` type($b) `,` type($result)
-  }];
-}
-
 def Mpk_Im2ColOp : Mpk_Op<"im2col"> {
   let summary = "A generated kernel: unfolds convolution windows into GEMM columns.";
   let description = [{
     From `input` [N, C, H, W] writes `columns` [N, C * kH * kW, Ho * Wo]
     (zero where a window reads padding), so that the convolution is a GEMM
-    of the filter [O, C * kH * kW] by each image's columns.
+    of the filter [O, C * kH * kW] by each image's columns. `padding` is
+    [top, left, bottom, right]; Ho = (H + top + bottom - dilation (kH - 1)
+    - 1) / stride + 1, and likewise Wo.
 
     ```mlir
     mpk.im2col @k6 %x -> %cols kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1]
@@ -417,6 +394,33 @@ def Mpk_Im2ColOp : Mpk_Op<"im2col"> {
     $sym_name $input `->` $columns `kernel` $kernel `stride` $stride `padding` $padding
     `dilation` $dilation attr-dict `:` type($input) `,` type($columns)
   }];
+  let hasVerifier = 1;
+}
+
+def Mpk_Col2ImOp : Mpk_Op<"col2im"> {
+  let summary = "A generated kernel: folds GEMM columns back onto images, summing overlaps.";
+  let description = [{
+    The adjoint of `mpk.im2col`: from `columns` [N, C * kH * kW, Ho * Wo]
+    writes `output` [N, C, H, W], each element the sum, in fp32 and in a
+    fixed order (kernel rows, then columns), of the column entries that
+    im2col would have read from it; entries that read padding are dropped.
+    A convolution's input gradient is this fold of the GEMM of the
+    transposed filter by the output gradient. The attributes are the
+    forward convolution's, as for im2col.
+
+    ```mlir
+    mpk.col2im @k9 %dcols -> %dx kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1]
+        dilation [1, 1] : memref<8x27x784xf32>, memref<8x3x28x28xf16>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_Buffer:$columns, Mpk_Buffer:$output,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$padding, DenseI64ArrayAttr:$dilation);
+  let assemblyFormat = [{
+    $sym_name $columns `->` $output `kernel` $kernel `stride` $stride `padding` $padding
+    `dilation` $dilation attr-dict `:` type($columns) `,` type($output)
+  }];
+  let hasVerifier = 1;
 }
 
 def Mpk_GatherOp : Mpk_Op<"gather"> {

@@ -778,6 +778,67 @@ mpg.graph @conv_dilated {
 // -----
 
 //===----------------------------------------------------------------------===//
+// Convolution gradients
+//===----------------------------------------------------------------------===//
+
+// The input gradient: per group, the transposed filter rows g * 3 (offset_a
+// = g * 3 * 18, shared: stride_a = 0) times the output gradient's channels
+// g * 3 (offset_b = g * 3 * 16) give the column rows g * 18 of each image
+// (offset_c = g * 18 * 16), in fp32 scratch; col2im folds them onto the
+// fp16 input gradient.
+// CHECK-LABEL: mpk.program @conv_grad_input_groups
+// CHECK: %[[W:.+]] = mpk.buffer persistent 0 : memref<6x2x3x3xf16>
+// CHECK: %[[DY:.+]] = mpk.buffer arena {{[0-9]+}} : memref<2x6x4x4xf16>
+// CHECK: %[[DX:.+]] = mpk.buffer arena {{[0-9]+}} : memref<2x4x8x8xf16>
+// CHECK-NEXT: %[[COLS:.+]] = mpk.buffer arena 0 : memref<2x36x16xf32>
+// CHECK-NEXT: mpk.gemm %[[W]], %[[DY]] -> %[[COLS]] m 18 n 16 k 3
+// CHECK-NOT: offset_
+// CHECK-SAME: batch = 2 : i64
+// CHECK-NOT: offset_
+// CHECK-SAME: stride_b = 96 : i64, stride_c = 576 : i64, transpose_a}
+// CHECK-NEXT: mpk.gemm %[[W]], %[[DY]] -> %[[COLS]] m 18 n 16 k 3
+// CHECK-SAME: offset_a = 54 : i64, offset_b = 48 : i64, offset_c = 288 : i64, stride_b = 96 : i64, stride_c = 576 : i64, transpose_a}
+// CHECK-NEXT: mpk.col2im @k0 %[[COLS]] -> %[[DX]] kernel [3, 3] stride [2, 2] padding [1, 1, 1, 1] dilation [1, 1]
+// CHECK-SAME: : memref<2x36x16xf32>, memref<2x4x8x8xf16>
+// CHECK-NEXT: mpk.output "dx" %[[DX]]
+mpg.graph @conv_grad_input_groups {
+  %w = mpg.param "w" init(zeros) : tensor<6x2x3x3xf16>
+  %dy = mpg.input "dy" : tensor<2x6x4x4xf16>
+  %dx = mpg.conv2d_grad_input %dy, %w stride [2, 2] padding [1, 1, 1, 1] groups 2 : tensor<2x6x4x4xf16>, tensor<6x2x3x3xf16> -> tensor<2x4x8x8xf16>
+  mpg.output "dx" %dx : tensor<2x4x8x8xf16>
+}
+
+// -----
+
+// The filter gradient: im2col of the input (fp16 columns, scratch), per
+// group the output gradient's channels g * 3 times the transposed column
+// rows g * 18 into per-image partial sums [2, 6 * 18] (fp32, in the same
+// scratch after the columns' 2304 bytes), and their sum over the images
+// into the gradient viewed flat.
+// CHECK-LABEL: mpk.program @conv_grad_filter_groups
+// CHECK: %[[X:.+]] = mpk.buffer arena {{[0-9]+}} : memref<2x4x8x8xf16>
+// CHECK: %[[DY:.+]] = mpk.buffer arena {{[0-9]+}} : memref<2x6x4x4xf16>
+// CHECK: %[[DW:.+]] = mpk.buffer arena [[DWOFF:[0-9]+]] : memref<6x2x3x3xf16>
+// CHECK-NEXT: %[[COLS:.+]] = mpk.buffer arena 0 : memref<2x36x16xf16>
+// CHECK-NEXT: %[[PART:.+]] = mpk.buffer arena 2304 : memref<2x108xf32>
+// CHECK-NEXT: mpk.im2col @k0 %[[X]] -> %[[COLS]] kernel [3, 3] stride [2, 2] padding [1, 1, 1, 1] dilation [1, 1]
+// CHECK-NEXT: mpk.gemm %[[DY]], %[[COLS]] -> %[[PART]] m 3 n 18 k 16
+// CHECK-SAME: stride_a = 96 : i64, stride_b = 576 : i64, stride_c = 108 : i64, transpose_b}
+// CHECK-NEXT: mpk.gemm %[[DY]], %[[COLS]] -> %[[PART]] m 3 n 18 k 16
+// CHECK-SAME: offset_a = 48 : i64, offset_b = 288 : i64, offset_c = 54 : i64
+// CHECK-NEXT: %[[FLAT:.+]] = mpk.buffer arena [[DWOFF]] : memref<108xf16>
+// CHECK-NEXT: mpk.reduce @k1 sum ins(%[[PART]] : memref<2x108xf32>) epilogue_ins() outs(%[[FLAT]] : memref<108xf16>) iteration [2, 108] reduction_dims [0]
+// CHECK: mpk.output "dw" %[[DW]]
+mpg.graph @conv_grad_filter_groups {
+  %x = mpg.input "x" : tensor<2x4x8x8xf16>
+  %dy = mpg.input "dy" : tensor<2x6x4x4xf16>
+  %dw = mpg.conv2d_grad_filter %x, %dy stride [2, 2] padding [1, 1, 1, 1] groups 2 : tensor<2x4x8x8xf16>, tensor<2x6x4x4xf16> -> tensor<6x2x3x3xf16>
+  mpg.output "dw" %dw : tensor<6x2x3x3xf16>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // Single-op groups
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 // RUN: mpc-opt %s -split-input-file -verify-diagnostics
 
 // Diagnostics of the mpk dialect: every verifier error of MpkOps.cpp
-// (buffer, pointwise, reduce, gemm) and the ODS constraints (buffer types,
+// (buffer, pointwise, reduce, gemm, im2col and col2im) and the ODS constraints (buffer types,
 // operand types, indexing attributes, enums, copy types).
 
 //===----------------------------------------------------------------------===//
@@ -601,4 +601,53 @@ mpk.program @gemm_epilogue_kind arena 65536 persistent 0 {
   %c = mpk.buffer arena 1024 : memref<4x16xf32>
   // expected-error @below {{custom op 'mpk.gemm' expected string or keyword containing one of the following enum values for attribute 'epilogue' [none, bias, relu, bias_relu, gelu, bias_gelu]}}
   mpk.gemm %a, %b -> %c m 4 n 16 k 8 epilogue tanh : memref<4x8xf32>, memref<8x16xf32>, memref<4x16xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// mpk.im2col and mpk.col2im
+//===----------------------------------------------------------------------===//
+
+// -----
+
+mpk.program @im2col_attribute_counts arena 65536 persistent 0 {
+  %x = mpk.buffer arena 0 : memref<1x2x6x6xf32>
+  %c = mpk.buffer arena 512 : memref<1x18x36xf32>
+  // expected-error @below {{'mpk.im2col' op expects 2 kernel sizes, 2 strides, 4 paddings (top, left, bottom, right) and 2 dilations}}
+  mpk.im2col @k0 %x -> %c kernel [3, 3] stride [1, 1] padding [1, 1] dilation [1, 1] : memref<1x2x6x6xf32>, memref<1x18x36xf32>
+}
+
+// -----
+
+mpk.program @im2col_zero_stride arena 65536 persistent 0 {
+  %x = mpk.buffer arena 0 : memref<1x2x6x6xf32>
+  %c = mpk.buffer arena 512 : memref<1x18x36xf32>
+  // expected-error @below {{'mpk.im2col' op expects positive kernel sizes, strides and dilations and non-negative paddings}}
+  mpk.im2col @k0 %x -> %c kernel [3, 3] stride [0, 1] padding [1, 1, 1, 1] dilation [1, 1] : memref<1x2x6x6xf32>, memref<1x18x36xf32>
+}
+
+// -----
+
+mpk.program @im2col_ranks arena 65536 persistent 0 {
+  %x = mpk.buffer arena 0 : memref<2x6x6xf32>
+  %c = mpk.buffer arena 512 : memref<1x18x36xf32>
+  // expected-error @below {{'mpk.im2col' op expects an image [N, C, H, W] and columns [N, C * kH * kW, Ho * Wo]}}
+  mpk.im2col @k0 %x -> %c kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1] : memref<2x6x6xf32>, memref<1x18x36xf32>
+}
+
+// -----
+
+mpk.program @im2col_window_too_large arena 65536 persistent 0 {
+  %x = mpk.buffer arena 0 : memref<1x2x2x2xf32>
+  %c = mpk.buffer arena 512 : memref<1x18x1xf32>
+  // expected-error @below {{'mpk.im2col' op expects windows that fit in the padded image}}
+  mpk.im2col @k0 %x -> %c kernel [3, 3] stride [1, 1] padding [0, 0, 0, 0] dilation [1, 1] : memref<1x2x2x2xf32>, memref<1x18x1xf32>
+}
+
+// -----
+
+mpk.program @col2im_columns_shape arena 65536 persistent 0 {
+  %c = mpk.buffer arena 512 : memref<1x18x25xf32>
+  %x = mpk.buffer arena 0 : memref<1x2x6x6xf16>
+  // expected-error @below {{'mpk.col2im' op expects columns of shape [1, 18, 36] for this image, got 'memref<1x18x25xf32>'}}
+  mpk.col2im @k0 %c -> %x kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1] : memref<1x18x25xf32>, memref<1x2x6x6xf16>
 }

@@ -242,12 +242,13 @@ mpk.program @rows arena 65536 persistent 512 {
   mpk.cross_entropy @k3 %x, %l -> %r rows 64 cols 10 : memref<64x10xf32>, memref<64xi32>, memref<64xf32>
 }
 
-// Pooling, im2col and gather.
+// Pooling, im2col, col2im and gather.
 // CHECK-LABEL: mpk.program @windows
 // CHECK: mpk.pool2d @k0 max %[[X:.+]] -> %[[P:.+]] kernel [2, 2] stride [2, 2] padding [0, 0, 0, 0] : memref<8x16x28x28xf32>, memref<8x16x14x14xf32>
 // CHECK-NEXT: mpk.pool2d @k1 avg %[[X]] -> %[[P]] kernel [3, 3] stride [2, 2] padding [1, 1, 1, 1] count_include_pad : memref<8x16x28x28xf32>, memref<8x16x14x14xf32>
 // CHECK-NEXT: mpk.pool2d @k2 avg %[[X]] -> %[[P]] kernel [2, 2] stride [2, 2] padding [0, 1, 0, 1] : memref<8x16x28x28xf32>, memref<8x16x14x14xf32>
 // CHECK: mpk.im2col @k3 %[[I:.+]] -> %[[C:.+]] kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1] : memref<8x3x28x28xf32>, memref<8x27x784xf32>
+// CHECK-NEXT: mpk.col2im @k5 %[[C]] -> %[[I]] kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1] : memref<8x27x784xf32>, memref<8x3x28x28xf32>
 // CHECK: mpk.gather @k4 %[[T:.+]], %[[IDS:.+]] -> %[[E:.+]] : memref<96x32xf32>, memref<8x16xi32>, memref<8x16x32xf32>
 mpk.program @windows arena 1048576 persistent 16384 {
   %x = mpk.buffer arena 0 : memref<8x16x28x28xf32>
@@ -262,6 +263,8 @@ mpk.program @windows arena 1048576 persistent 16384 {
   %c = mpk.buffer arena 75264 : memref<8x27x784xf32>
   mpk.im2col @k3 %i -> %c kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1]
       : memref<8x3x28x28xf32>, memref<8x27x784xf32>
+  mpk.col2im @k5 %c -> %i kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1]
+      : memref<8x27x784xf32>, memref<8x3x28x28xf32>
   %t = mpk.buffer persistent 0 : memref<96x32xf32>
   %ids = mpk.buffer arena 0 : memref<8x16xi32>
   %e = mpk.buffer arena 512 : memref<8x16x32xf32>
