@@ -10,13 +10,14 @@
 
 #include "passes/Passes.h"
 
-#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <vector>
 
 namespace mpc {
 #define GEN_PASS_DEF_MPGFUSE
@@ -437,6 +438,63 @@ void snapshotWrittenPersistentValues(Block &body) {
   }
 }
 
+/// Reorders the ops of `body` so that every op comes after the ops whose
+/// results it (or an op nested in it) uses, in the order of repeated sweeps
+/// over the ops that moves each ready op to the end of the sorted ones
+/// (mlir::sortTopologically's order), computed without the sweeps: an op is
+/// placed in the first sweep after each of its dependencies' sweeps, or in
+/// the same sweep when the dependency comes first; ops are then ordered by
+/// sweep, and by their place within one. Linear in the ops (but for sorting
+/// them), where the sweeps are quadratic on a long graph. False when the
+/// dependencies have a cycle.
+bool sortByDependencies(Block &body) {
+  std::vector<Operation *> ops;
+  llvm::DenseMap<Operation *, unsigned> index;
+  for (Operation &op : body) {
+    index[&op] = ops.size();
+    ops.push_back(&op);
+  }
+  std::vector<llvm::SmallVector<unsigned>> users(ops.size()), deps(ops.size());
+  std::vector<unsigned> pending(ops.size(), 0);
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    op->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && def->getBlock() == &body && def != op && seen.insert(def).second) {
+          users[index[def]].push_back(i);
+          deps[i].push_back(index[def]);
+        }
+    });
+    pending[i] = deps[i].size();
+  }
+  // Sweeps, in a dependency order (Kahn's algorithm).
+  std::vector<unsigned> ready, sweep(ops.size(), 0);
+  for (unsigned i = 0; i < ops.size(); ++i)
+    if (pending[i] == 0)
+      ready.push_back(i);
+  size_t placed = 0;
+  while (!ready.empty()) {
+    unsigned i = ready.back();
+    ready.pop_back();
+    ++placed;
+    for (unsigned d : deps[i])
+      sweep[i] = std::max(sweep[i], sweep[d] + (d > i ? 1u : 0u));
+    for (unsigned user : users[i])
+      if (--pending[user] == 0)
+        ready.push_back(user);
+  }
+  if (placed != ops.size())
+    return false;
+  std::vector<unsigned> order(ops.size());
+  for (unsigned i = 0; i < ops.size(); ++i)
+    order[i] = i;
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) { return sweep[a] < sweep[b]; });
+  for (unsigned i : order)
+    body.getOperations().splice(body.end(), body.getOperations(), ops[i]->getIterator());
+  return true;
+}
+
 struct MpgFusePass : mpc::impl::MpgFuseBase<MpgFusePass> {
   using MpgFuseBase::MpgFuseBase;
 
@@ -449,7 +507,7 @@ struct MpgFusePass : mpc::impl::MpgFuseBase<MpgFusePass> {
     for (Group &group : planner.getGroups())
       materialize(group, body);
     // Groups were appended at the end; put every op after its operands again.
-    if (!sortTopologically(&body)) {
+    if (!sortByDependencies(body)) {
       getOperation().emitError("internal error: fusion created a cycle between kernels");
       return signalPassFailure();
     }

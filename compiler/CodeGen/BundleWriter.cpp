@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <chrono>
 using namespace mlir;
 namespace mpk = mlir::mpk;
 namespace rt = mpc::rt;
@@ -238,7 +239,16 @@ llvm::Expected<mpc::BundleTargets> mpc::parseTargets(llvm::StringRef list) {
 }
 
 llvm::Error mpc::writeProgramBundle(mpk::ProgramOp program, const GeneratedKernels &kernels,
-                                    const BundleTargets &targets, const std::string &path) {
+                                    const BundleTargets &targets, const std::string &path,
+                                    BundleTimings *timings) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point from) {
+    return std::chrono::duration<double>(Clock::now() - from).count();
+  };
+  Clock::time_point start = Clock::now();
+  BundleTimings local;
+  BundleTimings &times = timings ? *timings : local;
+  times.gpuCached = true;
   std::vector<rt::BundleSection> sections, constants;
   ManifestBuilder builder(program);
   llvm::Expected<rt::Manifest> manifest = builder.build(kernels, constants);
@@ -250,21 +260,28 @@ llvm::Error mpc::writeProgramBundle(mpk::ProgramOp program, const GeneratedKerne
   sections.push_back({rt::kManifestSection, rt::writeManifest(*manifest)});
   sections.push_back({"kernels.cu", kernels.source});
   if (targets.cpu) {
-    llvm::Expected<std::string> host = compileForHost(kernels.source);
+    Clock::time_point hostStart = Clock::now();
+    llvm::Expected<std::string> host = compileForHost(kernels.source, &times.hostCached);
     if (!host)
       return host.takeError();
     sections.push_back({"host.so", std::move(*host)});
+    times.hostSeconds = seconds(hostStart);
   }
   for (const std::string &arch : targets.gpuArchs) {
-    llvm::Expected<GpuBinary> gpu = compileForGpu(kernels.source, arch);
+    Clock::time_point gpuStart = Clock::now();
+    bool cached = false;
+    llvm::Expected<GpuBinary> gpu = compileForGpu(kernels.source, arch, &cached);
     if (!gpu)
       return gpu.takeError();
     sections.push_back({"cubin." + arch, std::move(gpu->cubin)});
     sections.push_back({"ptx." + arch, std::move(gpu->ptx)});
+    times.gpuSeconds += seconds(gpuStart);
+    times.gpuCached &= cached;
   }
   for (rt::BundleSection &constant : constants)
     sections.push_back(std::move(constant));
   if (rt::Status status = rt::writeBundle(path, sections); !status.isOk())
     return llvm::createStringError(status.message());
+  times.otherSeconds = seconds(start) - times.hostSeconds - times.gpuSeconds;
   return llvm::Error::success();
 }

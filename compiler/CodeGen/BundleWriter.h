@@ -32,10 +32,18 @@ struct BundleTargets {
 /// Parses "cpu,sm_80,sm_90" (any order, at least one target).
 llvm::Expected<BundleTargets> parseTargets(llvm::StringRef list);
 
+/// Where writeProgramBundle spent its time: the kernels' compilation for
+/// the host and the GPUs (or their reading from the kernel cache), the rest.
+struct BundleTimings {
+  double hostSeconds = 0, gpuSeconds = 0, otherSeconds = 0;
+  bool hostCached = false, gpuCached = false;
+};
+
 /// Compiles the kernels of `program` for `targets` and writes the bundle to
-/// `path` atomically.
+/// `path` atomically; with `timings`, records where the time went.
 llvm::Error writeProgramBundle(mlir::mpk::ProgramOp program, const GeneratedKernels &kernels,
-                               const BundleTargets &targets, const std::string &path);
+                               const BundleTargets &targets, const std::string &path,
+                               BundleTimings *timings = nullptr);
 
 } // namespace mpc
 

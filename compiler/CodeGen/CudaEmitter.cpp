@@ -24,6 +24,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstring>
+#include <map>
+#include <cctype>
 #include <limits>
 
 using namespace mlir;
@@ -59,6 +62,9 @@ std::string scalarType(Type type) {
 }
 
 Type elementOf(Value buffer) { return llvm::cast<MemRefType>(buffer.getType()).getElementType(); }
+
+/// fp16 and bf16: stored as 16 bits, computed in f32.
+bool is16Bit(Type type) { return type.isF16() || type.isBF16(); }
 llvm::ArrayRef<int64_t> shapeOf(Value buffer) {
   return llvm::cast<MemRefType>(buffer.getType()).getShape();
 }
@@ -230,27 +236,76 @@ public:
           return failure();
         continue;
       }
+      // Each kernel is printed apart first: a kernel whose functor another
+      // kernel already has (a repeated layer) reuses it, and only its entry
+      // point is added.
+      std::string text;
+      llvm::raw_string_ostream kos(text);
+      valueCount = 0;
       LogicalResult status =
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-              .Case([&](mpk::PointwiseOp k) { return emitPointwise(os, k); })
-              .Case([&](mpk::ReduceOp k) { return emitReduce(os, k); })
-              .Case([&](mpk::SoftmaxOp k) { return emitSoftmax(os, k); })
-              .Case([&](mpk::LayerNormOp k) { return emitLayerNorm(os, k); })
-              .Case([&](mpk::CrossEntropyOp k) { return emitCrossEntropy(os, k); })
-              .Case([&](mpk::CrossEntropyGradOp k) { return emitCrossEntropyGrad(os, k); })
-              .Case([&](mpk::Pool2DOp k) { return emitPool(os, k); })
-              .Case([&](mpk::Pool2DGradOp k) { return emitPoolGrad(os, k); })
-              .Case([&](mpk::Im2ColOp k) { return emitIm2Col(os, k); })
-              .Case([&](mpk::Col2ImOp k) { return emitCol2Im(os, k); })
-              .Case([&](mpk::GatherOp k) { return emitGather(os, k); })
+              .Case([&](mpk::PointwiseOp k) { return emitPointwise(kos, k); })
+              .Case([&](mpk::ReduceOp k) { return emitReduce(kos, k); })
+              .Case([&](mpk::SoftmaxOp k) { return emitSoftmax(kos, k); })
+              .Case([&](mpk::LayerNormOp k) { return emitLayerNorm(kos, k); })
+              .Case([&](mpk::CrossEntropyOp k) { return emitCrossEntropy(kos, k); })
+              .Case([&](mpk::CrossEntropyGradOp k) { return emitCrossEntropyGrad(kos, k); })
+              .Case([&](mpk::Pool2DOp k) { return emitPool(kos, k); })
+              .Case([&](mpk::Pool2DGradOp k) { return emitPoolGrad(kos, k); })
+              .Case([&](mpk::Im2ColOp k) { return emitIm2Col(kos, k); })
+              .Case([&](mpk::Col2ImOp k) { return emitCol2Im(kos, k); })
+              .Case([&](mpk::GatherOp k) { return emitGather(kos, k); })
               .Default([](Operation *) { return success(); });
       if (failed(status))
         return failure();
+      if (auto name = op.getAttrOfType<StringAttr>("sym_name"); name && !text.empty())
+        appendSharingFunctor(os, text, name.getValue());
+      else
+        os << text;
     }
     return std::move(result);
   }
 
 private:
+  /// Appends kernel `name`'s printed `text` (its functor in an anonymous
+  /// namespace, then its MPC_KERNEL entry) to `os`, or only its entry, using
+  /// the functor of an earlier kernel whose functor reads the same.
+  void appendSharingFunctor(llvm::raw_ostream &os, const std::string &text, llvm::StringRef name) {
+    const std::string functor = (name + "_fn").str();
+    size_t split = text.find("} // namespace\n");
+    if (split == std::string::npos) {
+      os << text;
+      return;
+    }
+    split += std::strlen("} // namespace\n");
+    std::string definition = text.substr(0, split), entry = text.substr(split);
+    auto [it, added] = functors.try_emplace(replaceName(definition, functor, "@functor@"),
+                                            functor);
+    if (added)
+      os << definition << entry;
+    else
+      os << replaceName(entry, functor, it->second);
+  }
+
+  /// `text` with every occurrence of identifier `name` (not part of a longer
+  /// identifier) replaced by `by`.
+  static std::string replaceName(const std::string &text, const std::string &name,
+                                 const std::string &by) {
+    auto identifierChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    std::string out;
+    size_t from = 0;
+    for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+      size_t end = at + name.size();
+      if ((at > 0 && identifierChar(text[at - 1])) || (end < text.size() && identifierChar(text[end])))
+        continue;
+      out.append(text, from, at - from);
+      out += by;
+      from = end;
+    }
+    out.append(text, from, std::string::npos);
+    return out;
+  }
+
   /// Starts a kernel: records its launch and prints the functor's pointer
   /// members. Returns the member names.
   llvm::SmallVector<std::string> beginFunctor(llvm::raw_ostream &os, llvm::StringRef name,
@@ -457,7 +512,7 @@ private:
       os << "    const int64_t begin_ = 0, end_ = " << length << ";\n";
     auto staged = [&](unsigned b) {
       Type type = elementOf(buffers[b]);
-      return layout->advances[b] && (type.isF16() || type.isBF16());
+      return layout->advances[b] && is16Bit(type);
     };
     llvm::SmallVector<std::string> starts;
     for (auto [b, buffer] : llvm::enumerate(buffers)) {
@@ -624,14 +679,32 @@ private:
   /// members' tables in order.
   LogicalResult emitUpdates(llvm::raw_ostream &os, llvm::ArrayRef<mpk::PointwiseOp> run) {
     mpk::PointwiseOp first = run.front();
-    if (run.size() == 1)
-      return emitPointwise(os, first);
+    if (run.size() == 1) {
+      std::string text;
+      llvm::raw_string_ostream kos(text);
+      valueCount = 0;
+      if (failed(emitPointwise(kos, first)))
+        return failure();
+      appendSharingFunctor(os, text, first.getSymName());
+      return success();
+    }
     llvm::SmallVector<Value> buffers;
     llvm::SmallVector<bool> written;
     llvm::SmallVector<int64_t> sizes;
+    // Each member's functor, shared with an earlier identical one (the same
+    // update of a repeated layer's parameters).
+    llvm::SmallVector<std::string> types;
     for (mpk::PointwiseOp k : run) {
-      if (failed(emitPointwise(os, k, /*functorOnly=*/true)))
+      std::string text;
+      llvm::raw_string_ostream kos(text);
+      valueCount = 0;
+      if (failed(emitPointwise(kos, k, /*functorOnly=*/true)))
         return failure();
+      std::string own = (k.getSymName() + "_fn").str();
+      auto [it, added] = functors.try_emplace(replaceName(text, own, "@functor@"), own);
+      if (added)
+        os << text;
+      types.push_back(it->second);
       buffers.append(k.getInputs().begin(), k.getInputs().end());
       buffers.append(k.getOutputs().begin(), k.getOutputs().end());
       written.append(k.getInputs().size(), false);
@@ -642,10 +715,8 @@ private:
     }
     std::string name = first.getSymName().str();
     os << "\nnamespace {\nstruct " << name << "_updates_fn {\n";
-    for (auto [i, member] : llvm::enumerate(run)) {
-      mpk::PointwiseOp k = member;
-      os << "  " << k.getSymName() << "_fn f" << i << ";\n";
-    }
+    for (auto [i, type] : llvm::enumerate(types))
+      os << "  " << type << " f" << i << ";\n";
     os << "  MPC_HD void operator()(int64_t i) const {\n";
     int64_t total = 0;
     for (auto [i, n] : llvm::enumerate(sizes)) {
@@ -674,10 +745,8 @@ private:
       os << "}";
     }
     os << "};\n  mpc::pointwise_rows(";
-    for (auto [i, member] : llvm::enumerate(run)) {
-      mpk::PointwiseOp k = member;
-      os << (i ? " + " : "") << k.getSymName() << "_fn::kRows";
-    }
+    for (auto [i, type] : llvm::enumerate(types))
+      os << (i ? " + " : "") << type << "::kRows";
     os << ", " << total << ", fn);\n}\n";
     result.kernels.push_back({name, std::vector<Value>(buffers.begin(), buffers.end()),
                               pointwiseGrid(total), 256});
@@ -1198,7 +1267,13 @@ private:
        << "      const int64_t ih = h0 + kh;\n"
        << "      if (ih < 0 || ih >= " << h << ")\n        continue;\n"
        << "      const " << type << " *line = " << m[0] << " + ((n * " << inShape[1]
-       << " + ch) * " << h << " + ih) * " << w << ";\n"
+       << " + ch) * " << h << " + ih) * " << w << ";\n";
+    // fp16/bf16 input rows are widened once per kernel row.
+    bool stage = is16Bit(elementOf(in));
+    if (stage)
+      os << "      float linev[" << w << "];\n"
+         << "      mpc::widen_chunk(line, linev, " << w << ");\n";
+    os
        << "      for (int64_t kw = 0; kw < " << kernel[1] << "; ++kw) {\n"
        << "        const int64_t shift = kw - " << pad[1] << ";\n"
        << "        // Outputs ow with 0 <= ow * stride + shift < W.\n"
@@ -1209,7 +1284,9 @@ private:
        << "        hi = hi < " << wo << " ? hi : " << wo << ";\n"
        << "        for (int64_t ow = lo; ow < hi; ++ow) {\n"
        << "          const float v = "
-       << loadExpr(in, "line", "ow * " + std::to_string(stride[1]) + " + shift") << ";\n"
+       << (stage ? "linev[ow * " + std::to_string(stride[1]) + " + shift]"
+                 : loadExpr(in, "line", "ow * " + std::to_string(stride[1]) + " + shift"))
+       << ";\n"
        << "          acc[ow] = " << (isMax ? "mpc::max_f(acc[ow], v)" : "acc[ow] + v") << ";\n"
        << "          ++count[ow];\n        }\n      }\n    }\n"
        << "    for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n"
@@ -1225,8 +1302,13 @@ private:
            << "      divisor = (hend - h0) * (wend - w0);\n";
       os << "      value = value / static_cast<float>(divisor);\n";
     }
-    os << "      " << m[1] << "[r * " << wo << " + ow] = " << storeExpr(out, "value") << ";\n"
-       << "    }\n  }\n#endif\n";
+    if (is16Bit(elementOf(out)))
+      os << "      acc[ow] = value;\n    }\n"
+         << "    mpc::narrow_chunk(acc, " << m[1] << " + r * " << wo << ", " << wo << ");\n"
+         << "  }\n#endif\n";
+    else
+      os << "      " << m[1] << "[r * " << wo << " + ow] = " << storeExpr(out, "value") << ";\n"
+         << "    }\n  }\n#endif\n";
     int64_t rows = outShape[0] * outShape[1] * outShape[2];
     os << "  static constexpr int64_t kRows = " << rows << ";\n";
     int64_t n = product(outShape);
@@ -1310,14 +1392,38 @@ private:
     std::string type = storageType(elementOf(buffers.back()));
     os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
     if (stride[0] >= kernel[0] && stride[1] >= kernel[1]) {
-      os << "    " << type << " *plane = " << dx << " + r * " << h * w << ";\n"
-         << "    for (int64_t e = 0; e < " << h * w << "; ++e)\n"
-         << "      plane[e] = " << storeExpr(buffers.back(), "0.0f") << ";\n"
-         << "    for (int64_t oh = 0; oh < " << ho << "; ++oh)\n"
+      // fp16/bf16 planes are widened into float arrays first and the
+      // gradient plane narrowed from one (when they are small enough for
+      // the stack), so that the loops below read and write floats.
+      bool stage = is16Bit(elementOf(buffers.back())) && h * w <= 4096;
+      std::string g = "dyv", x = "xv", plane = "plane";
+      if (stage) {
+        os << "    float dyv[" << ho * wo << "];\n"
+           << "    mpc::widen_chunk(" << dy << " + r * " << ho * wo << ", dyv, " << ho * wo
+           << ");\n";
+        if (isMax)
+          os << "    float xv[" << h * w << "];\n"
+             << "    mpc::widen_chunk(" << m[1] << " + r * " << h * w << ", xv, " << h * w
+             << ");\n";
+        os << "    float plane[" << h * w << "];\n"
+           << "    for (int64_t e = 0; e < " << h * w << "; ++e)\n      plane[e] = 0.0f;\n";
+      } else {
+        g = dy + " + r * " + std::to_string(ho * wo);
+        if (isMax)
+          x = m[1] + " + r * " + std::to_string(h * w);
+        os << "    " << type << " *plane = " << dx << " + r * " << h * w << ";\n"
+           << "    for (int64_t e = 0; e < " << h * w << "; ++e)\n"
+           << "      plane[e] = " << storeExpr(buffers.back(), "0.0f") << ";\n";
+      }
+      auto read = [&](const std::string &from, Value buffer, const std::string &at) {
+        return stage ? from + "[" + at + "]" : loadExpr(buffer, "(" + from + ")", at);
+      };
+      auto write = [&](const std::string &value) {
+        return stage ? value : storeExpr(buffers.back(), value);
+      };
+      os << "    for (int64_t oh = 0; oh < " << ho << "; ++oh)\n"
          << "      for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n"
-         << "        const float g = "
-         << loadExpr(buffers[0], dy, "(r * " + std::to_string(ho) + " + oh) * " +
-                                         std::to_string(wo) + " + ow")
+         << "        const float g = " << read(g, buffers[0], "oh * " + std::to_string(wo) + " + ow")
          << ";\n"
          << "        const int64_t h0 = oh * " << stride[0] << " - " << pad[0] << ", w0 = ow * "
          << stride[1] << " - " << pad[1] << ";\n";
@@ -1329,16 +1435,13 @@ private:
            << "            const int64_t y = h0 + a, z = w0 + c;\n"
            << "            if (y < 0 || y >= " << h << " || z < 0 || z >= " << w << ")\n"
            << "              continue;\n"
-           << "            const float v = "
-           << loadExpr(buffers[1], m[1], "(r * " + std::to_string(h) + " + y) * " +
-                                             std::to_string(w) + " + z")
+           << "            const float v = " << read(x, buffers[1], "y * " + std::to_string(w) + " + z")
            << ";\n"
            << "            if (bh < 0 || v > best || (mpc::is_nan_f(v) && !mpc::is_nan_f(best))) {\n"
            << "              best = v;\n              bh = y;\n              bw = z;\n"
            << "            }\n          }\n"
            << "        if (bh >= 0)\n"
-           << "          plane[bh * " << w << " + bw] = " << storeExpr(buffers.back(), "0.0f + g")
-           << ";\n";
+           << "          plane[bh * " << w << " + bw] = " << write("0.0f + g") << ";\n";
       } else {
         os << "        int64_t count = 0;\n";
         if (k.getCountIncludePad())
@@ -1357,10 +1460,13 @@ private:
            << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c) {\n"
            << "            const int64_t y = h0 + a, z = w0 + c;\n"
            << "            if (y >= 0 && y < " << h << " && z >= 0 && z < " << w << ")\n"
-           << "              plane[y * " << w << " + z] = " << storeExpr(buffers.back(), "share")
-           << ";\n          }\n";
+           << "              plane[y * " << w << " + z] = " << write("share") << ";\n"
+           << "          }\n";
       }
       os << "      }\n";
+      if (stage)
+        os << "    mpc::narrow_chunk(plane, " << dx << " + r * " << h * w << ", " << h * w
+           << ");\n";
     } else {
       os << "    for (int64_t e = 0; e < " << h * w << "; ++e)\n"
          << "      (*this)(r * " << h * w << " + e);\n";
@@ -1430,14 +1536,17 @@ private:
        << " - shift) / " << w.stride[1] << " + 1;\n"
        << "    hi = hi < " << w.outW << " ? hi : " << w.outW << ";\n"
        << "    if (ih < 0 || ih >= " << w.image[2] << " || lo > hi)\n      lo = hi = 0;\n"
-       << "    const " << type << " zero = mpc::from_f32<" << type << ">(0.0f);\n"
-       << "    for (int64_t ow = 0; ow < lo; ++ow)\n      out[ow] = zero;\n"
        << "    const " << type << " *line = " << m[0] << " + ((n * " << w.image[1]
        << " + ch) * " << w.image[2] << " + (ih < 0 ? 0 : ih < " << w.image[2] << " ? ih : "
-       << w.image[2] - 1 << ")) * " << w.image[3] << ";\n"
-       << "    for (int64_t ow = lo; ow < hi; ++ow)\n      out[ow] = line[ow * " << w.stride[1]
-       << " + shift];\n"
-       << "    for (int64_t ow = hi; ow < " << w.outW << "; ++ow)\n      out[ow] = zero;\n"
+       << w.image[2] - 1 << ")) * " << w.image[3] << ";\n";
+    // fp16/bf16 elements are copied as their bits (a copy of the struct
+    // does not vectorise); zero is all bits clear in every type.
+    std::string bits = is16Bit(elementOf(in)) ? ".bits" : "";
+    os << "    for (int64_t ow = 0; ow < lo; ++ow)\n      out[ow]" << bits << " = 0;\n"
+       << "    for (int64_t ow = lo; ow < hi; ++ow)\n      out[ow]" << bits << " = line[ow * "
+       << w.stride[1] << " + shift]" << bits << ";\n"
+       << "    for (int64_t ow = hi; ow < " << w.outW << "; ++ow)\n      out[ow]" << bits
+       << " = 0;\n"
        << "  }\n#endif\n";
     int64_t rows = colShape[0] * colShape[1] * w.outH;
     os << "  static constexpr int64_t kRows = " << rows << ";\n";
@@ -1504,11 +1613,14 @@ private:
          << " < " << w.outW << ")\n"
          << "            acc[x] += mpc::to_f32(in[tw / " << w.stride[1] << "]);\n"
          << "        }\n";
-    os << "      }\n    }\n"
-       << "    " << type << " *row = " << m[1] << " + r * " << width << ";\n"
-       << "    for (int64_t x = 0; x < " << width << "; ++x)\n"
-       << "      row[x] = mpc::from_f32<" << type << ">(acc[x]);\n"
-       << "  }\n#endif\n";
+    os << "      }\n    }\n";
+    if (is16Bit(elementOf(out)))
+      os << "    mpc::narrow_chunk(acc, " << m[1] << " + r * " << width << ", " << width << ");\n";
+    else
+      os << "    " << type << " *row = " << m[1] << " + r * " << width << ";\n"
+         << "    for (int64_t x = 0; x < " << width << "; ++x)\n"
+         << "      row[x] = mpc::from_f32<" << type << ">(acc[x]);\n";
+    os << "  }\n#endif\n";
     int64_t rows = w.image[0] * w.image[1] * w.image[2];
     os << "  static constexpr int64_t kRows = " << rows << ";\n";
     int64_t n = product(w.image);
@@ -1537,6 +1649,9 @@ private:
   mpk::ProgramOp program;
   mpc::GeneratedKernels result;
   unsigned valueCount = 0;
+  /// Functor definitions printed so far (their own name replaced by
+  /// @functor@) and the functor's name.
+  std::map<std::string, std::string> functors;
 };
 
 } // namespace

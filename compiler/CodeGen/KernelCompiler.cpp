@@ -49,7 +49,8 @@ bool mpc::haveNvrtc() {
   return rt::loadNvrtcApi(nvrtc).isOk();
 }
 
-llvm::Expected<GpuBinary> mpc::compileForGpu(const std::string &source, const std::string &arch) {
+llvm::Expected<GpuBinary> mpc::compileForGpu(const std::string &source, const std::string &arch,
+                                             bool *fromCache) {
   llvm::StringRef number = llvm::StringRef(arch);
   if (!number.consume_front("sm_") || number.empty() ||
       !llvm::all_of(number, [](char c) { return llvm::isDigit(c); }))
@@ -59,13 +60,18 @@ llvm::Expected<GpuBinary> mpc::compileForGpu(const std::string &source, const st
   if (rt::Status status = rt::loadNvrtcApi(nvrtc); !status.isOk())
     return llvm::createStringError("cannot compile for " + arch + ": " + status.message());
   GpuBinary binary;
+  bool allCached = true;
   for (bool cubin : {true, false}) {
     std::string target = cubin ? arch : "compute_" + number.str();
-    if (rt::Status status =
-            rt::compileWithNvrtc(*nvrtc, source, target, cubin ? binary.cubin : binary.ptx);
+    bool cached = false;
+    if (rt::Status status = rt::compileWithNvrtc(*nvrtc, source, target,
+                                                 cubin ? binary.cubin : binary.ptx, &cached);
         !status.isOk())
       return llvm::createStringError(status.message());
+    allCached &= cached;
   }
+  if (fromCache)
+    *fromCache = allCached;
   return binary;
 }
 
@@ -73,7 +79,7 @@ llvm::Expected<GpuBinary> mpc::compileForGpu(const std::string &source, const st
 
 bool mpc::haveNvrtc() { return false; }
 
-llvm::Expected<GpuBinary> mpc::compileForGpu(const std::string &, const std::string &arch) {
+llvm::Expected<GpuBinary> mpc::compileForGpu(const std::string &, const std::string &arch, bool *) {
   return llvm::createStringError("cannot compile for " + arch +
                                  ": this mpc was built without the CUDA toolkit (NVRTC); "
                                  "use --target cpu");
@@ -93,7 +99,7 @@ llvm::Expected<std::string> mpc::hostArchitecture() {
   return std::string(rt::cpuIsX8664V3() ? "x86-64-v3" : "x86-64");
 }
 
-llvm::Expected<std::string> mpc::compileForHost(const std::string &source) {
+llvm::Expected<std::string> mpc::compileForHost(const std::string &source, bool *fromCache) {
   const char *env = std::getenv("MPC_HOST_CXX");
   std::string compiler = env && *env ? env : "c++";
   llvm::ErrorOr<std::string> program = llvm::sys::findProgramByName(compiler);
@@ -125,8 +131,13 @@ llvm::Expected<std::string> mpc::compileForHost(const std::string &source) {
   std::string entry =
       rt::kernelCacheKey({source, compilerIdentity(*program), llvm::join(flags, " "), "host"}) +
       ".so";
-  if (std::string cached; rt::readCachedKernel(entry, cached))
+  if (fromCache)
+    *fromCache = false;
+  if (std::string cached; rt::readCachedKernel(entry, cached)) {
+    if (fromCache)
+      *fromCache = true;
     return cached;
+  }
 
   // A private directory with the source and the device headers.
   llvm::SmallString<128> dir;

@@ -34,7 +34,9 @@ bool haveNvrtc();
 /// Compiles `source` for GPU architecture `arch` ("sm_80", "sm_90", ...).
 /// On failure the error names the kernel the first error is in and holds
 /// NVRTC's log.
-llvm::Expected<GpuBinary> compileForGpu(const std::string &source, const std::string &arch);
+/// With `fromCache`, says whether both came from the kernel cache.
+llvm::Expected<GpuBinary> compileForGpu(const std::string &source, const std::string &arch,
+                                        bool *fromCache = nullptr);
 
 /// The x86-64 level host kernels are compiled for: `$MPC_HOST_ARCH`
 /// ("x86-64" or "x86-64-v3"), else x86-64-v3 (AVX2, FMA, F16C) when this CPU
@@ -47,7 +49,8 @@ llvm::Expected<std::string> hostArchitecture();
 /// their host form, rows of contiguous elements; with
 /// `$MPC_HOST_KERNEL_FORM=elements` they run the GPU's, one element per
 /// index (what the tests' emulated GPU runs, to check the GPU's indexing).
-llvm::Expected<std::string> compileForHost(const std::string &source);
+/// With `fromCache`, says whether it came from the kernel cache.
+llvm::Expected<std::string> compileForHost(const std::string &source, bool *fromCache = nullptr);
 
 /// The directory compiled kernels are cached in: "kernels" inside the
 /// runtime's cache folder (`$MPC_CACHE_DIR`, else `$XDG_CACHE_HOME/mpc`, else

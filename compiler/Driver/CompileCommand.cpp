@@ -20,9 +20,14 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <optional>
 
 using namespace mpc::driver;
 
@@ -51,6 +56,10 @@ static ArgParser makeCompileParser() {
   parser.addOption({"graph", 0, "NAME",
                     "the graph to compile when the file holds several (by its @name)", "", {}});
   addPrecisionOptions(parser);
+  parser.addFlag("timings",
+                 "print where compiling went to standard error: reading the graph, the pass "
+                 "pipeline (with a line per pass), generating CUDA C++, compiling kernels for "
+                 "the host and GPUs (or reading them from the kernel cache), writing");
   return parser;
 }
 
@@ -102,6 +111,17 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     return kExitUsage;
   }
 
+  bool timings = parser.flag("timings");
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point started = Clock::now();
+  auto since = [](Clock::time_point from) {
+    return std::chrono::duration<double>(Clock::now() - from).count();
+  };
+  // Pass-level times, printed when the timing manager goes (at return).
+  mlir::DefaultTimingManager passTimes;
+  passTimes.setEnabled(timings);
+  double readSeconds = 0, passSeconds = 0, emitSeconds = 0;
+
   mlir::MLIRContext context;
   context.printOpOnDiagnostic(false);
   mpc::loadGraphDialects(context);
@@ -115,6 +135,7 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   if ((emit == "bundle" || parser.isSet("graph")) &&
       mlir::failed(selectGraph(*module, parser.get("graph").value_or(""))))
     return kExitError;
+  readSeconds = since(started);
 
   if (emit != "graph") {
     mlir::PassManager pm(&context);
@@ -128,12 +149,21 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
       mpc::buildTrainingPipeline(pm, precision);
     else
       mpc::buildForwardPipeline(pm, precision);
+    Clock::time_point passesStarted = Clock::now();
+    std::optional<mlir::TimingScope> passScope;
+    if (timings) {
+      passScope = passTimes.getRootScope();
+      pm.enableTiming(*passScope);
+    }
     if (mlir::failed(pm.run(*module)))
       return kExitError;
+    passScope.reset();
+    passSeconds = since(passesStarted);
   }
 
   std::vector<mpc::GeneratedKernels> generated;
   std::vector<mlir::mpk::ProgramOp> programs;
+  Clock::time_point emitStarted = Clock::now();
   if (emit == "cuda" || emit == "bundle") {
     for (auto program : module->getOps<mlir::mpk::ProgramOp>()) {
       mlir::FailureOr<mpc::GeneratedKernels> kernels = mpc::emitCuda(program);
@@ -144,12 +174,44 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     }
   }
 
+  emitSeconds = since(emitStarted);
+  auto printTimes = [&](const mpc::BundleTimings *bundle) {
+    if (!timings)
+      return;
+    llvm::raw_ostream &os = llvm::errs();
+    auto line = [&](llvm::StringRef what, double seconds) {
+      os << llvm::format("mpc: time: %-36s %8.3f s\n", what.str().c_str(), seconds);
+    };
+    line("reading the graph", readSeconds);
+    line("passes (per pass below)", passSeconds);
+    line("generating CUDA C++", emitSeconds);
+    double kernels = 0;
+    if (bundle) {
+      if (targets->cpu)
+        line(bundle->hostCached ? "host kernels (from the kernel cache)"
+                                : "host kernels (C++ compiler)",
+             bundle->hostSeconds);
+      if (!targets->gpuArchs.empty())
+        line(bundle->gpuCached ? "GPU kernels (from the kernel cache)" : "GPU kernels (NVRTC)",
+             bundle->gpuSeconds);
+      line("manifest and writing", bundle->otherSeconds);
+      kernels = bundle->hostSeconds + bundle->gpuSeconds;
+    }
+    double total = since(started);
+    line("total", total);
+    line("total without compiling kernels", total - kernels);
+    passTimes.print();
+    passTimes.setEnabled(false); // printed once, not again when it goes
+  };
+
   if (emit == "bundle") {
-    if (llvm::Error failure =
-            mpc::writeProgramBundle(programs.front(), generated.front(), *targets, output)) {
+    mpc::BundleTimings bundleTimes;
+    if (llvm::Error failure = mpc::writeProgramBundle(programs.front(), generated.front(),
+                                                      *targets, output, &bundleTimes)) {
       reportError("cannot compile " + input + ": " + llvm::toString(std::move(failure)));
       return kExitError;
     }
+    printTimes(&bundleTimes);
     return kExitOk;
   }
 
@@ -170,5 +232,6 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     reportError("cannot write '" + output + "': " + llvm::toString(std::move(written)));
     return kExitError;
   }
+  printTimes(nullptr);
   return kExitOk;
 }

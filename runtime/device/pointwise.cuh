@@ -57,7 +57,7 @@ inline void widen_chunk(const half_t *source, float *target, int64_t n) {
 }
 inline void widen_chunk(const bf16_t *source, float *target, int64_t n) {
   for (int64_t j = 0; j < n; ++j)
-    target[j] = to_f32(source[j]);
+    target[j] = detail::floatFromBits(static_cast<uint32_t>(source[j].bits) << 16);
 }
 
 /// `target[j] = from_f32<T>(source[j])` for j in [0, n), rounding to nearest
@@ -71,11 +71,12 @@ inline void narrow_chunk(const float *source, half_t *target, int64_t n) {
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #endif
   for (; j < n; ++j)
-    target[j] = from_f32<half_t>(source[j]);
+    target[j].bits = from_f32<half_t>(source[j]).bits;
 }
 inline void narrow_chunk(const float *source, bf16_t *target, int64_t n) {
+  // Through the bits: a loop of struct stores does not vectorise.
   for (int64_t j = 0; j < n; ++j)
-    target[j] = from_f32<bf16_t>(source[j]);
+    target[j].bits = from_f32<bf16_t>(source[j]).bits;
 }
 #endif
 
