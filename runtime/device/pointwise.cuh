@@ -31,6 +31,10 @@
 #include "mpc/device/platform.cuh"
 #include "mpc/device/types.cuh"
 
+#if !defined(__CUDACC__) && defined(_OPENMP)
+#include <omp.h>
+#endif
+
 namespace mpc {
 
 #ifndef __CUDACC__
@@ -38,6 +42,18 @@ namespace detail {
 /// Below this many elements the host loop stays on one thread: starting a
 /// parallel region costs more than the loop.
 constexpr int64_t kHostParallelMinElements = 32768;
+
+/// Whether a host loop worth threads (`large`) runs on OpenMP threads: only
+/// when there are threads to run it on, since even a one-thread parallel
+/// region costs about a microsecond, which small kernels notice.
+inline bool hostParallel(bool large) {
+#ifdef _OPENMP
+  return large && omp_get_max_threads() > 1;
+#else
+  (void)large;
+  return false;
+#endif
+}
 } // namespace detail
 
 /// The elements a host row form converts and computes at a time.
@@ -90,10 +106,12 @@ MPC_DEVICE_INLINE void pointwise(int64_t n, const Fn &fn) {
        i < n; i += static_cast<int64_t>(gridDim.x) * blockDim.x)
     fn(i);
 #else
-#ifdef _OPENMP
-  const bool parallel = n >= detail::kHostParallelMinElements;
-#pragma omp parallel for schedule(static) if (parallel)
-#endif
+  if (detail::hostParallel(n >= detail::kHostParallelMinElements)) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i)
+      fn(i);
+    return;
+  }
   for (int64_t i = 0; i < n; ++i)
     fn(i);
 #endif
@@ -112,10 +130,12 @@ MPC_DEVICE_INLINE void pointwise_rows(int64_t rows, int64_t elements, const Fn &
   (void)rows;
   pointwise(elements, fn);
 #else
-#ifdef _OPENMP
-  const bool parallel = elements >= detail::kHostParallelMinElements && rows > 1;
-#pragma omp parallel for schedule(static) if (parallel)
-#endif
+  if (detail::hostParallel(elements >= detail::kHostParallelMinElements && rows > 1)) {
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < rows; ++r)
+      fn.row(r);
+    return;
+  }
   for (int64_t r = 0; r < rows; ++r)
     fn.row(r);
 #endif

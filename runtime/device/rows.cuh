@@ -40,6 +40,7 @@
 
 #include "mpc/device/math.cuh"
 #include "mpc/device/platform.cuh"
+#include "mpc/device/pointwise.cuh"
 
 namespace mpc {
 
@@ -210,10 +211,14 @@ private:
 /// threads when the shared object is built with OpenMP and there are many.
 template <typename Fn>
 MPC_DEVICE_INLINE void rows(int64_t count, const Fn &fn) {
-#ifdef _OPENMP
-  const bool parallel = count >= detail::kHostParallelMinRows;
-#pragma omp parallel for schedule(static) if (parallel)
-#endif
+  if (detail::hostParallel(count >= detail::kHostParallelMinRows)) {
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < count; ++r) {
+      RowContext row(r);
+      fn(row);
+    }
+    return;
+  }
   for (int64_t r = 0; r < count; ++r) {
     RowContext row(r);
     fn(row);
@@ -226,10 +231,12 @@ MPC_DEVICE_INLINE void rows(int64_t count, const Fn &fn) {
 template <typename Fn>
 void reduce_rows(int64_t count, int64_t hostRows, const Fn &fn) {
   (void)count;
-#ifdef _OPENMP
-  const bool parallel = hostRows >= detail::kHostParallelMinRows;
-#pragma omp parallel for schedule(static) if (parallel)
-#endif
+  if (detail::hostParallel(hostRows >= detail::kHostParallelMinRows)) {
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < hostRows; ++r)
+      fn.row(r);
+    return;
+  }
   for (int64_t r = 0; r < hostRows; ++r)
     fn.row(r);
 }

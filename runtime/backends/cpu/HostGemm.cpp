@@ -81,7 +81,10 @@ const T *asCompute(DType dtype, const uint8_t *data, size_t count,
                    std::vector<T> &scratch) {
   if (dtype == kComputeDtype<T>)
     return reinterpret_cast<const T *>(data);
-  scratch.resize(count);
+  // Grown, never shrunk: GEMMs of different sizes share the scratch, and
+  // growing it again would zero what the widening overwrites anyway.
+  if (scratch.size() < count)
+    scratch.resize(count);
   widenElements(dtype, data, scratch.data(), count);
   return scratch.data();
 }
@@ -149,7 +152,7 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
     const uint8_t *bBytes = b + (step.offsetB + i * step.strideB) * bSize;
     uint8_t *cBytes = c + (step.offsetC + i * step.strideC) * cSize;
     bool direct = step.cDtype == kComputeDtype<T>;
-    if (!direct)
+    if (!direct && scratch.c.size() < cCount)
       scratch.c.resize(cCount);
     T *cValues = direct ? reinterpret_cast<T *>(cBytes) : scratch.c.data();
     bool done = false;
