@@ -10,6 +10,7 @@
 # Usage, with bench/gpu/bundles compiled by bench/gpu/prepare.sh beforehand:
 #   bench/gpu/run.sh OUT            (OUT defaults to $OUT, else bench/gpu/out)
 #   BUILD_DIR=...  MPC_GPU_BUNDLES=...  MPC_BENCH_ROUNDS=2  MPC_PYTHON=python3
+#   MPC_RUNTIME_CMAKE_ARGS="-DMPC_USE_ONEDNN=OFF ..."  (more options for CMake)
 # On a machine without a GPU it still builds and runs the CPU-side tests, and
 # reports every GPU part as skipped, with the reason. Finishes in about 8
 # minutes on a GPU machine (most of it torch.compile).
@@ -43,10 +44,11 @@ cat "$out/machine.txt"
 # 2. The runtime alone (no compiler), with its tests where GoogleTest exists.
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-if [ ! -f "$build/CMakeCache.txt" ]; then
+if [ ! -f "$build/CMakeCache.txt" ] || [ -n "${MPC_RUNTIME_CMAKE_ARGS:-}" ]; then
   log "configuring the runtime in $build"
   cmake "${generator[@]}" -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DMPC_BUILD_COMPILER=OFF -DMPC_GPU_BUNDLES="$bundles" > "$out/build.log" 2>&1 \
+    -DMPC_BUILD_COMPILER=OFF -DMPC_GPU_BUNDLES="$bundles" ${MPC_RUNTIME_CMAKE_ARGS:-} \
+    > "$out/build.log" 2>&1 \
     || { log "configure failed (see build.log)"; tail -20 "$out/build.log"; exit 1; }
 fi
 log "building"

@@ -121,12 +121,33 @@ void applyEpilogue(Epilogue epilogue, const T *bias, T *c, int64_t m,
   }
 }
 
+/// max(x, 0) over `count` elements of C, stored as `dtype` (F32 or BF16),
+/// NaN kept: what applyEpilogue's ReLU gives before the rounding, except
+/// that a negative value bf16 rounds to -0 stays -0 (a zero either way).
+void reluInPlace(DType dtype, uint8_t *c, size_t count) {
+  if (dtype == DType::BF16) {
+    auto *bits = reinterpret_cast<uint16_t *>(c);
+    for (size_t i = 0; i < count; ++i) {
+      uint16_t value = bits[i];
+      // Negative, non-zero and not NaN: sign set, magnitude in (0, inf].
+      bool negative = (value & 0x8000u) && (value & 0x7fffu) != 0 && (value & 0x7fffu) <= 0x7f80u;
+      bits[i] = negative ? uint16_t(0) : value;
+    }
+    return;
+  }
+  auto *values = reinterpret_cast<float *>(c);
+  for (size_t i = 0; i < count; ++i)
+    values[i] = values[i] < 0 ? 0.0f : values[i];
+}
+
 } // namespace
 
 #ifdef MPC_HAVE_ONEDNN
-HostGemm::HostGemm() : onednn_(std::make_unique<OnednnMatmul>()) {}
+HostGemm::HostGemm() : onednn_(new OnednnMatmul) {}
+void HostGemm::OnednnDeleter::operator()(OnednnMatmul *matmul) const { delete matmul; }
 #else
 HostGemm::HostGemm() = default;
+void HostGemm::OnednnDeleter::operator()(OnednnMatmul *) const {}
 #endif
 HostGemm::~HostGemm() = default;
 
@@ -144,34 +165,67 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
            : nullptr;
   // bf16 operands as they are when oneDNN multiplies them.
   bool nativeBf16 = false;
-  if constexpr (std::is_same_v<T, float>)
+  // Whether oneDNN may write C itself, bias added and rounded to C's dtype
+  // (a ReLU then runs on C in place; GELU needs the fp32 result).
+  bool onednnWritesC = false;
+#ifdef MPC_HAVE_ONEDNN
+  if constexpr (std::is_same_v<T, float>) {
     nativeBf16 = onednn_ && step.aDtype == DType::BF16 && step.bDtype == DType::BF16 &&
                  onednn_->handles(DType::BF16, step.m, step.n, step.k);
+    onednnWritesC = (step.cDtype == DType::F32 || step.cDtype == DType::BF16) &&
+                    step.epilogue != Epilogue::Gelu && step.epilogue != Epilogue::BiasGelu;
+  }
+#endif
+  const bool relu = step.epilogue == Epilogue::Relu || step.epilogue == Epilogue::BiasRelu;
   for (int64_t i = 0; i < step.batch; ++i) {
     const uint8_t *aBytes = a + (step.offsetA + i * step.strideA) * aSize;
     const uint8_t *bBytes = b + (step.offsetB + i * step.strideB) * bSize;
     uint8_t *cBytes = c + (step.offsetC + i * step.strideC) * cSize;
     bool direct = step.cDtype == kComputeDtype<T>;
-    if (!direct && scratch.c.size() < cCount)
-      scratch.c.resize(cCount);
-    T *cValues = direct ? reinterpret_cast<T *>(cBytes) : scratch.c.data();
-    bool done = false;
+    T *cValues = nullptr;
+    auto computeValues = [&] {
+      if (!direct && scratch.c.size() < cCount)
+        scratch.c.resize(cCount);
+      cValues = direct ? reinterpret_cast<T *>(cBytes) : scratch.c.data();
+    };
+    bool done = false, wroteC = false;
+    const T *aValues = nullptr, *bValues = nullptr; // widened once, when needed
+    auto widenOperands = [&] {
+      if (aValues)
+        return;
+      aValues = asCompute(step.aDtype, aBytes, aCount, scratch.a);
+      bValues = asCompute(step.bDtype, bBytes, bCount, scratch.b);
+    };
+#ifdef MPC_HAVE_ONEDNN
     if constexpr (std::is_same_v<T, float>) {
+      // Tries C written by oneDNN, then its f32 product.
+      auto runOnednn = [&](DType operands, const void *aData, const void *bData) {
+        if (onednnWritesC &&
+            onednn_->run(operands, step.cDtype, step.transposeA, step.transposeB, step.m,
+                         step.n, step.k, aData, bData, biasValues, cBytes))
+          return wroteC = true;
+        computeValues();
+        return onednn_->run(operands, DType::F32, step.transposeA, step.transposeB, step.m,
+                            step.n, step.k, aData, bData, nullptr, cValues);
+      };
       if (nativeBf16)
-        done = onednn_->run(DType::BF16, step.transposeA, step.transposeB, step.m, step.n,
-                            step.k, aBytes, bBytes, cValues);
+        done = runOnednn(DType::BF16, aBytes, bBytes);
+      if (!done && onednn_ && onednn_->handles(DType::F32, step.m, step.n, step.k)) {
+        widenOperands();
+        done = runOnednn(DType::F32, aValues, bValues);
+      }
     }
+#endif
     if (!done) {
-      const T *aValues = asCompute(step.aDtype, aBytes, aCount, scratch.a);
-      const T *bValues = asCompute(step.bDtype, bBytes, bCount, scratch.b);
-      if constexpr (std::is_same_v<T, float>)
-        done = onednn_ && onednn_->handles(DType::F32, step.m, step.n, step.k) &&
-               onednn_->run(DType::F32, step.transposeA, step.transposeB, step.m, step.n,
-                            step.k, aValues, bValues, cValues);
-      if (!done)
-        blasGemm(step.transposeA, step.transposeB, static_cast<int>(step.m),
-                 static_cast<int>(step.n), static_cast<int>(step.k), aValues, bValues,
-                 cValues);
+      widenOperands();
+      computeValues();
+      blasGemm(step.transposeA, step.transposeB, static_cast<int>(step.m),
+               static_cast<int>(step.n), static_cast<int>(step.k), aValues, bValues, cValues);
+    }
+    if (wroteC) {
+      if (relu)
+        reluInPlace(step.cDtype, cBytes, cCount);
+      continue;
     }
     applyEpilogue(step.epilogue, biasValues, cValues, step.m, step.n);
     if (!direct)

@@ -52,7 +52,11 @@ private:
 
   GemmScratch<float> single_;
   GemmScratch<double> double_;
-  std::unique_ptr<OnednnMatmul> onednn_; // null in a build without oneDNN
+  /// Deletes what only a build with oneDNN creates.
+  struct OnednnDeleter {
+    void operator()(OnednnMatmul *matmul) const;
+  };
+  std::unique_ptr<OnednnMatmul, OnednnDeleter> onednn_; // null in a build without oneDNN
 };
 
 } // namespace mpc::rt

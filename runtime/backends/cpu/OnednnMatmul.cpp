@@ -8,6 +8,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <unordered_map>
+
 namespace mpc::rt {
 
 struct OnednnMatmul::Engine {
@@ -16,7 +18,7 @@ struct OnednnMatmul::Engine {
 };
 
 struct OnednnMatmul::Primitive {
-  dnnl::memory::desc a, b, c;
+  dnnl::memory::desc a, b, c, bias;
   dnnl::matmul matmul;
 };
 
@@ -29,7 +31,10 @@ bool OnednnMatmul::handles(DType dtype, int64_t m, int64_t n, int64_t k) {
   if (dtype != DType::BF16 || m * n * k < kBf16MinMacs)
     return false;
   if (bf16Support_ < 0)
-    bf16Support_ = primitive({static_cast<int>(DType::BF16), false, false, 16, 16, 16}) ? 1 : 0;
+    bf16Support_ = primitive({static_cast<int>(DType::BF16), static_cast<int>(DType::F32), false,
+                             false, false, 16, 16, 16})
+                       ? 1
+                       : 0;
   return bf16Support_ == 1;
 }
 
@@ -37,22 +42,29 @@ OnednnMatmul::Primitive *OnednnMatmul::primitive(const Key &key) {
   auto it = primitives_.find(key);
   if (it != primitives_.end())
     return it->second.get();
-  auto [dtype, transposeA, transposeB, m, n, k] = key;
+  auto [dtype, cDtype, transposeA, transposeB, hasBias, m, n, k] = key;
   using dnnl::memory;
-  memory::data_type type =
-      static_cast<DType>(dtype) == DType::BF16 ? memory::data_type::bf16 : memory::data_type::f32;
+  auto typeOf = [](int dtype) {
+    return static_cast<DType>(dtype) == DType::BF16 ? memory::data_type::bf16
+                                                    : memory::data_type::f32;
+  };
   std::unique_ptr<Primitive> made;
   try {
     if (!engine_)
       engine_ = std::make_unique<Engine>();
     made = std::make_unique<Primitive>();
     // A transposed operand is the row-major matrix read column-major.
-    made->a = memory::desc({m, k}, type, transposeA ? memory::format_tag::ba : memory::format_tag::ab);
-    made->b = memory::desc({k, n}, type, transposeB ? memory::format_tag::ba : memory::format_tag::ab);
-    made->c = memory::desc({m, n}, memory::data_type::f32, memory::format_tag::ab);
-    dnnl::matmul::primitive_desc description(dnnl::matmul::desc(made->a, made->b, made->c),
-                                             engine_->engine);
-    made->matmul = dnnl::matmul(description);
+    made->a = memory::desc({m, k}, typeOf(dtype),
+                           transposeA ? memory::format_tag::ba : memory::format_tag::ab);
+    made->b = memory::desc({k, n}, typeOf(dtype),
+                           transposeB ? memory::format_tag::ba : memory::format_tag::ab);
+    made->c = memory::desc({m, n}, typeOf(cDtype), memory::format_tag::ab);
+    if (hasBias)
+      made->bias = memory::desc({1, n}, memory::data_type::f32, memory::format_tag::ab);
+    dnnl::matmul::desc operation = hasBias
+                                       ? dnnl::matmul::desc(made->a, made->b, made->bias, made->c)
+                                       : dnnl::matmul::desc(made->a, made->b, made->c);
+    made->matmul = dnnl::matmul(dnnl::matmul::primitive_desc(operation, engine_->engine));
   } catch (const dnnl::error &) {
     made.reset(); // no kernel for it on this CPU
   }
@@ -61,18 +73,25 @@ OnednnMatmul::Primitive *OnednnMatmul::primitive(const Key &key) {
   return result;
 }
 
-bool OnednnMatmul::run(DType dtype, bool transposeA, bool transposeB, int64_t m, int64_t n,
-                       int64_t k, const void *a, const void *b, float *c) {
-  Primitive *p = primitive({static_cast<int>(dtype), transposeA, transposeB, m, n, k});
+bool OnednnMatmul::run(DType dtype, DType cDtype, bool transposeA, bool transposeB, int64_t m,
+                       int64_t n, int64_t k, const void *a, const void *b, const float *bias,
+                       void *c) {
+  if (cDtype != DType::F32 && cDtype != DType::BF16)
+    return false;
+  Primitive *p = primitive({static_cast<int>(dtype), static_cast<int>(cDtype), transposeA,
+                            transposeB, bias != nullptr, m, n, k});
   if (!p)
     return false;
   try {
     dnnl::memory aMemory(p->a, engine_->engine, const_cast<void *>(a));
     dnnl::memory bMemory(p->b, engine_->engine, const_cast<void *>(b));
     dnnl::memory cMemory(p->c, engine_->engine, c);
-    p->matmul.execute(engine_->stream, {{DNNL_ARG_SRC, aMemory},
-                                        {DNNL_ARG_WEIGHTS, bMemory},
-                                        {DNNL_ARG_DST, cMemory}});
+    std::unordered_map<int, dnnl::memory> arguments{
+        {DNNL_ARG_SRC, aMemory}, {DNNL_ARG_WEIGHTS, bMemory}, {DNNL_ARG_DST, cMemory}};
+    if (bias)
+      arguments.emplace(DNNL_ARG_BIAS,
+                        dnnl::memory(p->bias, engine_->engine, const_cast<float *>(bias)));
+    p->matmul.execute(engine_->stream, arguments);
     engine_->stream.wait();
   } catch (const dnnl::error &) {
     return false;

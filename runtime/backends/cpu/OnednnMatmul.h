@@ -30,24 +30,27 @@ public:
   OnednnMatmul(const OnednnMatmul &) = delete;
   OnednnMatmul &operator=(const OnednnMatmul &) = delete;
 
-  /// Whether run() takes row-major f32 products of `dtype` operands (F32 or
-  /// BF16) of this size: bf16 problems of at least kBf16MinMacs
+  /// Whether run() takes `dtype` operands (F32 or BF16) of this size: bf16 problems of at least kBf16MinMacs
   /// multiply-adds when this CPU has a bf16 kernel, f32 ones of at least
   /// kF32MinMacs (below those, widening and OpenBLAS are faster: oneDNN's
   /// call costs about a microsecond).
   bool handles(DType dtype, int64_t m, int64_t n, int64_t k);
 
-  /// c (m x n, f32) = op(a) op(b), row-major, op a transpose when asked;
-  /// false when oneDNN cannot, and the caller computes c another way.
-  bool run(DType dtype, bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k,
-           const void *a, const void *b, float *c);
+  /// c (m x n) = op(a) op(b) [+ bias], row-major, op a transpose when
+  /// asked, bias (n f32 values, or null) added to every row in fp32 before
+  /// c is rounded to `cDtype` (F32 or BF16); false when oneDNN cannot, and
+  /// the caller computes c another way. (No activation: oneDNN's ReLU
+  /// post-op turns NaN into 0, and a NaN must reach the loss scaler.)
+  bool run(DType dtype, DType cDtype, bool transposeA, bool transposeB, int64_t m,
+           int64_t n, int64_t k, const void *a, const void *b, const float *bias, void *c);
 
   static constexpr int64_t kBf16MinMacs = int64_t(1) << 16;
   static constexpr int64_t kF32MinMacs = int64_t(1) << 24;
 
 private:
   struct Engine;
-  using Key = std::tuple<int, bool, bool, int64_t, int64_t, int64_t>;
+  /// Operand dtype, C dtype, transposes, bias or not, m, n, k.
+  using Key = std::tuple<int, int, bool, bool, bool, int64_t, int64_t, int64_t>;
   struct Primitive;
   Primitive *primitive(const Key &key);
 

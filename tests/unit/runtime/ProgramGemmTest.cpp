@@ -293,6 +293,31 @@ TEST_P(ProgramGemm, TheCudaBackendAgreesBitwise) {
 }
 #endif
 
+// A NaN in A reaches every element of its row of C through a bias and a
+// ReLU (the loss scaler must see it; oneDNN's own ReLU would make it 0), on
+// a GEMM large enough for oneDNN in each operand type it runs.
+TEST(ProgramGemmNan, ReluKeepsNaN) {
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    GemmCase g{"NaN", dtype, dtype, dtype, DType::F32, 256, 256, 256, 1,
+               0,   0,     0,     0,     0,          0,   false, false, Epilogue::BiasRelu};
+    TempDir dir;
+    GemmProgram gemm;
+    makeGemmProgram(g, dir, gemm);
+    const double nan = std::nan("");
+    mpc::rt::narrowElements(&nan, dtype, gemm.aData.data(), 1); // A[0, 0]
+    mpc_status_code loaded;
+    std::vector<uint8_t> cData = runGemmProgram(gemm, "cpu", loaded);
+    ASSERT_EQ(loaded, MPC_OK) << mpc_last_error();
+    std::vector<double> c(gemm.cCount);
+    mpc::rt::widenElements(dtype, cData.data(), c.data(), gemm.cCount);
+    for (int64_t col = 0; col < g.n; ++col)
+      ASSERT_TRUE(std::isnan(c[col])) << mpc::rt::dtypeName(dtype) << " C[0, " << col << "]";
+    for (int64_t col = 0; col < g.n; ++col)
+      ASSERT_FALSE(std::isnan(c[g.n + col])) << mpc::rt::dtypeName(dtype) << " C[1, " << col
+                                             << "]";
+  }
+}
+
 std::string caseName(const ::testing::TestParamInfo<GemmCase> &info) {
   return info.param.name;
 }
@@ -332,6 +357,17 @@ const GemmCase kCases[] = {
      true, Epilogue::Bias},
     {"Bf16ToBf16Relu", DType::BF16, DType::BF16, DType::BF16, std::nullopt, 9,
      17, 33, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::Relu},
+    // Large enough for oneDNN (OnednnMatmul.h), which writes C itself with
+    // the bias added; the ReLU runs on C after it.
+    {"Bf16ToBf16LargeBatchedBiasRelu", DType::BF16, DType::BF16, DType::BF16,
+     DType::BF16, 64, 64, 32, 2, 3, 0, 1, 64 * 32 + 3, 32 * 64, 64 * 64 + 1, true,
+     false, Epilogue::BiasRelu},
+    {"Bf16ToF32LargeBias", DType::BF16, DType::BF16, DType::F32, DType::F32, 64,
+     96, 16, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::Bias},
+    {"Bf16ToBf16LargeGelu", DType::BF16, DType::BF16, DType::BF16, std::nullopt,
+     32, 64, 48, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::Gelu},
+    {"F32LargeBiasRelu", DType::F32, DType::F32, DType::F32, DType::F32, 256,
+     256, 256, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::BiasRelu},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, ProgramGemm, ::testing::ValuesIn(kCases),
