@@ -510,10 +510,13 @@ private:
          << tile << " : " << length << ";\n";
     else
       os << "    const int64_t begin_ = 0, end_ = " << length << ";\n";
+    // Buffers converted a chunk at a time outside the loop: fp16/bf16
+    // through floats, booleans through 32-bit integers.
     auto staged = [&](unsigned b) {
       Type type = elementOf(buffers[b]);
-      return layout->advances[b] && is16Bit(type);
+      return layout->advances[b] && (is16Bit(type) || type.isInteger(1));
     };
+    auto isBool = [&](unsigned b) { return elementOf(buffers[b]).isInteger(1); };
     llvm::SmallVector<std::string> starts;
     for (auto [b, buffer] : llvm::enumerate(buffers)) {
       starts.push_back("at" + std::to_string(b) + "_");
@@ -533,7 +536,8 @@ private:
     for (unsigned b = 0; b < buffers.size(); ++b) {
       if (!staged(b))
         continue;
-      os << "      float s" << b << "_[mpc::kHostChunk];\n";
+      os << "      " << (isBool(b) ? "int32_t" : "float") << " s" << b
+         << "_[mpc::kHostChunk];\n";
       if (b < numInputs)
         os << "      mpc::widen_chunk(" << members[b] << " + (" << starts[b] << " + c_), s" << b
            << "_, n_);\n";
@@ -545,7 +549,7 @@ private:
         continue;
       os << "        const " << scalarType(arg.getType()) << " " << names[arg] << " = ";
       if (staged(j))
-        os << "s" << j << "_[j_];\n";
+        os << "s" << j << "_[j_]" << (isBool(j) ? " != 0" : "") << ";\n";
       else
         os << loadExpr(buffers[j], members[j], starts[j] + " + c_ + j_", kLoopConversions)
            << ";\n";
@@ -555,6 +559,10 @@ private:
     auto yield = llvm::cast<mpk::YieldOp>(body.getTerminator());
     for (auto [j, value] : llvm::enumerate(yield.getValues())) {
       unsigned b = numInputs + j;
+      if (staged(b) && isBool(b)) {
+        os << "        s" << b << "_[j_] = " << names.lookup(value) << " ? 1 : 0;\n";
+        continue;
+      }
       if (staged(b)) {
         os << "        s" << b << "_[j_] = " << names.lookup(unroundedStore(value, buffers[b]))
            << ";\n";

@@ -20,8 +20,9 @@
 // mpc::pointwise_rows: a stretch of elements contiguous in every buffer that
 // varies along it, walked in chunks of kHostChunk elements; fp16 and bf16
 // operands are widened a chunk at a time into float arrays (widen_chunk),
-// results narrowed from them (narrow_chunk), so that the loop between is
-// plain float arithmetic the host compiler vectorises.
+// results narrowed from them (narrow_chunk), and booleans likewise through
+// 32-bit lanes, so that the loop between is plain 32-bit arithmetic the
+// host compiler vectorises.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,6 +94,17 @@ inline void narrow_chunk(const float *source, bf16_t *target, int64_t n) {
   // Through the bits: a loop of struct stores does not vectorise.
   for (int64_t j = 0; j < n; ++j)
     target[j].bits = from_f32<bf16_t>(source[j]).bits;
+}
+
+/// Booleans (one byte each, 0 or 1) to and from 32-bit lanes, so that a
+/// loop mixing them with floats has one element width and vectorises.
+inline void widen_chunk(const uint8_t *source, int32_t *target, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    target[j] = source[j] != 0;
+}
+inline void narrow_chunk(const int32_t *source, uint8_t *target, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    target[j] = static_cast<uint8_t>(source[j]);
 }
 #endif
 

@@ -166,7 +166,9 @@ MPG_UNARY_VJP(TanhOp, g.mul(dy, g.sub(g.scalar(y, 1.0), g.mul(y, y))))
 MPG_UNARY_VJP(SinOp, g.mul(dy, builder.create<CosOp>(getLoc(), x)))
 MPG_UNARY_VJP(CosOp, g.neg(g.mul(dy, builder.create<SinOp>(getLoc(), x))))
 MPG_UNARY_VJP(SigmoidOp, g.mul(g.mul(dy, y), g.sub(g.scalar(y, 1.0), y)))
-MPG_UNARY_VJP(ReluOp, g.select(g.compare(ComparePredicate::GT, x, g.scalar(x, 0)), dy,
+// From the output (y > 0 exactly where x > 0): the pre-activation is then dead
+// after the forward pass, so a producing GEMM takes the ReLU as its epilogue.
+MPG_UNARY_VJP(ReluOp, g.select(g.compare(ComparePredicate::GT, y, g.scalar(y, 0)), dy,
                                g.zerosLike(dy)))
 MPG_UNARY_VJP(LeakyReluOp, g.select(g.compare(ComparePredicate::GT, x, g.scalar(x, 0)), dy,
                                     g.scaled(dy, getAlpha().convertToDouble())))

@@ -131,3 +131,26 @@ mpg.graph @loss_name_taken {
   mpg.output "loss" %w : tensor<4xf32>
   mpg.minimize %l optimizer(sgd, lr = 0.1) : tensor<f32>
 }
+
+// -----
+
+// ReLU's gradient is selected by its result (y > 0 exactly where x > 0), so
+// the pre-activation %h is not used by the backward pass and a GEMM that
+// produces it can take the ReLU as its epilogue.
+// CHECK-LABEL: mpg.graph @relu_from_result
+// CHECK: %[[H:.+]] = mpg.add
+// CHECK: %[[R:.+]] = mpg.relu %[[H]]
+// CHECK-NOT: mpg.compare gt, %[[H]]
+// CHECK: mpg.compare gt, %[[R]], %{{.+}} : tensor<8x3xf32>, tensor<f32> -> tensor<8x3xi1>
+// CHECK-NOT: mpg.compare gt, %[[H]]
+mpg.graph @relu_from_result {
+  %x = mpg.input "x" : tensor<8x4xf32>
+  %y = mpg.input "y" : tensor<8xi32>
+  %w = mpg.param "w" init(glorot_uniform) : tensor<4x3xf32>
+  %b = mpg.param "b" init(zeros) : tensor<3xf32>
+  %mm = mpg.matmul %x, %w : tensor<8x4xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
+  %h = mpg.add %mm, %b : tensor<8x3xf32>, tensor<3xf32> -> tensor<8x3xf32>
+  %r = mpg.relu %h : tensor<8x3xf32>
+  %l = mpg.softmax_cross_entropy %r, %y : tensor<8x3xf32>, tensor<8xi32> -> tensor<f32>
+  mpg.minimize %l optimizer(sgd, lr = 0.5) : tensor<f32>
+}
