@@ -1326,6 +1326,44 @@ private:
     return success();
   }
 
+  /// Emits, in a loop over windows with h0 and w0 (its top left corner) set,
+  /// `bh` and `bw`: the position of the window's first maximum in row-major
+  /// order, padding excluded (-1 when the window covers only padding);
+  /// `input` reads the h x w input plane at (y, z).
+  static void emitWindowFirstMax(llvm::raw_ostream &os, mpk::Pool2DGradOp k, int64_t h,
+                                 int64_t w, const std::string &input) {
+    auto kernel = k.getKernel();
+    os << "        int64_t bh = -1, bw = -1;\n"
+       << "        float best = -mpc::inf_f();\n"
+       << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
+       << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c) {\n"
+       << "            const int64_t y = h0 + a, z = w0 + c;\n"
+       << "            if (y < 0 || y >= " << h << " || z < 0 || z >= " << w << ")\n"
+       << "              continue;\n"
+       << "            const float v = " << input << ";\n"
+       << "            if (bh < 0 || v > best || (mpc::is_nan_f(v) && !mpc::is_nan_f(best))) {\n"
+       << "              best = v;\n              bh = y;\n              bw = z;\n            }\n"
+       << "          }\n";
+  }
+
+  /// Emits, likewise, `count`: the elements average pooling divides the
+  /// window's sum by (with or without the padding, as the op says).
+  static void emitWindowCount(llvm::raw_ostream &os, mpk::Pool2DGradOp k, int64_t h, int64_t w) {
+    auto kernel = k.getKernel(), pad = k.getPadding();
+    os << "        int64_t count = 0;\n";
+    if (k.getCountIncludePad())
+      os << "        const int64_t hend = h0 + " << kernel[0] << " < " << h + pad[2] << " ? h0 + "
+         << kernel[0] << " : " << h + pad[2] << ";\n"
+         << "        const int64_t wend = w0 + " << kernel[1] << " < " << w + pad[3] << " ? w0 + "
+         << kernel[1] << " : " << w + pad[3] << ";\n"
+         << "        count = (hend - h0) * (wend - w0);\n";
+    else
+      os << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
+         << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c)\n"
+         << "            count += (h0 + a >= 0 && h0 + a < " << h << " && w0 + c >= 0 && w0 + c < "
+         << w << ") ? 1 : 0;\n";
+  }
+
   /// Each input element gathers the gradients of the windows covering it:
   /// window (oh, ow) covers row ih when oh * stride - pad + ki == ih for a
   /// kernel row ki.
@@ -1361,32 +1399,13 @@ private:
        << "        const int64_t h0 = oh * " << stride[0] << " - " << pad[0] << ", w0 = ow * "
        << stride[1] << " - " << pad[1] << ";\n";
     if (isMax) {
-      // The window's first maximum in row-major order, padding excluded.
-      os << "        int64_t bh = -1, bw = -1;\n"
-         << "        float best = -mpc::inf_f();\n"
-         << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
-         << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c) {\n"
-         << "            const int64_t y = h0 + a, z = w0 + c;\n"
-         << "            if (y < 0 || y >= " << h << " || z < 0 || z >= " << w << ")\n"
-         << "              continue;\n"
-         << "            const float v = " << loadExpr(buffers[1], m[1], "(" + plane + " * " + std::to_string(h) + " + y) * " + std::to_string(w) + " + z") << ";\n"
-         << "            if (bh < 0 || v > best || (mpc::is_nan_f(v) && !mpc::is_nan_f(best))) {\n"
-         << "              best = v;\n              bh = y;\n              bw = z;\n            }\n"
-         << "          }\n"
-         << "        if (bh == ih && bw == iw)\n          acc += g;\n";
+      emitWindowFirstMax(os, k, h, w,
+                         loadExpr(buffers[1], m[1],
+                                  "(" + plane + " * " + std::to_string(h) + " + y) * " +
+                                      std::to_string(w) + " + z"));
+      os << "        if (bh == ih && bw == iw)\n          acc += g;\n";
     } else {
-      os << "        int64_t count = 0;\n";
-      if (k.getCountIncludePad())
-        os << "        const int64_t hend = h0 + " << kernel[0] << " < " << h + pad[2] << " ? h0 + "
-           << kernel[0] << " : " << h + pad[2] << ";\n"
-           << "        const int64_t wend = w0 + " << kernel[1] << " < " << w + pad[3]
-           << " ? w0 + " << kernel[1] << " : " << w + pad[3] << ";\n"
-           << "        count = (hend - h0) * (wend - w0);\n";
-      else
-        os << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
-           << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c)\n"
-           << "            count += (h0 + a >= 0 && h0 + a < " << h << " && w0 + c >= 0 && w0 + c < "
-           << w << ") ? 1 : 0;\n";
+      emitWindowCount(os, k, h, w);
       os << "        acc += g / static_cast<float>(count);\n";
     }
     os << "      }\n    }\n"
@@ -1436,33 +1455,11 @@ private:
          << "        const int64_t h0 = oh * " << stride[0] << " - " << pad[0] << ", w0 = ow * "
          << stride[1] << " - " << pad[1] << ";\n";
       if (isMax) {
-        os << "        int64_t bh = -1, bw = -1;\n"
-           << "        float best = -mpc::inf_f();\n"
-           << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
-           << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c) {\n"
-           << "            const int64_t y = h0 + a, z = w0 + c;\n"
-           << "            if (y < 0 || y >= " << h << " || z < 0 || z >= " << w << ")\n"
-           << "              continue;\n"
-           << "            const float v = " << read(x, buffers[1], "y * " + std::to_string(w) + " + z")
-           << ";\n"
-           << "            if (bh < 0 || v > best || (mpc::is_nan_f(v) && !mpc::is_nan_f(best))) {\n"
-           << "              best = v;\n              bh = y;\n              bw = z;\n"
-           << "            }\n          }\n"
-           << "        if (bh >= 0)\n"
+        emitWindowFirstMax(os, k, h, w, read(x, buffers[1], "y * " + std::to_string(w) + " + z"));
+        os << "        if (bh >= 0)\n"
            << "          plane[bh * " << w << " + bw] = " << write("0.0f + g") << ";\n";
       } else {
-        os << "        int64_t count = 0;\n";
-        if (k.getCountIncludePad())
-          os << "        const int64_t hend = h0 + " << kernel[0] << " < " << h + pad[2]
-             << " ? h0 + " << kernel[0] << " : " << h + pad[2] << ";\n"
-             << "        const int64_t wend = w0 + " << kernel[1] << " < " << w + pad[3]
-             << " ? w0 + " << kernel[1] << " : " << w + pad[3] << ";\n"
-             << "        count = (hend - h0) * (wend - w0);\n";
-        else
-          os << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
-             << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c)\n"
-             << "            count += (h0 + a >= 0 && h0 + a < " << h << " && w0 + c >= 0 && w0 + c < "
-             << w << ") ? 1 : 0;\n";
+        emitWindowCount(os, k, h, w);
         os << "        const float share = 0.0f + g / static_cast<float>(count);\n"
            << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
            << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c) {\n"

@@ -20,6 +20,8 @@
 #include "HostTensor.h"
 #include "Safetensors.h"
 
+#include <cstring>
+#include <fstream>
 #include <map>
 
 using namespace mpc::driver;
@@ -107,6 +109,13 @@ int mpc::driver::resolveDeviceOption(const ArgParser &parser, std::string &devic
   }
   device = value;
   return kExitOk;
+}
+
+bool mpc::driver::isBundleFile(const std::string &path) {
+  std::ifstream file(path, std::ios::binary);
+  char head[8] = {};
+  file.read(head, sizeof head);
+  return file.gcount() == sizeof head && std::memcmp(head, "MPCBUNDL", sizeof head) == 0;
 }
 
 mpc::driver::ProgramHandle mpc::driver::loadProgram(const std::string &path,

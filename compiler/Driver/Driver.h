@@ -63,6 +63,10 @@ void addDeviceOption(ArgParser &parser, const char *help);
 /// missing here).
 int resolveDeviceOption(const ArgParser &parser, std::string &device);
 
+/// Whether the file at `path` starts with the bundle magic (else a command
+/// that takes GRAPH|BUNDLE reads it as a graph).
+bool isBundleFile(const std::string &path);
+
 /// A loaded program, released with it.
 using ProgramHandle = std::unique_ptr<mpc_program, void (*)(mpc_program *)>;
 

@@ -25,8 +25,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <random>
 
 using namespace mpc::driver;
@@ -36,13 +34,6 @@ namespace {
 int fail(const std::string &message) {
   reportError(message);
   return kExitError;
-}
-
-bool isBundleFile(const std::string &path) {
-  std::ifstream file(path, std::ios::binary);
-  char head[8] = {};
-  file.read(head, sizeof head);
-  return file.gcount() == sizeof head && std::memcmp(head, "MPCBUNDL", sizeof head) == 0;
 }
 
 } // namespace

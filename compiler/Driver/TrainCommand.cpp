@@ -29,8 +29,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -39,18 +37,9 @@ using namespace mpc::driver;
 
 namespace {
 
-
 int fail(const std::string &message) {
   reportError(message);
   return kExitError;
-}
-
-/// Whether `path` starts with the bundle magic (else it is read as a graph).
-bool isBundleFile(const std::string &path) {
-  std::ifstream file(path, std::ios::binary);
-  char head[8] = {};
-  file.read(head, sizeof head);
-  return file.gcount() == sizeof head && std::memcmp(head, "MPCBUNDL", sizeof head) == 0;
 }
 
 /// Whether the loaded program is a training step (it counts its steps).

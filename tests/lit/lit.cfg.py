@@ -64,3 +64,6 @@ if shutil.which("chromium"):
     config.available_features.add("chromium")
 if shutil.which("rsvg-convert"):
     config.available_features.add("rsvg")
+# script(1) (bsdutils, essential in Debian) gives `mpc train` a terminal.
+if shutil.which("script"):
+    config.available_features.add("script")
