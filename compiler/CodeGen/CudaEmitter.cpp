@@ -484,8 +484,9 @@ private:
       layout.reset();
     // The host form uses host-only helpers; NVRTC never sees it.
     os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
-    if (!layout) {
-      // No contiguous runs (a 0-d kernel): the elements one by one.
+    if (!layout || product(iteration) == 0) {
+      // No contiguous runs (a 0-d kernel, or no elements): the elements one
+      // by one.
       os << "    for (int64_t i = 0; i < " << product(iteration) << "; ++i)\n"
          << "      (*this)(i);\n  }\n#endif\n";
       return 1;
@@ -914,6 +915,7 @@ private:
     }
     unsigned runDims = rank - firstKept;
     if (in && firstKept < rank && out && out->firstRunDim <= outRank - runDims &&
+        product(iteration) > 0 &&
         llvm::all_of(llvm::drop_begin(out->advances, numEpi), [](bool a) { return a; })) {
       // Tiles of up to 256 outputs along the trailing kept run, summed
       // together as the reduced index advances.

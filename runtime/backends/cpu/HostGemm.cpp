@@ -163,12 +163,12 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
       bias ? asCompute(step.biasDtype, bias, static_cast<size_t>(step.n),
                        scratch.bias)
            : nullptr;
+#ifdef MPC_HAVE_ONEDNN
   // bf16 operands as they are when oneDNN multiplies them.
   bool nativeBf16 = false;
   // Whether oneDNN may write C itself, bias added and rounded to C's dtype
   // (a ReLU then runs on C in place; GELU needs the fp32 result).
   bool onednnWritesC = false;
-#ifdef MPC_HAVE_ONEDNN
   if constexpr (std::is_same_v<T, float>) {
     nativeBf16 = onednn_ && step.aDtype == DType::BF16 && step.bDtype == DType::BF16 &&
                  onednn_->handles(DType::BF16, step.m, step.n, step.k);

@@ -293,29 +293,47 @@ TEST_P(ProgramGemm, TheCudaBackendAgreesBitwise) {
 }
 #endif
 
+/// Runs a bias+ReLU GEMM of `a` operands into `c` (bias of `c`'s type) on
+/// `device` with A[0, 0] NaN and expects the NaN in every element of C's
+/// first row and in none of the second's.
+void expectReluKeepsNaN(DType a, DType c, const char *device) {
+  GemmCase g{"NaN", a, a, c, c, 256, 256, 256, 1, 0, 0, 0, 0, 0, 0, false, false,
+             Epilogue::BiasRelu};
+  TempDir dir;
+  GemmProgram gemm;
+  makeGemmProgram(g, dir, gemm);
+  const double nan = std::nan("");
+  mpc::rt::narrowElements(&nan, a, gemm.aData.data(), 1); // A[0, 0]
+  mpc_status_code loaded;
+  std::vector<uint8_t> cData = runGemmProgram(gemm, device, loaded);
+  ASSERT_EQ(loaded, MPC_OK) << mpc_last_error();
+  std::vector<double> values(gemm.cCount);
+  mpc::rt::widenElements(c, cData.data(), values.data(), gemm.cCount);
+  const std::string what = std::string(device) + " " + mpc::rt::dtypeName(a) + " -> " +
+                           mpc::rt::dtypeName(c);
+  for (int64_t col = 0; col < g.n; ++col)
+    ASSERT_TRUE(std::isnan(values[col])) << what << ": C[0, " << col << "]";
+  for (int64_t col = 0; col < g.n; ++col)
+    ASSERT_FALSE(std::isnan(values[g.n + col])) << what << ": C[1, " << col << "]";
+}
+
 // A NaN in A reaches every element of its row of C through a bias and a
-// ReLU (the loss scaler must see it; oneDNN's own ReLU would make it 0), on
-// a GEMM large enough for oneDNN in each operand type it runs.
+// ReLU: the loss scaler must see it (oneDNN's own ReLU would make it 0, so
+// the CPU applies the ReLU itself), on GEMMs large enough for oneDNN.
 TEST(ProgramGemmNan, ReluKeepsNaN) {
-  for (DType dtype : {DType::BF16, DType::F32}) {
-    GemmCase g{"NaN", dtype, dtype, dtype, DType::F32, 256, 256, 256, 1,
-               0,   0,     0,     0,     0,          0,   false, false, Epilogue::BiasRelu};
-    TempDir dir;
-    GemmProgram gemm;
-    makeGemmProgram(g, dir, gemm);
-    const double nan = std::nan("");
-    mpc::rt::narrowElements(&nan, dtype, gemm.aData.data(), 1); // A[0, 0]
-    mpc_status_code loaded;
-    std::vector<uint8_t> cData = runGemmProgram(gemm, "cpu", loaded);
-    ASSERT_EQ(loaded, MPC_OK) << mpc_last_error();
-    std::vector<double> c(gemm.cCount);
-    mpc::rt::widenElements(dtype, cData.data(), c.data(), gemm.cCount);
-    for (int64_t col = 0; col < g.n; ++col)
-      ASSERT_TRUE(std::isnan(c[col])) << mpc::rt::dtypeName(dtype) << " C[0, " << col << "]";
-    for (int64_t col = 0; col < g.n; ++col)
-      ASSERT_FALSE(std::isnan(c[g.n + col])) << mpc::rt::dtypeName(dtype) << " C[1, " << col
-                                             << "]";
-  }
+  expectReluKeepsNaN(DType::BF16, DType::BF16, "cpu");
+  expectReluKeepsNaN(DType::F32, DType::F32, "cpu");
+  expectReluKeepsNaN(DType::F16, DType::F16, "cpu");
+}
+
+// The same of cuBLASLt's RELU_BIAS epilogue, on a real GPU (skipped
+// without one).
+TEST(ProgramGemmNan, ReluKeepsNaNOnTheGpu) {
+  if (mpc_device_check("cuda") != MPC_OK)
+    GTEST_SKIP() << "no GPU: " << mpc_last_error();
+  expectReluKeepsNaN(DType::F16, DType::F16, "cuda");
+  expectReluKeepsNaN(DType::BF16, DType::BF16, "cuda");
+  expectReluKeepsNaN(DType::F16, DType::F32, "cuda");
 }
 
 std::string caseName(const ::testing::TestParamInfo<GemmCase> &info) {

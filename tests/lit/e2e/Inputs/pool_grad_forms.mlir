@@ -1,0 +1,42 @@
+// Pooling gradients whose windows do not overlap (the host's plane form),
+// with padding and with strides larger than the window, in bf16 and f32
+// storage (staged through float planes, or not); the bf16 values are
+// casts of f32 inputs and outputs: pool-grad-forms.test.
+mpg.graph @pool_grads {
+  %x32 = mpg.input "x" : tensor<2x3x9x9xf32>
+  %dy132 = mpg.input "dy1" : tensor<2x3x5x5xf32>
+  %dy232 = mpg.input "dy2" : tensor<2x3x3x3xf32>
+  %x = mpg.cast %x32 : tensor<2x3x9x9xf32> to tensor<2x3x9x9xbf16>
+  %dy1 = mpg.cast %dy132 : tensor<2x3x5x5xf32> to tensor<2x3x5x5xbf16>
+  %dy2 = mpg.cast %dy232 : tensor<2x3x3x3xf32> to tensor<2x3x3x3xbf16>
+  %xf = mpg.input "xf" : tensor<2x3x9x9xf32>
+  %dyf = mpg.input "dyf" : tensor<2x3x5x5xf32>
+  // Windows 2x2 at stride 2 over a plane padded by one on every side.
+  %max1 = mpg.max_pool2d_grad %x, %dy1 kernel [2, 2] stride [2, 2] padding [1, 1, 1, 1]
+      : tensor<2x3x9x9xbf16>, tensor<2x3x5x5xbf16> -> tensor<2x3x9x9xbf16>
+  // Windows 2x2 every 3 rows and columns: inputs between windows get 0.
+  %max2 = mpg.max_pool2d_grad %x, %dy2 kernel [2, 2] stride [3, 3]
+      : tensor<2x3x9x9xbf16>, tensor<2x3x3x3xbf16> -> tensor<2x3x9x9xbf16>
+  %avg1 = mpg.avg_pool2d_grad %dy1 kernel [2, 2] stride [2, 2] padding [1, 1, 1, 1]
+      : tensor<2x3x5x5xbf16> -> tensor<2x3x9x9xbf16>
+  %avg2 = mpg.avg_pool2d_grad %dy1 kernel [2, 2] stride [2, 2] padding [1, 1, 1, 1] count_include_pad
+      : tensor<2x3x5x5xbf16> -> tensor<2x3x9x9xbf16>
+  %avg3 = mpg.avg_pool2d_grad %dy2 kernel [2, 2] stride [3, 3]
+      : tensor<2x3x3x3xbf16> -> tensor<2x3x9x9xbf16>
+  %maxf = mpg.max_pool2d_grad %xf, %dyf kernel [2, 2] stride [2, 2] padding [1, 1, 1, 1]
+      : tensor<2x3x9x9xf32>, tensor<2x3x5x5xf32> -> tensor<2x3x9x9xf32>
+  %avgf = mpg.avg_pool2d_grad %dyf kernel [2, 2] stride [2, 2] padding [1, 1, 1, 1]
+      : tensor<2x3x5x5xf32> -> tensor<2x3x9x9xf32>
+  %max132 = mpg.cast %max1 : tensor<2x3x9x9xbf16> to tensor<2x3x9x9xf32>
+  mpg.output "max1" %max132 : tensor<2x3x9x9xf32>
+  %max232 = mpg.cast %max2 : tensor<2x3x9x9xbf16> to tensor<2x3x9x9xf32>
+  mpg.output "max2" %max232 : tensor<2x3x9x9xf32>
+  %avg132 = mpg.cast %avg1 : tensor<2x3x9x9xbf16> to tensor<2x3x9x9xf32>
+  mpg.output "avg1" %avg132 : tensor<2x3x9x9xf32>
+  %avg232 = mpg.cast %avg2 : tensor<2x3x9x9xbf16> to tensor<2x3x9x9xf32>
+  mpg.output "avg2" %avg232 : tensor<2x3x9x9xf32>
+  %avg332 = mpg.cast %avg3 : tensor<2x3x9x9xbf16> to tensor<2x3x9x9xf32>
+  mpg.output "avg3" %avg332 : tensor<2x3x9x9xf32>
+  mpg.output "maxf" %maxf : tensor<2x3x9x9xf32>
+  mpg.output "avgf" %avgf : tensor<2x3x9x9xf32>
+}
