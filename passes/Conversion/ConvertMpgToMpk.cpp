@@ -580,14 +580,33 @@ private:
     return success();
   }
 
+  /// The sizes of a convolution's GEMMs, from its input [N, C, H, W], filter
+  /// [O, C / G, kH, kW] and output [N, O, Ho, Wo] shapes (or their gradients').
+  struct ConvSizes {
+    int64_t n, c, o, groups;
+    int64_t spatial; // Ho * Wo
+    int64_t ckk;     // C * kH * kW: the rows of the im2col columns
+    int64_t og, kg;  // O / G and C / G * kH * kW: per group
+  };
+  static ConvSizes convSizes(RankedTensorType input, RankedTensorType filter,
+                             RankedTensorType output, int64_t groups) {
+    ConvSizes s;
+    s.n = input.getDimSize(0);
+    s.c = input.getDimSize(1);
+    s.o = filter.getDimSize(0);
+    s.groups = groups;
+    s.spatial = output.getDimSize(2) * output.getDimSize(3);
+    s.ckk = s.c * filter.getDimSize(2) * filter.getDimSize(3);
+    s.og = s.o / groups;
+    s.kg = s.ckk / groups;
+    return s;
+  }
+
   LogicalResult lowerConv(FusionOp fusion) {
     auto conv = llvm::cast<Conv2DOp>(*fusion.getBody().front().begin());
     auto in = conv.getInput().getType(), filter = conv.getFilter().getType();
-    auto out = conv.getType();
-    int64_t n = in.getDimSize(0), c = in.getDimSize(1), groups = conv.getGroupCount();
-    int64_t o = filter.getDimSize(0), kernelArea = filter.getDimSize(2) * filter.getDimSize(3);
-    int64_t spatial = out.getDimSize(2) * out.getDimSize(3);
-    int64_t ckk = c * kernelArea;
+    auto [n, c, o, groups, spatial, ckk, og, kg] =
+        convSizes(in, filter, conv.getType(), conv.getGroupCount());
     FailureOr<Value> scratchBuffer = scratch(fusion, in.getElementType(), {n, ckk, spatial});
     if (failed(scratchBuffer))
       return failure();
@@ -599,7 +618,6 @@ private:
         b.getDenseI64ArrayAttr(conv.getPaddingValues()),
         b.getDenseI64ArrayAttr(conv.getDilationValues()));
     // Per group g: out[n, g] (O/G x HoWo) = filter[g] (O/G x CKK/G) x columns[n, g].
-    int64_t og = o / groups, kg = ckk / groups;
     for (int64_t g = 0; g < groups; ++g) {
       auto gemm = b.create<mpk::GemmOp>(fusion.getLoc(), bufferOf(conv.getFilter()), columns,
                                         bufferOf(conv.getResult()), Value(), og, spatial, kg);
@@ -619,12 +637,10 @@ private:
   /// compute type, in scratch); mpk.col2im then folds them onto the input.
   LogicalResult lowerConvGradInput(FusionOp fusion, Conv2DGradInputOp grad) {
     Location loc = grad.getLoc();
-    auto dy = grad.getGradOutput().getType(), filter = grad.getFilter().getType();
+    auto filter = grad.getFilter().getType();
     auto dx = grad.getType();
-    int64_t n = dx.getDimSize(0), c = dx.getDimSize(1), groups = grad.getGroupCount();
-    int64_t o = filter.getDimSize(0), area = filter.getDimSize(2) * filter.getDimSize(3);
-    int64_t spatial = dy.getDimSize(2) * dy.getDimSize(3), ckk = c * area;
-    int64_t og = o / groups, kg = ckk / groups;
+    auto [n, c, o, groups, spatial, ckk, og, kg] =
+        convSizes(dx, filter, grad.getGradOutput().getType(), grad.getGroupCount());
     FailureOr<Value> columns =
         scratch(fusion, mpc::computeType(dx.getElementType()), {n, ckk, spatial});
     if (failed(columns))
@@ -656,12 +672,10 @@ private:
   /// mpk.reduce of those over the images.
   LogicalResult lowerConvGradFilter(FusionOp fusion, Conv2DGradFilterOp grad) {
     Location loc = grad.getLoc();
-    auto in = grad.getInput().getType(), dy = grad.getGradOutput().getType();
+    auto in = grad.getInput().getType();
     auto dw = grad.getType();
-    int64_t n = in.getDimSize(0), c = in.getDimSize(1), groups = grad.getGroupCount();
-    int64_t o = dw.getDimSize(0), area = dw.getDimSize(2) * dw.getDimSize(3);
-    int64_t spatial = dy.getDimSize(2) * dy.getDimSize(3), ckk = c * area;
-    int64_t og = o / groups, kg = ckk / groups;
+    auto [n, c, o, groups, spatial, ckk, og, kg] =
+        convSizes(in, dw, grad.getGradOutput().getType(), grad.getGroupCount());
     FailureOr<Value> columns = scratch(fusion, in.getElementType(), {n, ckk, spatial});
     if (failed(columns))
       return failure();
