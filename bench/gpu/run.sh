@@ -11,9 +11,12 @@
 #   bench/gpu/run.sh OUT            (OUT defaults to $OUT, else bench/gpu/out)
 #   BUILD_DIR=...  MPC_GPU_BUNDLES=...  MPC_BENCH_ROUNDS=2  MPC_PYTHON=python3
 #   MPC_RUNTIME_CMAKE_ARGS="-DMPC_USE_ONEDNN=OFF ..."  (more options for CMake)
+#   MPC_GPU_DEADLINE_S=450  (the whole run's budget in seconds)
 # On a machine without a GPU it still builds and runs the CPU-side tests, and
-# reports every GPU part as skipped, with the reason. Finishes in about 8
-# minutes on a GPU machine (most of it torch.compile).
+# reports every GPU part as skipped, with the reason. Every stage runs under
+# what is left of the deadline (a stage cut short is logged as timed out, and
+# torch.compile is left out when too little time is left), and the summary
+# is written however the run ends.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -25,6 +28,25 @@ python=${MPC_PYTHON:-python3}
 mkdir -p "$out"
 log() { echo "run.sh: $*" | tee -a "$out/run.log"; }
 started=$(date +%s)
+deadline=${MPC_GPU_DEADLINE_S:-450}
+: > "$out/run.log"
+# Seconds left before the deadline (at least 1).
+left() { local l=$((deadline - ($(date +%s) - started))); echo $((l > 1 ? l : 1)); }
+# Runs "$@" for at most $1 seconds (capped by what is left); 124 when cut.
+limited() {
+  local limit=$1
+  shift
+  [ "$limit" -gt "$(left)" ] && limit=$(left)
+  timeout --kill-after=5 "$limit" "$@"
+}
+# The summary, however the run ends (a failed build, a timeout, a signal).
+summarized=0
+summarize() {
+  [ "$summarized" = 1 ] && return 0
+  summarized=1
+  "$python" "$root/bench/gpu/summarize.py" "$out"
+}
+trap 'summarize > /dev/null 2>&1 || true' EXIT
 
 # 1. The machine.
 {
@@ -52,8 +74,8 @@ if [ ! -f "$build/CMakeCache.txt" ] || [ -n "${MPC_RUNTIME_CMAKE_ARGS:-}" ]; the
     || { log "configure failed (see build.log)"; tail -20 "$out/build.log"; exit 1; }
 fi
 log "building"
-cmake --build "$build" -j "$(nproc)" >> "$out/build.log" 2>&1 \
-  || { log "build failed (see build.log)"; tail -30 "$out/build.log"; exit 1; }
+limited 300 cmake --build "$build" -j "$(nproc)" >> "$out/build.log" 2>&1 \
+  || { log "build failed or timed out (see build.log)"; tail -30 "$out/build.log"; exit 1; }
 bin=$build/bin
 
 status=0
@@ -61,17 +83,26 @@ status=0
 #    itself through the C API), then the GPU tests proper.
 if [ -x "$bin/mpc-runtime-tests" ]; then
   log "runtime tests"
-  (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E '^gpu-check$') \
+  (cd "$build" && limited 150 ctest --output-on-failure -j "$(nproc)" -E '^gpu-check$') \
     > "$out/runtime-tests.log" 2>&1 && log "runtime tests passed" \
-    || { log "runtime tests FAILED (see runtime-tests.log)"; status=1; }
+    || { log "runtime tests FAILED or timed out (see runtime-tests.log)"; status=1; }
 fi
 log "GPU tests (bundles: $bundles)"
-"$bin/mpc-gpu-check" "$bundles/models.tsv" --device cuda --json "$out/gpu-check.json" \
+limited 180 "$bin/mpc-gpu-check" "$bundles/models.tsv" --device cuda --json "$out/gpu-check.json" \
   | tee "$out/gpu-check.log"
 check=${PIPESTATUS[0]}
+# Exit code 77 is "no usable GPU": a failure where nvidia-smi lists one.
+gpu_listed=0
+command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU' && gpu_listed=1
 case $check in
   0) log "GPU tests passed" ;;
-  77) log "GPU tests skipped: no GPU here" ;;
+  77) if [ "$gpu_listed" = 1 ]; then
+        log "GPU tests FAILED: nvidia-smi lists a GPU but CUDA is not usable (see gpu-check.log)"
+        status=1
+      else
+        log "GPU tests skipped: no GPU here"
+      fi ;;
+  124|137) log "GPU tests timed out"; status=1 ;;
   *) log "GPU tests FAILED"; status=1 ;;
 esac
 
@@ -81,25 +112,34 @@ if [ "$check" = 77 ]; then
 else
   bench_models="mlp fashion_mlp wide_mlp transformer_block"
   for round in $(seq 1 "$rounds"); do
+    if [ "$(left)" -lt 30 ]; then
+      log "benchmark round $round skipped: $(left) s left of the deadline"
+      break
+    fi
     for model in $bench_models; do
       bundle=$bundles/$model-fp16.train.mpcb
       [ -f "$bundle" ] || { log "no $bundle: skipped"; continue; }
       gemms=()
       [ "$round" = 1 ] && gemms=(--gemms)
-      "$bin/mpc-bench" "$bundle" --device cuda --steps 200 --repeats 5 "${gemms[@]}" \
+      limited 60 "$bin/mpc-bench" "$bundle" --device cuda --steps 200 --repeats 5 "${gemms[@]}" \
         --label "$model" --json "$out/mpc-$model-round$round.json" > /dev/null \
-        || { log "mpc-bench $model failed"; status=1; }
+        || { log "mpc-bench $model failed or timed out"; status=1; }
     done
     modes=eager
-    [ "$round" = 1 ] && modes=eager,compile # compiling is most of the run: once
-    "$python" "$root/bench/gpu/torch_peer.py" --models "$bench_models" --modes "$modes" \
+    # Compiling is most of the run: once, and only with time for it.
+    if [ "$round" = 1 ] && [ "$(left)" -ge 240 ]; then
+      modes=eager,compile
+    elif [ "$round" = 1 ]; then
+      log "torch.compile skipped: $(left) s left of the deadline"
+    fi
+    limited 300 "$python" "$root/bench/gpu/torch_peer.py" --models "$bench_models" --modes "$modes" \
       --steps 200 --repeats 5 --json "$out/torch-round$round.json" 2>> "$out/torch.log" \
-      || { log "torch_peer.py failed (see torch.log)"; status=1; }
+      || { log "torch_peer.py failed or timed out (see torch.log)"; status=1; }
     log "benchmark round $round done ($(( $(date +%s) - started )) s)"
   done
 fi
 
 # 5. The summary.
-"$python" "$root/bench/gpu/summarize.py" "$out" || status=1
+summarize || status=1
 log "done in $(( $(date +%s) - started )) s; results in $out"
 exit $status

@@ -26,6 +26,21 @@ def load(path):
         return None
 
 
+def error_text(error):
+    """A measured error; JSON null is one that was not finite (NaN or inf)."""
+    return "not finite" if error is None else format(error, ".3g")
+
+
+def problems(out):
+    """The lines of run.log that report a failure, a timeout or a skip."""
+    try:
+        with open(os.path.join(out, "run.log")) as f:
+            return [line.strip() for line in f
+                    if any(word in line for word in ("FAILED", "failed", "timed out", "skipped"))]
+    except OSError:
+        return []
+
+
 def main():
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
@@ -34,19 +49,22 @@ def main():
     mpc = {}
     for path in sorted(glob.glob(os.path.join(out, "mpc-*-round*.json"))):
         result = load(path)
-        if result:
+        if result and result.get("ms_per_step") is not None:
             mpc.setdefault(result["label"], []).append(result)
     torch_runs = {}
     for path in sorted(glob.glob(os.path.join(out, "torch-round*.json"))):
         data = load(path) or {}
         for result in data.get("results", []):
-            if "ms_per_step" in result:
+            if result.get("ms_per_step") is not None:
                 torch_runs.setdefault((result["model"], result["mode"]), []).append(result)
 
     lines = ["# GPU benchmarks and tests", ""]
     machine = os.path.join(out, "machine.txt")
     if os.path.exists(machine):
         lines += ["```", open(machine).read().strip(), "```", ""]
+    reported = problems(out)
+    if reported:
+        lines += ["What run.sh reported:", ""] + [f"- {line}" for line in reported] + [""]
     if check is None:
         lines += ["GPU tests: no result (gpu-check.json missing)", ""]
     elif check.get("skipped"):
@@ -59,8 +77,8 @@ def main():
             lines.append(f"- {case['name']} ({case['precision']}): "
                          f"{'pass' if case['passed'] else 'FAIL'}"
                          + (f" — {case['error']}" if case.get("error") else "")
-                         + "".join(f"; {m['what']}: {m['error']:.3g} > {m['tolerance']:.3g}"
-                                   for m in worst))
+                         + "".join(f"; {m['what']}: {error_text(m['error'])} > "
+                                   f"{m['tolerance']:.3g}" for m in worst))
         lines.append("")
 
     rows, summary = [], {"models": {}, "targets_met": None}
@@ -128,7 +146,7 @@ def main():
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(text)
     with open(os.path.join(out, "summary.json"), "w") as f:
-        json.dump({"gpu_check": check, **summary}, f, indent=1)
+        json.dump({"gpu_check": check, "run_log_problems": reported, **summary}, f, indent=1)
     print(text)
 
 

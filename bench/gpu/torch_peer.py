@@ -19,6 +19,7 @@ torch.cuda.max_memory_allocated() over a run, from a reset.
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -171,6 +172,16 @@ def main():
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--json")
     args = parser.parse_args()
+    def write(results):
+        """The results so far (after every measurement: a run cut short by
+        run.sh's deadline keeps what it measured)."""
+        text = json.dumps(results, indent=1)
+        if args.json:
+            with open(args.json + ".tmp", "w") as out:
+                out.write(text + "\n")
+            os.replace(args.json + ".tmp", args.json)
+        return text
+
     if args.device == "cuda" and not torch.cuda.is_available():
         print("torch_peer.py: skipped: PyTorch sees no CUDA GPU", file=sys.stderr)
         results = {"skipped": True, "reason": "PyTorch sees no CUDA GPU", "results": []}
@@ -179,6 +190,7 @@ def main():
         results = {"skipped": False, "torch": torch.__version__,
                    "gpu": torch.cuda.get_device_name() if args.device == "cuda" else "cpu",
                    "results": []}
+        write(results)
         for name in args.models.split():
             for mode in args.modes.split(","):
                 try:
@@ -188,11 +200,9 @@ def main():
                     result = {"model": name, "mode": mode, "error": repr(error)}
                 print(json.dumps(result), file=sys.stderr)
                 results["results"].append(result)
-    text = json.dumps(results, indent=1)
-    if args.json:
-        with open(args.json, "w") as out:
-            out.write(text + "\n")
-    else:
+                write(results)
+    text = write(results)
+    if not args.json:
         print(text)
 
 

@@ -50,7 +50,10 @@ int usage(const std::string &problem) {
   return 2;
 }
 
+/// `value` as a JSON number; null when it is not finite (JSON has no NaN).
 std::string number(double value) {
+  if (!std::isfinite(value))
+    return "null";
   std::ostringstream os;
   os.precision(6);
   os << value;

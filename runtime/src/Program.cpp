@@ -61,11 +61,12 @@ constexpr bool kHaveCudaBackend = true;
 constexpr bool kHaveCudaBackend = false;
 #endif
 
-/// Whether `device` names the CUDA backend: "cuda" or "cuda:N".
+/// Whether `device` names the CUDA backend: "cuda" or "cuda:N" (N of at most
+/// 9 digits, so that it fits an int).
 bool isCudaDevice(const std::string &device) {
   if (device == "cuda")
     return true;
-  if (device.compare(0, 5, "cuda:") != 0 || device.size() == 5)
+  if (device.compare(0, 5, "cuda:") != 0 || device.size() == 5 || device.size() > 5 + 9)
     return false;
   return device.find_first_not_of("0123456789", 5) == std::string::npos;
 }

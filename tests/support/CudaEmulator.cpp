@@ -118,7 +118,7 @@ CUresult emuInit(unsigned) {
   return current().options.deviceCount > 0 ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
 }
 CUresult emuDriverGetVersion(int *version) {
-  *version = CUDA_VERSION;
+  *version = current().options.driverVersion;
   return CUDA_SUCCESS;
 }
 CUresult emuDeviceGetCount(int *count) {

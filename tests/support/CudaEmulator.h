@@ -45,6 +45,8 @@ struct CudaEmulatorOptions {
   /// Compute capability major * 10 + minor.
   int arch = 90;
   int deviceCount = 1;
+  /// What cuDriverGetVersion reports (1000 * major + 10 * minor).
+  int driverVersion = CUDA_VERSION;
   /// Image kinds cuModuleLoadData refuses: "cubin", "ptx".
   std::set<std::string> refusedImages;
 };

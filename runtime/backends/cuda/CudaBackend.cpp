@@ -49,6 +49,20 @@ Status openDevice(const CudaDriverApi &driver, const std::string &device, CUdevi
     return Status::error(MPC_UNSUPPORTED,
                          "device \"" + device + "\": the NVIDIA driver did not initialise: " +
                              describeCudaResult(driver, result) + hint);
+  // Kernels and cuBLASLt of this toolkit need a driver of its CUDA version.
+  int version = 0;
+  result = driver.cuDriverGetVersion(&version);
+  if (result != CUDA_SUCCESS)
+    return cudaFailure(driver, result, "device \"" + device + "\": cuDriverGetVersion");
+  if (version < CUDA_VERSION)
+    return Status::error(MPC_UNSUPPORTED,
+                         "device \"" + device + "\": the NVIDIA driver supports CUDA " +
+                             std::to_string(version / 1000) + "." +
+                             std::to_string(version % 1000 / 10) +
+                             ", this runtime was built with CUDA " +
+                             std::to_string(CUDA_VERSION / 1000) + "." +
+                             std::to_string(CUDA_VERSION % 1000 / 10) +
+                             ": update the driver" + hint);
   int count = 0;
   result = driver.cuDeviceGetCount(&count);
   if (result != CUDA_SUCCESS)

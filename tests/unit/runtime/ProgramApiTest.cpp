@@ -126,7 +126,7 @@ TEST_F(ProgramApi, RefusesAnInvalidManifestWithItsPath) {
 
 TEST_F(ProgramApi, RefusesUnknownDevices) {
   LoadedProgram program;
-  for (const char *device : {"tpu", "cuda:", "cuda:x", "CUDA", "cpu:0"}) {
+  for (const char *device : {"tpu", "cuda:", "cuda:x", "CUDA", "cpu:0", "cuda:99999999999"}) {
     EXPECT_EQ(program.load(path_, 0, device), MPC_UNSUPPORTED) << device;
     EXPECT_EQ(program.get(), nullptr);
     EXPECT_TRUE(lastErrorHas("unknown device \"" + std::string(device) + "\""))

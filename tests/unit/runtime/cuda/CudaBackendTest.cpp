@@ -231,7 +231,7 @@ TEST_F(CudaBackend, ReleasesItsDeviceMemory) {
   EXPECT_EQ(emulator.deviceBytesInUse(), 0u);
 }
 
-TEST_F(CudaBackend, MissingGpusAreReported) {
+TEST_F(CudaBackend, MissingGpusAndOldDriversAreReported) {
   {
     CudaEmulatorOptions none;
     none.deviceCount = 0;
@@ -241,6 +241,19 @@ TEST_F(CudaBackend, MissingGpusAreReported) {
                                    "\"cpu\" (mpc: --device cpu)");
     LoadedProgram cuda;
     EXPECT_EQ(cuda.load(bundle_, 7, "cuda"), MPC_UNSUPPORTED);
+  }
+  {
+    CudaEmulatorOptions old;
+    old.driverVersion = 12080;
+    CudaEmulator emulator(hostObjectPath_, old);
+    EXPECT_EQ(mpc_device_check("cuda"), MPC_UNSUPPORTED);
+    EXPECT_STREQ(mpc_last_error(),
+                 ("device \"cuda\": the NVIDIA driver supports CUDA 12.8, this runtime was "
+                  "built with CUDA " +
+                  std::to_string(CUDA_VERSION / 1000) + "." +
+                  std::to_string(CUDA_VERSION % 1000 / 10) +
+                  ": update the driver; use device \"cpu\" (mpc: --device cpu)")
+                     .c_str());
   }
   CudaEmulator emulator(hostObjectPath_);
   EXPECT_EQ(mpc_device_check("cuda:0"), MPC_OK) << mpc_last_error();
