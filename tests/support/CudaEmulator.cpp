@@ -67,6 +67,8 @@ struct Emulation {
   cublasLtContext blasContext;
   const rt::CublasLtApi *realBlas = nullptr;
   const rt::NvrtcApi *realNvrtc = nullptr;
+  /// The attributes set on each matmul preference.
+  std::map<cublasLtMatmulPreference_t, std::set<int>> preferenceAttributes;
   rt::CudaDriverApi driver;
   rt::CublasLtApi blas;
   rt::NvrtcApi nvrtc;
@@ -419,11 +421,31 @@ cublasStatus_t emuBlasCreate(cublasLtHandle_t *handle) {
 }
 cublasStatus_t emuBlasDestroy(cublasLtHandle_t) { return CUBLAS_STATUS_SUCCESS; }
 
+cublasStatus_t emuPreferenceSetAttribute(cublasLtMatmulPreference_t preference,
+                                         cublasLtMatmulPreferenceAttributes_t attribute,
+                                         const void *value, size_t size) {
+  current().preferenceAttributes[preference].insert(attribute);
+  return current().realBlas->cublasLtMatmulPreferenceSetAttribute(preference, attribute, value,
+                                                                   size);
+}
+
+cublasStatus_t emuPreferenceDestroy(cublasLtMatmulPreference_t preference) {
+  current().preferenceAttributes.erase(preference);
+  return current().realBlas->cublasLtMatmulPreferenceDestroy(preference);
+}
+
 cublasStatus_t emuHeuristic(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t,
                             cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
-                            cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int requested,
-                            cublasLtMatmulHeuristicResult_t *results, int *returned) {
+                            cublasLtMatrixLayout_t, cublasLtMatmulPreference_t preference,
+                            int requested, cublasLtMatmulHeuristicResult_t *results,
+                            int *returned) {
   ++current().counters.heuristicQueries;
+  const std::set<int> &set = current().preferenceAttributes[preference];
+  if (set.count(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES) &&
+      set.count(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES) &&
+      set.count(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES) &&
+      set.count(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES))
+    ++current().counters.alignedHeuristicQueries;
   if (requested < 1)
     return CUBLAS_STATUS_INVALID_VALUE;
   std::memset(results, 0, sizeof *results);
@@ -676,6 +698,8 @@ CudaEmulator::CudaEmulator(const std::string &hostObjectPath, CudaEmulatorOption
   state->blas.cublasLtCreate = emuBlasCreate;
   state->blas.cublasLtDestroy = emuBlasDestroy;
   state->blas.cublasLtMatmulAlgoGetHeuristic = emuHeuristic;
+  state->blas.cublasLtMatmulPreferenceSetAttribute = emuPreferenceSetAttribute;
+  state->blas.cublasLtMatmulPreferenceDestroy = emuPreferenceDestroy;
   state->blas.cublasLtMatmul = emuMatmul;
   state->api.driver = &state->driver;
   state->api.blas = &state->blas;

@@ -63,6 +63,9 @@ struct CudaEmulatorCounters {
   int streamSynchronizations = 0;
   int eventSynchronizations = 0;
   int heuristicQueries = 0;
+  /// Heuristic queries whose preference set all four operand alignments
+  /// (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_{A,B,C,D}_BYTES).
+  int alignedHeuristicQueries = 0;
   int nvrtcCompilations = 0;
   /// Each image loaded: its kind ("cubin" or "ptx"), a colon, and its
   /// first bytes up to a NUL (at most 24).

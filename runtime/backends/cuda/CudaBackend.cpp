@@ -708,6 +708,9 @@ Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
     uint64_t bytes = kBenchmarkWorkspaceBytes;
     blas_->cublasLtMatmulPreferenceSetAttribute(
         preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof bytes);
+    // Only algorithms for the step's operand alignment (their element
+    // offsets), as the step's own choice.
+    call.preferOperandAlignment(*blas_, preference);
     cublasLtMatmulHeuristicResult_t results[kBenchmarkAlgorithms] = {};
     int found = 0;
     blas_->cublasLtMatmulAlgoGetHeuristic(blasHandle_, call.desc(), call.layoutA(),

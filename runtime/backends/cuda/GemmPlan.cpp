@@ -243,9 +243,12 @@ Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle,
   auto elementBytes = [](cudaDataType type) -> int64_t {
     return type == CUDA_R_64F ? 8 : type == CUDA_R_32F ? 4 : 2;
   };
-  uint32_t alignA = operandAlignment(a, plan.a.batchStride * elementBytes(plan.a.type), plan.a.batch);
-  uint32_t alignB = operandAlignment(b, plan.b.batchStride * elementBytes(plan.b.type), plan.b.batch);
-  uint32_t alignD = operandAlignment(d, plan.d.batchStride * elementBytes(plan.d.type), plan.d.batch);
+  uint32_t alignA = alignA_ =
+      operandAlignment(a, plan.a.batchStride * elementBytes(plan.a.type), plan.a.batch);
+  uint32_t alignB = alignB_ =
+      operandAlignment(b, plan.b.batchStride * elementBytes(plan.b.type), plan.b.batch);
+  uint32_t alignD = alignD_ =
+      operandAlignment(d, plan.d.batchStride * elementBytes(plan.d.type), plan.d.batch);
   std::string key = device + "|" + plan.key() + "|" + std::to_string(alignA) + "," +
                     std::to_string(alignB) + "," + std::to_string(alignD) + "|" +
                     std::to_string(workspaceBytes);
@@ -270,15 +273,11 @@ Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle,
                  "cublasLtMatmulPreferenceSetAttribute");
   };
   uint64_t workspace = workspaceBytes;
-  Status status;
-  for (Status s :
-       {setPreference(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace),
-        setPreference(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &alignA, sizeof alignA),
-        setPreference(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &alignB, sizeof alignB),
-        setPreference(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &alignD, sizeof alignD),
-        setPreference(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &alignD, sizeof alignD)})
-    if (status.isOk() && !s.isOk())
-      status = s;
+  Status status =
+      setPreference(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
+  if (status.isOk())
+    status = check(preferOperandAlignment(blas, preference),
+                   "cublasLtMatmulPreferenceSetAttribute");
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   if (status.isOk()) {
@@ -298,6 +297,21 @@ Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle,
   std::lock_guard<std::mutex> lock(cache.mutex);
   cache.chosen.emplace(key, algo_);
   return Status();
+}
+
+cublasStatus_t GemmCall::preferOperandAlignment(const CublasLtApi &blas,
+                                                cublasLtMatmulPreference_t preference) const {
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, const uint32_t *> alignments[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &alignA_},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &alignB_},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &alignD_},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &alignD_}};
+  for (auto [attribute, value] : alignments)
+    if (cublasStatus_t status = blas.cublasLtMatmulPreferenceSetAttribute(
+            preference, attribute, value, sizeof *value);
+        status != CUBLAS_STATUS_SUCCESS)
+      return status;
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 Status GemmCall::enqueue(cublasLtHandle_t handle, CUstream stream, CUdeviceptr workspace,

@@ -97,6 +97,11 @@ public:
   Status enqueue(cublasLtHandle_t handle, CUstream stream, CUdeviceptr workspace,
                  uint64_t workspaceBytes, const std::string &what) const;
 
+  /// Restricts `preference` to algorithms for this call's operand
+  /// alignment (as create() did for its own choice).
+  cublasStatus_t preferOperandAlignment(const CublasLtApi &blas,
+                                        cublasLtMatmulPreference_t preference) const;
+
   cublasLtMatmulDesc_t desc() const { return desc_; }
   cublasLtMatrixLayout_t layoutA() const { return a_; }
   cublasLtMatrixLayout_t layoutB() const { return b_; }
@@ -116,6 +121,7 @@ private:
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
   cublasLtMatmulAlgo_t algo_{};
   CUdeviceptr aPtr_ = 0, bPtr_ = 0, dPtr_ = 0;
+  uint32_t alignA_ = 256, alignB_ = 256, alignD_ = 256; // bytes
   bool scaleIsDouble_ = false;
   float alphaFloat_ = 1.0f, betaFloat_ = 0.0f;
   double alphaDouble_ = 1.0, betaDouble_ = 0.0;

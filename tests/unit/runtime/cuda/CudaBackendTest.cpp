@@ -22,6 +22,7 @@
 #include "CudaEmulator.h"
 #include "Elements.h"
 #include "NvrtcCompiler.h"
+#include "Program.h"
 #include "ProgramTestUtil.h"
 #include "StepProgram.h"
 
@@ -229,6 +230,34 @@ TEST_F(CudaBackend, ReleasesItsDeviceMemory) {
     EXPECT_EQ(emulator.deviceBytesInUse(), stats.device_bytes);
   }
   EXPECT_EQ(emulator.deviceBytesInUse(), 0u);
+}
+
+// mpc-bench --gemms: every GEMM step timed with the algorithm it runs and
+// against cuBLASLt's top choices for the same operands; every heuristic
+// query, the step's at load and the rivals' when timing, asks for
+// algorithms of the operands' alignment.
+TEST_F(CudaBackend, TimesEachGemmStepAgainstCublasLtsTopChoices) {
+  CudaEmulator emulator(hostObjectPath_);
+  mpc::rt::ProgramOptions options;
+  options.device = "cuda";
+  options.seed = 7;
+  std::unique_ptr<mpc::rt::Program> program;
+  mpc::rt::Status loaded = mpc::rt::Program::load(bundle_, options, program);
+  ASSERT_TRUE(loaded.isOk()) << loaded.message();
+  const int queriesAtLoad = emulator.counters().heuristicQueries;
+  EXPECT_EQ(queriesAtLoad, 1);
+  std::vector<mpc::rt::GemmTiming> timings;
+  mpc::rt::Status timed = mpc::rt::timeGemmSteps(program->backend(), 3, timings);
+  ASSERT_TRUE(timed.isOk()) << timed.message();
+  ASSERT_EQ(timings.size(), 1u);
+  EXPECT_EQ(timings[0].step, 0u);
+  EXPECT_EQ(timings[0].m, 4);
+  EXPECT_EQ(timings[0].n, 16);
+  EXPECT_EQ(timings[0].k, 8);
+  EXPECT_EQ(timings[0].types, "f32xf32->f32");
+  EXPECT_EQ(timings[0].algorithmsTried, 1); // the emulated heuristic offers one
+  EXPECT_EQ(emulator.counters().heuristicQueries, queriesAtLoad + 1);
+  EXPECT_EQ(emulator.counters().alignedHeuristicQueries, emulator.counters().heuristicQueries);
 }
 
 TEST_F(CudaBackend, MissingGpusAndOldDriversAreReported) {
