@@ -1,4 +1,4 @@
-//===- HostGemm.h - GEMM steps on the CPU with OpenBLAS -------------------===//
+//===- HostGemm.h - GEMM steps on the CPU: OpenBLAS and oneDNN ------------===//
 //
 // Part of mpc, a mixed-precision training compiler.
 //
@@ -9,8 +9,9 @@
 // scratch memory (bf16 ones only without oneDNN); the compute type is f32,
 // which gives fp16/bf16 products accumulated in fp32 as on the GPU, or f64
 // (cblas_dgemm) when A, B and C are all f64, for reference runs. The
-// epilogue runs on the host in the compute type, and the result is rounded
-// once to C's dtype:
+// epilogue is computed in the compute type and the result rounded once to
+// C's dtype (when oneDNN multiplies and C is f32 or bf16 without GELU,
+// oneDNN adds the bias and rounds, and the ReLU is applied to C after it):
 //   bias: adds bias[j] to every column j; relu: max(x, 0), NaN stays NaN;
 //   gelu: the tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
 //   x^3))).
