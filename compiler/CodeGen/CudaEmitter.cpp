@@ -1253,11 +1253,7 @@ private:
        << "      }\n";
     if (!isMax) {
       if (k.getCountIncludePad())
-        os << "    const int64_t hend = h0 + " << kernel[0] << " < " << h + pad[2] << " ? h0 + "
-           << kernel[0] << " : " << h + pad[2] << ";\n"
-           << "    const int64_t wend = w0 + " << kernel[1] << " < " << w + pad[3] << " ? w0 + "
-           << kernel[1] << " : " << w + pad[3] << ";\n"
-           << "    count = (hend - h0) * (wend - w0);\n";
+        emitCountWithPadding(os, "    ", kernel, pad, h, w);
       os << "    acc = acc / static_cast<float>(count);\n";
     }
     os << "    " << m[1] << "[i] = " << storeExpr(out, "acc") << ";\n  }\n";
@@ -1328,6 +1324,18 @@ private:
     return success();
   }
 
+  /// Emits `count = ...`: the elements of the window at (h0, w0) inside the
+  /// padded h x w plane (average pooling with count_include_pad).
+  static void emitCountWithPadding(llvm::raw_ostream &os, llvm::StringRef indent,
+                                   llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> pad,
+                                   int64_t h, int64_t w) {
+    os << indent << "const int64_t hend = h0 + " << kernel[0] << " < " << h + pad[2]
+       << " ? h0 + " << kernel[0] << " : " << h + pad[2] << ";\n"
+       << indent << "const int64_t wend = w0 + " << kernel[1] << " < " << w + pad[3]
+       << " ? w0 + " << kernel[1] << " : " << w + pad[3] << ";\n"
+       << indent << "count = (hend - h0) * (wend - w0);\n";
+  }
+
   /// Emits, in a loop over windows with h0 and w0 (its top left corner) set,
   /// `bh` and `bw`: the position of the window's first maximum in row-major
   /// order, padding excluded (-1 when the window covers only padding);
@@ -1354,11 +1362,7 @@ private:
     auto kernel = k.getKernel(), pad = k.getPadding();
     os << "        int64_t count = 0;\n";
     if (k.getCountIncludePad())
-      os << "        const int64_t hend = h0 + " << kernel[0] << " < " << h + pad[2] << " ? h0 + "
-         << kernel[0] << " : " << h + pad[2] << ";\n"
-         << "        const int64_t wend = w0 + " << kernel[1] << " < " << w + pad[3] << " ? w0 + "
-         << kernel[1] << " : " << w + pad[3] << ";\n"
-         << "        count = (hend - h0) * (wend - w0);\n";
+      emitCountWithPadding(os, "        ", kernel, pad, h, w);
     else
       os << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
          << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c)\n"
