@@ -440,7 +440,9 @@ cublasStatus_t emuHeuristic(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatr
                             int requested, cublasLtMatmulHeuristicResult_t *results,
                             int *returned) {
   ++current().counters.heuristicQueries;
-  const std::set<int> &set = current().preferenceAttributes[preference];
+  static const std::set<int> kNone;
+  auto found = current().preferenceAttributes.find(preference);
+  const std::set<int> &set = found == current().preferenceAttributes.end() ? kNone : found->second;
   if (set.count(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES) &&
       set.count(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES) &&
       set.count(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES) &&

@@ -244,8 +244,10 @@ TEST_F(CudaBackend, TimesEachGemmStepAgainstCublasLtsTopChoices) {
   std::unique_ptr<mpc::rt::Program> program;
   mpc::rt::Status loaded = mpc::rt::Program::load(bundle_, options, program);
   ASSERT_TRUE(loaded.isOk()) << loaded.message();
+  // At load the step's algorithm comes from the heuristic, or from the
+  // process's cache when an earlier test planned the same GEMM.
   const int queriesAtLoad = emulator.counters().heuristicQueries;
-  EXPECT_EQ(queriesAtLoad, 1);
+  EXPECT_LE(queriesAtLoad, 1);
   std::vector<mpc::rt::GemmTiming> timings;
   mpc::rt::Status timed = mpc::rt::timeGemmSteps(program->backend(), 3, timings);
   ASSERT_TRUE(timed.isOk()) << timed.message();
