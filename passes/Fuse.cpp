@@ -227,10 +227,14 @@ private:
   }
 
   /// After pointwise `op` joined group `g`: a pointwise group of the same
-  /// shape that produces another of its operands, and whose every value is
-  /// read only inside that group or `g`, becomes part of `g` (it would
-  /// otherwise be a kernel of its own writing a buffer only `g` reads),
-  /// unless a third group lies between them.
+  /// shape that produces another of its operands, and whose values no third
+  /// group reads, becomes part of `g` (it would otherwise be a kernel of its
+  /// own writing a buffer `g` reads back), unless a third group lies between
+  /// them. Its values that ops outside the two read (outputs, state writes,
+  /// ops placed later) become results of the merged kernel; a later op
+  /// reading one of them can only depend on the merged group, so no cycle
+  /// follows. This puts Adam's moment updates (new moments written to
+  /// state, the step read by the parameter's update) in one kernel.
   void absorbProducers(Operation *op, int g) {
     for (Value operand : op->getOperands()) {
       int h = groupOf(operand);
@@ -240,17 +244,19 @@ private:
       if (producer.kind != FusionKind::Pointwise || producer.closed ||
           producer.shape != groups[g].shape || producer.ops.empty())
         continue;
-      bool onlyReadByTheTwo = llvm::all_of(producer.ops, [&](Operation *member) {
+      bool noThirdGroupReads = llvm::all_of(producer.ops, [&](Operation *member) {
         return llvm::all_of(member->getUsers(), [&](Operation *user) {
           auto it = groupOfOp.find(user);
-          return it != groupOfOp.end() && (it->second == h || it->second == g);
+          return it == groupOfOp.end() || it->second == h || it->second == g;
         });
       });
-      if (!onlyReadByTheTwo)
+      if (!noThirdGroupReads)
         continue;
       bool between = false;
       for (size_t k = 0; k < groups.size() && !between; ++k) {
-        if (static_cast<int>(k) == g || static_cast<int>(k) == h)
+        // A group absorbed earlier is empty: its bits stand for the group
+        // that took its ops, whose own bit its dependants carry.
+        if (static_cast<int>(k) == g || static_cast<int>(k) == h || groups[k].ops.empty())
           continue;
         auto has = [&](size_t of, size_t bit) {
           return groupDeps[of].size() > bit && groupDeps[of].test(bit);

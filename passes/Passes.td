@@ -292,10 +292,11 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
       from outside the group and is broadcast while indexing; an op whose
       result is larger than a group value it reads starts a new group. When
       an op joins a pointwise group, a pointwise group of the same shape
-      that produces another of its operands and whose values are read only
-      inside the two is absorbed, unless a third group lies between them
-      (so an update that reads both its moment and its unscaled gradient is
-      one kernel).
+      that produces another of its operands and whose values no third group
+      reads is absorbed, unless a third group lies between them; its values
+      that outputs, state writes or later ops read become results of the
+      merged kernel (so a parameter's whole Adam update, moments written to
+      state and the step read by the parameter's update, is one kernel).
     - `reduction`: a `reduce_sum`/`reduce_mean`/`reduce_max` absorbs the
       pointwise group that produces its operand (prologue) when nothing
       outside reads that group; pointwise ops of the reduced shape that

@@ -325,24 +325,24 @@ mpg.graph @scalar_casts {
 
 // Integers stay integers (addi, subi from 0 for neg, maxsi, cmpi, sitofp);
 // float compare is cmpf (ne is unordered: true for NaN); select is
-// arith.select. Two results of one group, an i1 and an f32.
+// arith.select. The integer group's i1 result is an output and its f32
+// one feeds the select, so the select's group absorbs it: one kernel with
+// two results, an i1 and an f32.
 // CHECK-LABEL: mpk.program @scalar_int_and_compare
-// CHECK: mpk.pointwise @k0 ins(%{{.+}}, %{{.+}} : memref<8xi32>, memref<8xi32>) outs(%{{.+}}, %{{.+}} : memref<8xi1>, memref<8xf32>)
-// CHECK-NEXT: ^bb0(%[[I:.+]]: i32, %[[J:.+]]: i32):
+// CHECK: mpk.pointwise @k0 ins(%{{.+}}, %{{.+}}, %{{.+}} : memref<8xi32>, memref<8xi32>, memref<8xf16>) outs(%{{.+}}, %{{.+}} : memref<8xi1>, memref<8xf32>)
+// CHECK-NEXT: ^bb0(%[[I:.+]]: i32, %[[J:.+]]: i32, %[[X:.+]]: f32):
 // CHECK-NEXT: %[[ADD:.+]] = arith.addi %[[I]], %[[J]] : i32
 // CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0 : i32
 // CHECK-NEXT: %[[NEG:.+]] = arith.subi %[[ZERO]], %[[ADD]] : i32
 // CHECK-NEXT: %[[MAX:.+]] = arith.maxsi %[[NEG]], %[[J]] : i32
 // CHECK-NEXT: %[[LT:.+]] = arith.cmpi slt, %[[MAX]], %[[I]] : i32
 // CHECK-NEXT: %[[F:.+]] = arith.sitofp %[[MAX]] : i32 to f32
-// CHECK-NEXT: mpk.yield %[[LT]], %[[F]] : i1, f32
-// CHECK-NEXT: }
-// CHECK: mpk.pointwise @k1 ins(%{{.+}}, %{{.+}} : memref<8xf16>, memref<8xf32>) outs(%{{.+}} : memref<8xf32>)
-// CHECK-NEXT: ^bb0(%[[X:.+]]: f32, %[[F:.+]]: f32):
 // CHECK-NEXT: %[[NE:.+]] = arith.cmpf une, %[[X]], %[[X]] : f32
 // CHECK-NEXT: %[[SEL:.+]] = arith.select %[[NE]], %[[F]], %[[X]] : f32
-// CHECK-NEXT: mpk.yield %[[SEL]] : f32
+// CHECK-NEXT: mpk.yield %[[LT]], %[[SEL]] : i1, f32
 // CHECK-NEXT: }
+// CHECK-NOT: mpk.pointwise
+// CHECK: mpk.output "c"
 mpg.graph @scalar_int_and_compare {
   %i = mpg.input "i" : tensor<8xi32>
   %j = mpg.input "j" : tensor<8xi32>

@@ -1114,13 +1114,18 @@ mpg.graph @no_pointwise_fusion_reduction {
 
 // -----
 
-// A producer group that something else also reads stays a kernel of its
-// own: %e feeds %s and the output "e".
-// CHECK-LABEL: mpg.graph @shared_producer_stays
-// CHECK: %[[E:.+]] = mpg.fusion pointwise(%{{.+}} : tensor<4x8xf32>) -> tensor<4x8xf32> {
-// CHECK: mpg.fusion pointwise(%{{.+}}, %[[E]] : tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
-// CHECK: mpg.output "e" %[[E]]
-mpg.graph @shared_producer_stays {
+// A producer group whose value is also a graph output is absorbed all the
+// same: the merged kernel writes %e for the output and keeps it in a
+// register for %s.
+// CHECK-LABEL: mpg.graph @producer_read_by_an_output_absorbed
+// CHECK: %[[G:.+]]:2 = mpg.fusion pointwise(%{{.+}}, %{{.+}} : tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>, tensor<4x8xf32> {
+// CHECK: mpg.exp
+// CHECK: mpg.tanh
+// CHECK: mpg.add
+// CHECK-NOT: mpg.fusion
+// CHECK: mpg.output "e" %[[G]]#0
+// CHECK: mpg.output "s" %[[G]]#1
+mpg.graph @producer_read_by_an_output_absorbed {
   %x = mpg.input "x" : tensor<4x8xf32>
   %y = mpg.input "y" : tensor<4x8xf32>
   %e = mpg.exp %x : tensor<4x8xf32>
@@ -1128,6 +1133,69 @@ mpg.graph @shared_producer_stays {
   %s = mpg.add %t, %e : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   mpg.output "e" %e : tensor<4x8xf32>
   mpg.output "s" %s : tensor<4x8xf32>
+}
+
+// -----
+
+// Likewise a producer whose value a state write takes, and one an op placed
+// later reads (%late): an optimizer update's moment written to state while
+// its step feeds the parameter's update. One kernel.
+// CHECK-LABEL: mpg.graph @producer_read_by_state_write_and_later_op
+// CHECK: %[[G:.+]]:3 = mpg.fusion pointwise
+// CHECK-NOT: mpg.fusion
+// CHECK: mpg.output "late" %[[G]]#{{[0-9]}}
+// CHECK: mpg.state_write %m, %[[G]]#{{[0-9]}}
+mpg.graph @producer_read_by_state_write_and_later_op {
+  %m = mpg.state "m" init(zeros) : tensor<4x8xf32>
+  %x = mpg.input "x" : tensor<4x8xf32>
+  %y = mpg.input "y" : tensor<4x8xf32>
+  %nm = mpg.add %m, %x : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %t = mpg.tanh %y : tensor<4x8xf32>
+  %s = mpg.mul %t, %nm : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %late = mpg.exp %nm : tensor<4x8xf32>
+  mpg.output "s" %s : tensor<4x8xf32>
+  mpg.output "late" %late : tensor<4x8xf32>
+  mpg.state_write %m, %nm : tensor<4x8xf32>
+}
+
+// -----
+
+// A producer group that a third group also reads stays a kernel of its
+// own: %e feeds %s's group and the reduction.
+// CHECK-LABEL: mpg.graph @producer_read_by_a_third_group_stays
+// CHECK: %[[E:.+]] = mpg.fusion pointwise(%{{.+}} : tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK: mpg.fusion reduction(%[[E]]
+// CHECK: mpg.fusion pointwise(%{{.+}}, %[[E]] : tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+mpg.graph @producer_read_by_a_third_group_stays {
+  %x = mpg.input "x" : tensor<4x8xf32>
+  %y = mpg.input "y" : tensor<4x8xf32>
+  %e = mpg.exp %x : tensor<4x8xf32>
+  %r = mpg.reduce_sum %e axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %t = mpg.tanh %y : tensor<4x8xf32>
+  %s = mpg.add %t, %e : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  mpg.output "r" %r : tensor<4xf32>
+  mpg.output "s" %s : tensor<4x8xf32>
+}
+
+// -----
+
+// Absorptions chain: %u's group is absorbed into %m's, and that group into
+// %v's. The first absorption leaves %u's group empty; it must not count as
+// a group lying between the other two. One kernel.
+// CHECK-LABEL: mpg.graph @absorptions_chain
+// CHECK: mpg.fusion pointwise(%{{.+}}, %{{.+}}, %{{.+}} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK-NOT: mpg.fusion
+// CHECK: mpg.output "v"
+mpg.graph @absorptions_chain {
+  %x = mpg.input "x" : tensor<4x8xf32>
+  %y = mpg.input "y" : tensor<4x8xf32>
+  %z = mpg.input "z" : tensor<4x8xf32>
+  %u = mpg.exp %x : tensor<4x8xf32>
+  %m = mpg.tanh %y : tensor<4x8xf32>
+  %m2 = mpg.add %m, %u : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %v = mpg.neg %z : tensor<4x8xf32>
+  %v2 = mpg.add %v, %m2 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  mpg.output "v" %v2 : tensor<4x8xf32>
 }
 
 // -----
