@@ -6,13 +6,122 @@
 
 #include "dialects/mpk/IR/MpkOps.h"
 
+#include "dialects/mpg/IR/MpgOps.h"
+
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::mpk;
 
 #include "dialects/mpk/IR/MpkEnums.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static MemRefType memrefOf(Value buffer) { return llvm::cast<MemRefType>(buffer.getType()); }
+
+static int64_t elementsOf(Value buffer) { return memrefOf(buffer).getNumElements(); }
+
+static bool isFloatBuffer(Value buffer) {
+  return llvm::isa<FloatType>(memrefOf(buffer).getElementType());
+}
+
+/// Integer buffers hold labels and indices: i32 or i64 (not i1).
+static bool isIndexBuffer(Value buffer) {
+  Type element = memrefOf(buffer).getElementType();
+  return element.isInteger(32) || element.isInteger(64);
+}
+
+/// The bytes a buffer of `type` covers (an i1 element takes a byte).
+static int64_t bytesOf(MemRefType type) {
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  return type.getNumElements() * (bits == 1 ? 1 : bits / 8);
+}
+
+//===----------------------------------------------------------------------===//
+// Program structure and declarations
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProgramOp::verifyRegions() {
+  int64_t arena = static_cast<int64_t>(getArenaBytes());
+  int64_t persistent = static_cast<int64_t>(getPersistentBytes());
+  if (arena < 0 || persistent < 0)
+    return emitOpError("expects non-negative arena and persistent sizes");
+  llvm::StringSet<> inputs, outputs;
+  llvm::StringMap<ParamOp> params;
+  for (Operation &op : getBody().front()) {
+    if (auto buffer = llvm::dyn_cast<BufferOp>(op)) {
+      bool inArena = buffer.getSpace() == Space::Arena;
+      int64_t size = inArena ? arena : persistent;
+      int64_t end = static_cast<int64_t>(buffer.getOffset()) + bytesOf(buffer.getType());
+      if (end > size)
+        return buffer.emitOpError()
+               << "covers bytes up to " << end << ", past the end of "
+               << (inArena ? "the arena" : "persistent memory") << " (" << size << " bytes)";
+      continue;
+    }
+    auto declareOnce = [&](llvm::StringSet<> &names, llvm::StringRef name,
+                           llvm::StringRef what) -> LogicalResult {
+      if (!names.insert(name).second)
+        return op.emitOpError() << "declares " << what << " \"" << name << "\" again";
+      return success();
+    };
+    if (auto input = llvm::dyn_cast<InputOp>(op)) {
+      if (failed(declareOnce(inputs, input.getName(), "input")))
+        return failure();
+    } else if (auto output = llvm::dyn_cast<OutputOp>(op)) {
+      if (failed(declareOnce(outputs, output.getName(), "output")))
+        return failure();
+    } else if (auto param = llvm::dyn_cast<ParamOp>(op)) {
+      if (!params.try_emplace(param.getName(), param).second)
+        return param.emitOpError() << "declares parameter \"" << param.getName() << "\" again";
+      auto buffer = param.getBuffer().getDefiningOp<BufferOp>();
+      if (!buffer || buffer.getSpace() != Space::Persistent)
+        return param.emitOpError("expects a buffer in persistent memory");
+    }
+  }
+  // Working copies name an f32 parameter of their shape that is not a copy.
+  for (auto &entry : params) {
+    ParamOp copy = entry.getValue();
+    std::optional<llvm::StringRef> master = copy.getCastOf();
+    if (!master)
+      continue;
+    MemRefType copyType = memrefOf(copy.getBuffer());
+    if (!copyType.getElementType().isF16() && !copyType.getElementType().isBF16())
+      return copy.emitOpError("expects a working copy (cast_of) to be f16 or bf16");
+    auto found = params.find(*master);
+    if (found == params.end())
+      return copy.emitOpError() << "is a copy of \"" << *master
+                                << "\", which is not a parameter of the program";
+    ParamOp of = found->getValue();
+    MemRefType masterType = memrefOf(of.getBuffer());
+    if (of.getCastOf() || !masterType.getElementType().isF32() ||
+        masterType.getShape() != copyType.getShape())
+      return copy.emitOpError() << "expects \"" << *master
+                                << "\" to be an f32 parameter of the copy's shape, not a copy";
+  }
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  auto value = llvm::dyn_cast<DenseElementsAttr>(getValue());
+  if (!value)
+    return emitOpError("expects dense elements");
+  MemRefType type = memrefOf(getBuffer());
+  if (value.getType().getShape() != type.getShape() ||
+      value.getType().getElementType() != type.getElementType())
+    return emitOpError() << "expects a value of the buffer's shape and element type, got "
+                         << value.getType();
+  return success();
+}
 
 LogicalResult BufferOp::verify() {
   if (static_cast<int64_t>(getOffset()) < 0)
@@ -149,6 +258,176 @@ LogicalResult Im2ColOp::verify() {
 LogicalResult Col2ImOp::verify() {
   return verifyWindows(*this, getOutput(), getColumns(), getKernel(), getStride(), getPadding(),
                        getDilation());
+}
+
+//===----------------------------------------------------------------------===//
+// Row kernels
+//===----------------------------------------------------------------------===//
+
+/// Checks that every one of `buffers` holds floating-point values.
+static LogicalResult expectFloats(Operation *op, llvm::ArrayRef<Value> buffers,
+                                  llvm::StringRef what) {
+  if (!llvm::all_of(buffers, isFloatBuffer))
+    return op->emitOpError() << "expects " << what << " of a floating-point type";
+  return success();
+}
+
+/// Checks the labels of `rows` rows: i32 or i64, one per row.
+static LogicalResult expectLabels(Operation *op, Value labels, int64_t rows) {
+  if (!isIndexBuffer(labels) || elementsOf(labels) != rows)
+    return op->emitOpError() << "expects " << rows << " i32 or i64 labels (one per row), got "
+                             << labels.getType();
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t outer = getOuter(), cols = getCols(), inner = getInner();
+  if (outer < 0 || cols < 0 || inner < 0)
+    return emitOpError("expects non-negative outer, cols and inner");
+  if (failed(expectFloats(*this, {getInput(), getOutput()}, "an input and an output")))
+    return failure();
+  if (memrefOf(getInput()).getShape() != memrefOf(getOutput()).getShape())
+    return emitOpError("expects the output to have the input's shape");
+  if (outer * cols * inner != elementsOf(getInput()))
+    return emitOpError() << "expects outer x cols x inner (" << outer * cols * inner
+                         << ") to be the input's " << elementsOf(getInput()) << " elements";
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  int64_t rows = getRows(), cols = getCols();
+  if (rows < 0 || cols < 0)
+    return emitOpError("expects non-negative rows and cols");
+  if (failed(expectFloats(*this, {getInput(), getGamma(), getBeta(), getOutput()},
+                          "an input, gamma, beta and an output")))
+    return failure();
+  if (memrefOf(getInput()).getShape() != memrefOf(getOutput()).getShape())
+    return emitOpError("expects the output to have the input's shape");
+  if (rows * cols != elementsOf(getInput()))
+    return emitOpError() << "expects rows x cols (" << rows * cols << ") to be the input's "
+                         << elementsOf(getInput()) << " elements";
+  if (elementsOf(getGamma()) != cols || elementsOf(getBeta()) != cols)
+    return emitOpError() << "expects gamma and beta of " << cols << " elements (one per column)";
+  double eps = getEps().convertToDouble();
+  if (!(eps > 0) || !std::isfinite(eps))
+    return emitOpError("expects a finite eps > 0");
+  return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  int64_t rows = getRows(), cols = getCols();
+  if (rows < 0 || cols < 1)
+    return emitOpError("expects non-negative rows and positive cols");
+  if (failed(expectFloats(*this, {getLogits(), getLosses()}, "logits and losses")))
+    return failure();
+  if (elementsOf(getLogits()) != rows * cols)
+    return emitOpError() << "expects logits of rows x cols (" << rows * cols << ") elements, got "
+                         << getLogits().getType();
+  if (failed(expectLabels(*this, getLabels(), rows)))
+    return failure();
+  if (elementsOf(getLosses()) != rows)
+    return emitOpError() << "expects " << rows << " losses (one per row), got "
+                         << getLosses().getType();
+  return success();
+}
+
+LogicalResult CrossEntropyGradOp::verify() {
+  int64_t rows = getRows(), cols = getCols();
+  if (rows < 0 || cols < 1)
+    return emitOpError("expects non-negative rows and positive cols");
+  if (failed(expectFloats(*this, {getLogits(), getGradLoss(), getGradLogits()},
+                          "logits and gradients")))
+    return failure();
+  if (elementsOf(getLogits()) != rows * cols)
+    return emitOpError() << "expects logits of rows x cols (" << rows * cols << ") elements, got "
+                         << getLogits().getType();
+  if (failed(expectLabels(*this, getLabels(), rows)))
+    return failure();
+  if (elementsOf(getGradLoss()) != 1)
+    return emitOpError() << "expects the loss gradient to be one element, got "
+                         << getGradLoss().getType();
+  if (memrefOf(getGradLogits()).getShape() != memrefOf(getLogits()).getShape())
+    return emitOpError("expects the logits' gradient to have the logits' shape");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and gathers
+//===----------------------------------------------------------------------===//
+
+/// Checks a pooling of `image` [N, C, H, W] into `pooled` [N, C, Ho, Wo]
+/// against the window attributes: Ho = (H + top + bottom - kH) / sH + 1,
+/// likewise Wo, and every window holds at least one image element (padding
+/// smaller than the kernel).
+static LogicalResult verifyPooling(Operation *op, Value image, Value pooled,
+                                   llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
+                                   llvm::ArrayRef<int64_t> padding) {
+  if (kernel.size() != 2 || stride.size() != 2 || padding.size() != 4)
+    return op->emitOpError(
+        "expects 2 kernel sizes, 2 strides and 4 paddings (top, left, bottom, right)");
+  if (llvm::any_of(kernel, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(stride, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(padding, [](int64_t v) { return v < 0; }))
+    return op->emitOpError("expects positive kernel sizes and strides and non-negative paddings");
+  if (padding[0] >= kernel[0] || padding[2] >= kernel[0] || padding[1] >= kernel[1] ||
+      padding[3] >= kernel[1])
+    return op->emitOpError("expects paddings smaller than the kernel");
+  MemRefType imageType = memrefOf(image), pooledType = memrefOf(pooled);
+  if (imageType.getRank() != 4 || pooledType.getRank() != 4)
+    return op->emitOpError("expects an image [N, C, H, W] and a pooled [N, C, Ho, Wo]");
+  if (!isFloatBuffer(image) || !isFloatBuffer(pooled))
+    return op->emitOpError("expects floating-point buffers");
+  llvm::ArrayRef<int64_t> shape = imageType.getShape();
+  int64_t spanH = shape[2] + padding[0] + padding[2] - kernel[0];
+  int64_t spanW = shape[3] + padding[1] + padding[3] - kernel[1];
+  if (spanH < 0 || spanW < 0)
+    return op->emitOpError("expects windows that fit in the padded image");
+  llvm::SmallVector<int64_t> expected = {shape[0], shape[1], spanH / stride[0] + 1,
+                                         spanW / stride[1] + 1};
+  if (pooledType.getShape() != llvm::ArrayRef<int64_t>(expected))
+    return op->emitOpError() << "expects a pooled shape [" << expected[0] << ", " << expected[1]
+                             << ", " << expected[2] << ", " << expected[3]
+                             << "] for this image, got " << pooledType;
+  return success();
+}
+
+LogicalResult Pool2DOp::verify() {
+  if (getCountIncludePad() && getKind() != PoolKind::Avg)
+    return emitOpError("expects count_include_pad only with average pooling");
+  return verifyPooling(*this, getInput(), getOutput(), getKernel(), getStride(), getPadding());
+}
+
+LogicalResult Pool2DGradOp::verify() {
+  bool isMax = getKind() == PoolKind::Max;
+  if (getCountIncludePad() && isMax)
+    return emitOpError("expects count_include_pad only with average pooling");
+  if (isMax != static_cast<bool>(getInput()))
+    return emitOpError("expects the forward input exactly with max pooling");
+  if (isMax && memrefOf(getInput()).getShape() != memrefOf(getGradInput()).getShape())
+    return emitOpError("expects the forward input to have the input gradient's shape");
+  if (isMax && !isFloatBuffer(getInput()))
+    return emitOpError("expects floating-point buffers");
+  return verifyPooling(*this, getGradInput(), getGradOutput(), getKernel(), getStride(),
+                       getPadding());
+}
+
+LogicalResult GatherOp::verify() {
+  MemRefType table = memrefOf(getTable()), indices = memrefOf(getIndices()),
+             output = memrefOf(getOutput());
+  if (table.getRank() != 2)
+    return emitOpError() << "expects a table [V, D], got " << table;
+  if (!isIndexBuffer(getIndices()))
+    return emitOpError() << "expects i32 or i64 indices, got " << indices;
+  if (table.getElementType() != output.getElementType() || !isFloatBuffer(getTable()))
+    return emitOpError("expects a floating-point table and an output of its element type");
+  llvm::SmallVector<int64_t> expected(indices.getShape());
+  expected.push_back(table.getDimSize(1));
+  if (output.getShape() != llvm::ArrayRef<int64_t>(expected)) {
+    InFlightDiagnostic diag = emitOpError() << "expects an output of shape [";
+    llvm::interleaveComma(expected, diag);
+    return diag << "] (the indices' shape, then D), got " << output;
+  }
+  return success();
 }
 
 #define GET_OP_CLASSES

@@ -30,7 +30,8 @@ def Mpk_Dialect : Dialect {
     compute type (f32 for f16/bf16/f32 storage, f64 for f64), and rounded
     once when stored.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::mpg::MpgDialect"];
 }
 
 class Mpk_Op<string mnemonic, list<Trait> traits = []> : Op<Mpk_Dialect, mnemonic, traits>;
@@ -67,6 +68,16 @@ def Mpk_PoolKind : I32EnumAttr<"PoolKind", "pooling", [
   let cppNamespace = "::mlir::mpk";
 }
 
+// An `#mpg.init` initializer, kept as a plain attribute so that it prints
+// with its dialect prefix.
+def Mpk_InitializerAttr : Attr<CPred<"::llvm::isa<::mlir::mpg::InitializerAttr>($_self)">,
+                               "an #mpg.init initializer"> {
+  let storageType = "::mlir::Attribute";
+  let returnType = "::mlir::Attribute";
+  let convertFromStorage = "$_self";
+  let constBuilderCall = "$0";
+}
+
 def Mpk_Buffer : MemRefRankOf<[F16, BF16, F32, F64, I32, I64, I1], [0, 1, 2, 3, 4, 5, 6, 7, 8]>;
 
 //===----------------------------------------------------------------------===//
@@ -83,12 +94,19 @@ def Mpk_ProgramOp : Mpk_Op<"program", [IsolatedFromAbove, Symbol, SingleBlock, N
       ...
     }
     ```
+
+    Every buffer lies inside its memory (`arena_bytes` or
+    `persistent_bytes`); an input, output or parameter name is declared
+    once; parameters live in persistent memory; a working copy (`cast_of`)
+    is f16 or bf16 and names an f32 parameter of its shape that is not
+    itself a copy. (The runtime checks the same of a bundle's manifest.)
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, I64Attr:$arena_bytes, I64Attr:$persistent_bytes);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `arena` $arena_bytes `persistent` $persistent_bytes attr-dict-with-keyword $body
   }];
+  let hasRegionVerifier = 1;
 }
 
 def Mpk_BufferOp : Mpk_Op<"buffer", [Pure]> {
@@ -142,7 +160,7 @@ def Mpk_ParamOp : Mpk_Op<"param"> {
     runtime keeps equal to the parameter converted (and leaves out of
     checkpoints).
   }];
-  let arguments = (ins StrAttr:$name, Mpk_Buffer:$buffer, AnyAttr:$init, UnitAttr:$state,
+  let arguments = (ins StrAttr:$name, Mpk_Buffer:$buffer, Mpk_InitializerAttr:$init, UnitAttr:$state,
                        UnitAttr:$frozen, OptionalAttr<StrAttr>:$cast_of);
   let assemblyFormat = [{
     $name $buffer (`state` $state^)? (`frozen` $frozen^)? (`cast_of` $cast_of^)? `init` `(` $init `)` attr-dict `:` type($buffer)
@@ -158,6 +176,7 @@ def Mpk_ConstantOp : Mpk_Op<"constant"> {
   }];
   let arguments = (ins Mpk_Buffer:$buffer, ElementsAttr:$value);
   let assemblyFormat = "$buffer $value attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
 }
 
 def Mpk_CopyOp : Mpk_Op<"copy", [AllTypesMatch<["source", "target"]>]> {
@@ -272,6 +291,7 @@ def Mpk_SoftmaxOp : Mpk_Op<"softmax"> {
     $sym_name $input `->` $output `outer` $outer `cols` $cols `inner` $inner (`log` $log^)?
     attr-dict `:` type($input) `,` type($output)
   }];
+  let hasVerifier = 1;
 }
 
 def Mpk_LayerNormOp : Mpk_Op<"layer_norm"> {
@@ -289,6 +309,7 @@ def Mpk_LayerNormOp : Mpk_Op<"layer_norm"> {
     $sym_name $input `,` $gamma `,` $beta `->` $output `rows` $rows `cols` $cols `eps` $eps
     attr-dict `:` type($input) `,` type($gamma) `,` type($beta) `,` type($output)
   }];
+  let hasVerifier = 1;
 }
 
 def Mpk_CrossEntropyOp : Mpk_Op<"cross_entropy"> {
@@ -308,6 +329,7 @@ def Mpk_CrossEntropyOp : Mpk_Op<"cross_entropy"> {
     $sym_name $logits `,` $labels `->` $losses `rows` $rows `cols` $cols
     attr-dict `:` type($logits) `,` type($labels) `,` type($losses)
   }];
+  let hasVerifier = 1;
 }
 
 def Mpk_CrossEntropyGradOp : Mpk_Op<"cross_entropy_grad"> {
@@ -328,6 +350,7 @@ def Mpk_CrossEntropyGradOp : Mpk_Op<"cross_entropy_grad"> {
     $sym_name $logits `,` $labels `,` $grad_loss `->` $grad_logits `rows` $rows `cols` $cols
     attr-dict `:` type($logits) `,` type($labels) `,` type($grad_loss) `,` type($grad_logits)
   }];
+  let hasVerifier = 1;
 }
 
 def Mpk_Pool2DOp : Mpk_Op<"pool2d"> {
@@ -346,6 +369,7 @@ def Mpk_Pool2DOp : Mpk_Op<"pool2d"> {
     $sym_name $kind $input `->` $output `kernel` $kernel `stride` $stride `padding` $padding
     (`count_include_pad` $count_include_pad^)? attr-dict `:` type($input) `,` type($output)
   }];
+  let hasVerifier = 1;
 }
 
 def Mpk_Pool2DGradOp : Mpk_Op<"pool2d_grad"> {
@@ -360,7 +384,12 @@ def Mpk_Pool2DGradOp : Mpk_Op<"pool2d_grad"> {
     ```mlir
     mpk.pool2d_grad @k9 max %dy, %x -> %dx kernel [2, 2] stride [2, 2] padding [0, 0, 0, 0]
         : memref<8x16x14x14xf32>, memref<8x16x28x28xf32>, memref<8x16x28x28xf32>
+    mpk.pool2d_grad @k10 avg %dy -> %dx kernel [2, 2] stride [2, 2] padding [0, 0, 0, 0]
+        : memref<8x16x14x14xf32>, memref<8x16x28x28xf32>
     ```
+
+    The types are those of `grad_output`, `grad_input`, then `input`'s
+    when there is one.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Mpk_PoolKind:$kind, Mpk_Buffer:$grad_output,
                        Optional<Mpk_Buffer>:$input, Mpk_Buffer:$grad_input,
@@ -369,8 +398,9 @@ def Mpk_Pool2DGradOp : Mpk_Op<"pool2d_grad"> {
   let assemblyFormat = [{
     $sym_name $kind $grad_output (`,` $input^)? `->` $grad_input `kernel` $kernel `stride` $stride
     `padding` $padding (`count_include_pad` $count_include_pad^)? attr-dict
-    `:` type($grad_output) (`,` type($input)^)? `,` type($grad_input)
+    `:` type($grad_output) `,` type($grad_input) (`,` type($input)^)?
   }];
+  let hasVerifier = 1;
 }
 
 def Mpk_Im2ColOp : Mpk_Op<"im2col"> {
@@ -438,6 +468,7 @@ def Mpk_GatherOp : Mpk_Op<"gather"> {
     $sym_name $table `,` $indices `->` $output attr-dict
     `:` type($table) `,` type($indices) `,` type($output)
   }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

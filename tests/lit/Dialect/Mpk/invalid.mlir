@@ -1,8 +1,11 @@
 // RUN: mpc-opt %s -split-input-file -verify-diagnostics
 
-// Diagnostics of the mpk dialect: every verifier error of MpkOps.cpp
-// (buffer, pointwise, reduce, gemm, im2col and col2im) and the ODS constraints (buffer types,
-// operand types, indexing attributes, enums, copy types).
+// Diagnostics of the mpk dialect: the verifier errors of mpk.buffer,
+// mpk.pointwise, mpk.reduce, mpk.gemm, mpk.im2col and mpk.col2im, and the
+// ODS constraints (buffer types, operand types, indexing attributes, enums,
+// copy types). The program and its declarations: invalid-program.mlir; the
+// row kernels: invalid-row-kernels.mlir; pooling and gathers:
+// invalid-pool-gather.mlir.
 
 //===----------------------------------------------------------------------===//
 // mpk.buffer

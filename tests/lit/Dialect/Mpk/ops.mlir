@@ -3,9 +3,9 @@
 
 // Round-trip tests of the mpk dialect: the program and its declarations
 // (buffer, input, output, param, constant, copy), the generated kernels
-// (pointwise, reduce, softmax, layer_norm, cross_entropy, pool2d, im2col,
-// gather) and the GEMM library call with every optional part. The second
-// RUN line goes through the generic form.
+// (pointwise, reduce, softmax, layer_norm, cross_entropy, pool2d,
+// pool2d_grad, im2col, gather) and the GEMM library call with every
+// optional part. The second RUN line goes through the generic form.
 
 // The indexing maps of the kernels below, printed as aliases.
 // CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
@@ -21,7 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 // Buffers of every element type and of ranks 0 to 8, in both spaces.
-// CHECK-LABEL: mpk.program @buffers arena 4096 persistent 1024 {
+// CHECK-LABEL: mpk.program @buffers arena 16384 persistent 1024 {
 // CHECK-NEXT: %{{.+}} = mpk.buffer arena 0 : memref<64x64xf32>
 // CHECK-NEXT: %{{.+}} = mpk.buffer arena 256 : memref<8xf16>
 // CHECK-NEXT: %{{.+}} = mpk.buffer arena 512 : memref<2x3xbf16>
@@ -32,7 +32,7 @@
 // CHECK-NEXT: %{{.+}} = mpk.buffer arena 1024 : memref<1x1x1x1x1x1x1x2xf32>
 // CHECK-NEXT: %{{.+}} = mpk.buffer arena 0 {mpc.note} : memref<16x256xf32>
 // CHECK-NEXT: }
-mpk.program @buffers arena 4096 persistent 1024 {
+mpk.program @buffers arena 16384 persistent 1024 {
   %0 = mpk.buffer arena 0 : memref<64x64xf32>
   %1 = mpk.buffer arena 256 : memref<8xf16>
   %2 = mpk.buffer arena 512 : memref<2x3xbf16>
@@ -57,7 +57,7 @@ mpk.program @attributes arena 0 persistent 0 attributes {mpc.tag = "t"} {
 
 // Inputs, outputs, parameters (state and frozen flags, initializers),
 // constants and state copies.
-// CHECK-LABEL: mpk.program @declarations arena 512 persistent 1024 {
+// CHECK-LABEL: mpk.program @declarations arena 16384 persistent 1024 {
 // CHECK-NEXT: %[[X:.+]] = mpk.buffer arena 0 : memref<64x64xf32>
 // CHECK-NEXT: mpk.input "pixels" %[[X]] : memref<64x64xf32>
 // CHECK-NEXT: mpk.output "x copy" %[[X]] : memref<64x64xf32>
@@ -67,14 +67,13 @@ mpk.program @attributes arena 0 persistent 0 attributes {mpc.tag = "t"} {
 // CHECK-NEXT: mpk.param "emb" %[[F]] frozen init(#mpg.init<ones, {}>) : memref<2xf32>
 // CHECK-NEXT: %[[S:.+]] = mpk.buffer persistent 768 : memref<2xf32>
 // CHECK-NEXT: mpk.param "bn.mean" %[[S]] state frozen init(#mpg.init<zeros, {}>) : memref<2xf32>
-// CHECK-NEXT: mpk.param "anything" %[[S]] init(7 : i64) : memref<2xf32>
 // CHECK-NEXT: %[[C:.+]] = mpk.buffer persistent 0 : memref<2xf32>
 // CHECK-NEXT: mpk.constant %[[C]] dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32> : memref<2xf32>
 // CHECK-NEXT: mpk.constant %[[C]] dense<5.000000e-01> : tensor<2xf32> {mpc.note} : memref<2xf32>
 // CHECK-NEXT: mpk.copy %[[C]], %[[S]] : memref<2xf32>
 // CHECK-NEXT: mpk.copy %[[S]], %[[S]] {mpc.note} : memref<2xf32>
 // CHECK-NEXT: }
-mpk.program @declarations arena 512 persistent 1024 {
+mpk.program @declarations arena 16384 persistent 1024 {
   %x = mpk.buffer arena 0 : memref<64x64xf32>
   mpk.input "pixels" %x : memref<64x64xf32>
   mpk.output "x copy" %x : memref<64x64xf32>
@@ -84,8 +83,6 @@ mpk.program @declarations arena 512 persistent 1024 {
   mpk.param "emb" %f frozen init(#mpg.init<ones, {}>) : memref<2xf32>
   %s = mpk.buffer persistent 768 : memref<2xf32>
   mpk.param "bn.mean" %s state frozen init(#mpg.init<zeros, {}>) : memref<2xf32>
-  // The initializer is any attribute.
-  mpk.param "anything" %s init(7) : memref<2xf32>
   %c = mpk.buffer persistent 0 : memref<2xf32>
   mpk.constant %c dense<[1.0, 2.0]> : tensor<2xf32> : memref<2xf32>
   mpk.constant %c dense<0.5> : tensor<2xf32> {mpc.note} : memref<2xf32>
@@ -120,7 +117,7 @@ mpk.program @declarations arena 512 persistent 1024 {
 // CHECK-NEXT: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT: mpk.yield %[[ONE]] : f32
 // CHECK-NEXT: }
-mpk.program @pointwise arena 65536 persistent 512 {
+mpk.program @pointwise arena 65792 persistent 512 {
   %x = mpk.buffer arena 0 : memref<64x128xf16>
   %b = mpk.buffer persistent 0 : memref<128xf32>
   %s = mpk.buffer arena 16384 : memref<f32>
@@ -223,14 +220,14 @@ mpk.program @reduce arena 4096 persistent 256 {
 // Row kernels.
 // CHECK-LABEL: mpk.program @rows
 // CHECK: mpk.softmax @k0 %[[X:.+]] -> %[[Y:.+]] outer 64 cols 10 inner 1 : memref<64x10xf32>, memref<64x10xf32>
-// CHECK-NEXT: mpk.softmax @k1 %[[X]] -> %[[Y]] outer 4 cols 4 inner 4 log {mpc.note} : memref<64x10xf32>, memref<64x10xf32>
+// CHECK-NEXT: mpk.softmax @k1 %[[X]] -> %[[Y]] outer 4 cols 16 inner 10 log {mpc.note} : memref<64x10xf32>, memref<64x10xf32>
 // CHECK: mpk.layer_norm @k2 %[[H:.+]], %[[G:.+]], %[[B:.+]] -> %[[O:.+]] rows 128 cols 64 eps 1.000000e-05 : memref<8x16x64xf16>, memref<64xf32>, memref<64xf32>, memref<8x16x64xf32>
 // CHECK: mpk.cross_entropy @k3 %[[X]], %[[L:.+]] -> %[[R:.+]] rows 64 cols 10 : memref<64x10xf32>, memref<64xi32>, memref<64xf32>
 mpk.program @rows arena 65536 persistent 512 {
   %x = mpk.buffer arena 0 : memref<64x10xf32>
   %y = mpk.buffer arena 2560 : memref<64x10xf32>
   mpk.softmax @k0 %x -> %y outer 64 cols 10 inner 1 : memref<64x10xf32>, memref<64x10xf32>
-  mpk.softmax @k1 %x -> %y outer 4 cols 4 inner 4 log {mpc.note} : memref<64x10xf32>, memref<64x10xf32>
+  mpk.softmax @k1 %x -> %y outer 4 cols 16 inner 10 log {mpc.note} : memref<64x10xf32>, memref<64x10xf32>
   %h = mpk.buffer arena 5120 : memref<8x16x64xf16>
   %g = mpk.buffer persistent 0 : memref<64xf32>
   %b = mpk.buffer persistent 256 : memref<64xf32>
@@ -242,11 +239,13 @@ mpk.program @rows arena 65536 persistent 512 {
   mpk.cross_entropy @k3 %x, %l -> %r rows 64 cols 10 : memref<64x10xf32>, memref<64xi32>, memref<64xf32>
 }
 
-// Pooling, im2col, col2im and gather.
+// Pooling and its gradients, im2col, col2im and gather.
 // CHECK-LABEL: mpk.program @windows
 // CHECK: mpk.pool2d @k0 max %[[X:.+]] -> %[[P:.+]] kernel [2, 2] stride [2, 2] padding [0, 0, 0, 0] : memref<8x16x28x28xf32>, memref<8x16x14x14xf32>
 // CHECK-NEXT: mpk.pool2d @k1 avg %[[X]] -> %[[P]] kernel [3, 3] stride [2, 2] padding [1, 1, 1, 1] count_include_pad : memref<8x16x28x28xf32>, memref<8x16x14x14xf32>
-// CHECK-NEXT: mpk.pool2d @k2 avg %[[X]] -> %[[P]] kernel [2, 2] stride [2, 2] padding [0, 1, 0, 1] : memref<8x16x28x28xf32>, memref<8x16x14x14xf32>
+// CHECK-NEXT: mpk.pool2d @k2 avg %[[X]] -> %[[P]] kernel [2, 2] stride [2, 2] padding [0, 1, 0, 0] : memref<8x16x28x28xf32>, memref<8x16x14x14xf32>
+// CHECK: mpk.pool2d_grad @k6 max %[[P]], %[[X]] -> %[[DX:.+]] kernel [2, 2] stride [2, 2] padding [0, 0, 0, 0] : memref<8x16x14x14xf32>, memref<8x16x28x28xf32>, memref<8x16x28x28xf32>
+// CHECK-NEXT: mpk.pool2d_grad @k7 avg %[[P]] -> %[[DX]] kernel [3, 3] stride [2, 2] padding [1, 1, 1, 1] count_include_pad : memref<8x16x14x14xf32>, memref<8x16x28x28xf32>
 // CHECK: mpk.im2col @k3 %[[I:.+]] -> %[[C:.+]] kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1] : memref<8x3x28x28xf32>, memref<8x27x784xf32>
 // CHECK-NEXT: mpk.col2im @k5 %[[C]] -> %[[I]] kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1] : memref<8x27x784xf32>, memref<8x3x28x28xf32>
 // CHECK: mpk.gather @k4 %[[T:.+]], %[[IDS:.+]] -> %[[E:.+]] : memref<96x32xf32>, memref<8x16xi32>, memref<8x16x32xf32>
@@ -257,8 +256,14 @@ mpk.program @windows arena 1048576 persistent 16384 {
       : memref<8x16x28x28xf32>, memref<8x16x14x14xf32>
   mpk.pool2d @k1 avg %x -> %p kernel [3, 3] stride [2, 2] padding [1, 1, 1, 1] count_include_pad
       : memref<8x16x28x28xf32>, memref<8x16x14x14xf32>
-  mpk.pool2d @k2 avg %x -> %p kernel [2, 2] stride [2, 2] padding [0, 1, 0, 1]
+  mpk.pool2d @k2 avg %x -> %p kernel [2, 2] stride [2, 2] padding [0, 1, 0, 0]
       : memref<8x16x28x28xf32>, memref<8x16x14x14xf32>
+  %dx = mpk.buffer arena 501760 : memref<8x16x28x28xf32>
+  mpk.pool2d_grad @k6 max %p, %x -> %dx kernel [2, 2] stride [2, 2] padding [0, 0, 0, 0]
+      : memref<8x16x14x14xf32>, memref<8x16x28x28xf32>, memref<8x16x28x28xf32>
+  // Without the forward input, its type is left out too.
+  mpk.pool2d_grad @k7 avg %p -> %dx kernel [3, 3] stride [2, 2] padding [1, 1, 1, 1] count_include_pad
+      : memref<8x16x14x14xf32>, memref<8x16x28x28xf32>
   %i = mpk.buffer arena 0 : memref<8x3x28x28xf32>
   %c = mpk.buffer arena 75264 : memref<8x27x784xf32>
   mpk.im2col @k3 %i -> %c kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1]
