@@ -296,7 +296,9 @@ void decomposeAdam(AdamLike op, bool decoupled) {
 
 /// all_finite: x * 0 is 0 for finite x and NaN for inf and NaN, so the sum
 /// of all operands times 0 is NaN exactly when one element is not finite;
-/// NaN is the one value not equal to itself.
+/// NaN is the one value not equal to itself. The per-operand sums are marked
+/// `mpg.finite_check`: they are independent, and mpg-fuse puts them side by
+/// side for one multi-tensor launch.
 void decomposeAllFinite(AllFiniteOp op) {
   OpBuilder builder(op);
   Emitter e(builder, op.getLoc());
@@ -308,6 +310,8 @@ void decomposeAllFinite(AllFiniteOp op) {
     Value zeroed = e.mul(x, e.scalar(f32, 0.0));
     llvm::SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
     Value sum = e.sum(zeroed, axes);
+    if (auto reduce = sum.getDefiningOp<ReduceSumOp>())
+      reduce->setAttr("mpg.finite_check", builder.getUnitAttr());
     total = total ? e.add(total, sum) : sum;
   }
   Value finite = builder.create<CompareOp>(op.getLoc(), ComparePredicate::EQ, total, total);

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/MemoryPlanning/MemoryPlanAttrs.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -501,6 +502,27 @@ bool sortByDependencies(Block &body) {
   return true;
 }
 
+/// Moves every finite check to just before the first op that reads it (the
+/// group that combines them), keeping their order: they then follow each
+/// other, and the code generator launches them together. Moving a pure op
+/// later, before its first user, keeps every dependency.
+void sinkFiniteChecks(Block &body) {
+  llvm::SmallVector<Operation *> checks;
+  for (Operation &op : body)
+    if (auto fusion = llvm::dyn_cast<FusionOp>(op); fusion && mpc::isFiniteCheck(fusion))
+      checks.push_back(&op);
+  for (Operation *check : checks) {
+    Operation *firstUser = nullptr;
+    for (Operation *user : check->getUsers()) {
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (top && (!firstUser || top->isBeforeInBlock(firstUser)))
+        firstUser = top;
+    }
+    if (firstUser)
+      check->moveBefore(firstUser);
+  }
+}
+
 struct MpgFusePass : mpc::impl::MpgFuseBase<MpgFusePass> {
   using MpgFuseBase::MpgFuseBase;
 
@@ -517,6 +539,8 @@ struct MpgFusePass : mpc::impl::MpgFuseBase<MpgFusePass> {
       getOperation().emitError("internal error: fusion created a cycle between kernels");
       return signalPassFailure();
     }
+    if (groupFiniteChecks)
+      sinkFiniteChecks(body);
     // Splat constants now cloned into every group that used them.
     for (Operation &op : llvm::make_early_inc_range(body))
       if (llvm::isa<ConstantOp>(op) && op.use_empty())

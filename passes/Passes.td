@@ -318,6 +318,13 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
     - Outputs of, and state writes from, a parameter or state tensor that
       the step itself writes read a copy made at the start of the step
       (writes are copies at its end, after which the old value is gone).
+    - The loss scaler's finite checks (the per-gradient sums of
+      `mpg-decompose`'s `all_finite`, marked `mpg.finite_check`), each a
+      reduction group of its own with one scalar result, move to just before
+      the group that combines them, so that they are adjacent and the code
+      generator launches them as one multi-tensor reduction (option
+      `group-finite-checks`). The gradients they read live until the
+      updates at the end of the step anyway.
 
     ```mlir
     // before
@@ -338,7 +345,9 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
     Option<"gemmEpilogues", "gemm-epilogues", "bool", /*default=*/"true",
            "Fuse bias, relu/gelu and cast epilogues into GEMMs">,
     Option<"pointwiseFusion", "pointwise-fusion", "bool", /*default=*/"true",
-           "Fuse chains of pointwise ops, reduction prologues and epilogues (off: one kernel per op, for debugging)">
+           "Fuse chains of pointwise ops, reduction prologues and epilogues (off: one kernel per op, for debugging)">,
+    Option<"groupFiniteChecks", "group-finite-checks", "bool", /*default=*/"true",
+           "Move the loss scaler's per-gradient finite checks next to each other, before the group that combines them">
   ];
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }

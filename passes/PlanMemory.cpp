@@ -56,6 +56,34 @@ llvm::SmallVector<llvm::SmallVector<FusionOp>> mpc::parameterUpdateRuns(Block &b
   return runs;
 }
 
+bool mpc::isFiniteCheck(FusionOp fusion) {
+  if (fusion.getKind() != FusionKind::Reduction || fusion.getInputs().size() != 1 ||
+      fusion->getNumResults() != 1 ||
+      llvm::cast<RankedTensorType>(fusion->getResult(0).getType()).getRank() != 0)
+    return false;
+  bool marked = false;
+  fusion.getBody().walk([&](Operation *inner) { marked |= inner->hasAttr("mpg.finite_check"); });
+  return marked;
+}
+
+llvm::SmallVector<llvm::SmallVector<FusionOp>> mpc::multiTensorRuns(Block &body) {
+  llvm::SmallVector<llvm::SmallVector<FusionOp>> runs = parameterUpdateRuns(body);
+  llvm::SmallVector<llvm::SmallVector<FusionOp>> checks(1);
+  for (Operation &op : body) {
+    auto fusion = llvm::dyn_cast<FusionOp>(op);
+    if (!fusion)
+      continue;
+    if (isFiniteCheck(fusion))
+      checks.back().push_back(fusion);
+    else if (!checks.back().empty())
+      checks.emplace_back();
+  }
+  for (auto &run : checks)
+    if (run.size() >= 2)
+      runs.push_back(std::move(run));
+  return runs;
+}
+
 int64_t mpc::scratchBytes(FusionOp fusion) {
   for (Operation &op : fusion.getBody().front()) {
     if (auto conv = llvm::dyn_cast<Conv2DOp>(op)) {
@@ -248,9 +276,10 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
         requests[it->second].lastUse = std::max(requests[it->second].lastUse, last);
       }
     // Consecutive parameter updates (pointwise groups whose results all go
-    // to persistent state) run as one multi-tensor launch, so what any of
-    // them reads stays live until the last of them has run.
-    for (const auto &run : mpc::parameterUpdateRuns(body))
+    // to persistent state), and consecutive finite checks, run as one
+    // multi-tensor launch, so what any of them reads stays live until the
+    // last of them has run.
+    for (const auto &run : mpc::multiTensorRuns(body))
       for (FusionOp update : run)
         for (Value operand : update.getInputs())
           if (auto it = requestOf.find(storageRoot(operand)); it != requestOf.end())

@@ -236,6 +236,25 @@ public:
           return failure();
         continue;
       }
+      if (auto k = llvm::dyn_cast<mpk::ReduceOp>(op); k && isMergeableCheck(k)) {
+        // The run of finite checks that starts here: one launch.
+        llvm::SmallVector<mpk::ReduceOp> run = {k};
+        size_t next = index + 1;
+        while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
+          ++next;
+        while (next < ops.size()) {
+          auto candidate = llvm::dyn_cast<mpk::ReduceOp>(ops[next]);
+          if (!candidate || !isMergeableCheck(candidate) || !independentChecks(run, candidate))
+            break;
+          run.push_back(candidate);
+          index = next++;
+          while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
+            ++next;
+        }
+        if (failed(emitFiniteChecks(os, run)))
+          return failure();
+        continue;
+      }
       // Each kernel is printed apart first: a kernel whose functor another
       // kernel already has (a repeated layer) reuses it, and only its entry
       // point is added.
@@ -682,6 +701,123 @@ private:
     return true;
   }
 
+  /// A finite check of the loss scaler that can share a launch: an fp32 sum
+  /// (the row skeleton) of one buffer into one element.
+  static bool isMergeableCheck(mpk::ReduceOp k) {
+    return k->hasAttr("mpk.finite_check") && k.getInputs().size() == 1 &&
+           k.getEpilogueInputs().empty() && k.getOutputs().size() == 1 &&
+           llvm::cast<MemRefType>(k.getOutputs()[0].getType()).getNumElements() == 1 &&
+           k.getEpilogue().front().getArgument(0).getType().isF32();
+  }
+
+  /// Whether `next` writes nothing a kernel of `run` reads or writes, and
+  /// reads nothing they write.
+  static bool independentChecks(llvm::ArrayRef<mpk::ReduceOp> run, mpk::ReduceOp next) {
+    auto reads = [](mpk::ReduceOp k) {
+      llvm::SmallVector<Value> values(k.getInputs());
+      values.append(k.getEpilogueInputs().begin(), k.getEpilogueInputs().end());
+      return values;
+    };
+    for (mpk::ReduceOp member : run) {
+      mpk::ReduceOp k = member;
+      for (Value written : k.getOutputs()) {
+        for (Value read : reads(next))
+          if (overlap(written, read))
+            return false;
+        for (Value alsoWritten : next.getOutputs())
+          if (overlap(written, alsoWritten))
+            return false;
+      }
+      for (Value read : reads(k))
+        for (Value written : next.getOutputs())
+          if (overlap(read, written))
+            return false;
+    }
+    return true;
+  }
+
+  /// Independent finite checks as one multi-tensor reduction: each keeps its
+  /// functor, and the launch's rows are theirs end to end (one per check on
+  /// the GPU, a block each; their host rows on the host). A check's sum is
+  /// 0 or NaN whatever the order of its terms, so the block size of the
+  /// merged launch (the largest of theirs) changes no result.
+  LogicalResult emitFiniteChecks(llvm::raw_ostream &os, llvm::ArrayRef<mpk::ReduceOp> run) {
+    mpk::ReduceOp first = run.front();
+    if (run.size() == 1) {
+      std::string text;
+      llvm::raw_string_ostream kos(text);
+      valueCount = 0;
+      if (failed(emitReduce(kos, first)))
+        return failure();
+      appendSharingFunctor(os, text, first.getSymName());
+      return success();
+    }
+    llvm::SmallVector<Value> buffers;
+    llvm::SmallVector<bool> written;
+    llvm::SmallVector<std::string> types;
+    int64_t block = 32;
+    for (mpk::ReduceOp k : run) {
+      std::string text;
+      llvm::raw_string_ostream kos(text);
+      valueCount = 0;
+      if (failed(emitReduce(kos, k, /*functorOnly=*/true)))
+        return failure();
+      std::string own = (k.getSymName() + "_fn").str();
+      auto [it, added] = functors.try_emplace(replaceName(text, own, "@functor@"), own);
+      if (added)
+        os << text;
+      types.push_back(it->second);
+      size_t before = buffers.size();
+      buffers.append(k.getInputs().begin(), k.getInputs().end());
+      buffers.append(k.getEpilogueInputs().begin(), k.getEpilogueInputs().end());
+      written.append(buffers.size() - before, false);
+      buffers.append(k.getOutputs().begin(), k.getOutputs().end());
+      written.append(k.getOutputs().size(), true);
+      int64_t count = 1;
+      for (int64_t d : k.getReductionDims())
+        count *= k.getIteration()[d];
+      block = std::max(block, rowBlock(count));
+      if (k != first)
+        result.mergedInto[k.getSymName().str()] = first.getSymName().str();
+    }
+    std::string name = first.getSymName().str();
+    os << "\nnamespace {\nstruct " << name << "_checks_fn {\n";
+    for (auto [i, type] : llvm::enumerate(types))
+      os << "  " << type << " f" << i << ";\n";
+    // The GPU's rows: row i is check i's only row.
+    os << "  template <class Row> MPC_HD void operator()(const Row &row) const {\n"
+       << "    switch (row.index()) {\n";
+    for (size_t i = 0; i < run.size(); ++i)
+      os << "    case " << i << ":\n      f" << i << "(row.at(0));\n      return;\n";
+    os << "    }\n  }\n";
+    // The host's rows: each check's rows, end to end.
+    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
+    for (size_t i = 0; i < run.size(); ++i)
+      os << "    if (r < f" << i << ".kRows) {\n      f" << i << ".row(r);\n      return;\n    }\n"
+         << "    r -= f" << i << ".kRows;\n";
+    os << "  }\n#endif\n};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
+       << "_checks_fn fn{";
+    size_t table = 0;
+    for (auto [i, member] : llvm::enumerate(run)) {
+      mpk::ReduceOp k = member;
+      os << (i ? ", " : "") << "{";
+      size_t count = k.getInputs().size() + k.getEpilogueInputs().size() + k.getOutputs().size();
+      for (size_t j = 0; j < count; ++j, ++table) {
+        std::string type = storageType(elementOf(buffers[table]));
+        os << (j ? ", " : "") << "static_cast<" << (written[table] ? "" : "const ") << type
+           << " *>(mpc_buffers[" << table << "])";
+      }
+      os << "}";
+    }
+    os << "};\n  mpc::reduce_rows(" << run.size() << ", ";
+    for (auto [i, type] : llvm::enumerate(types))
+      os << (i ? " + " : "") << type << "::kRows";
+    os << ", fn);\n}\n";
+    result.kernels.push_back({name, std::vector<Value>(buffers.begin(), buffers.end()),
+                              rowGrid(run.size()), block});
+    return success();
+  }
+
   /// Independent parameter updates as one multi-tensor kernel: each keeps
   /// its functor; the launch's index space is theirs end to end, and each
   /// index runs the functor whose segment holds it. The buffer table is the
@@ -994,7 +1130,7 @@ private:
     return product(outShape);
   }
 
-  LogicalResult emitReduce(llvm::raw_ostream &os, mpk::ReduceOp k) {
+  LogicalResult emitReduce(llvm::raw_ostream &os, mpk::ReduceOp k, bool functorOnly = false) {
     llvm::SmallVector<Value> buffers(k.getInputs());
     buffers.append(k.getEpilogueInputs().begin(), k.getEpilogueInputs().end());
     buffers.append(k.getOutputs().begin(), k.getOutputs().end());
@@ -1083,6 +1219,10 @@ private:
       FailureOr<int64_t> hostRows = emitReduceHostForm(os, k, buffers, members, maps);
       if (failed(hostRows))
         return failure();
+      if (functorOnly) {
+        os << "  static constexpr int64_t kRows = " << *hostRows << ";\n};\n} // namespace\n";
+        return success();
+      }
       endFunctor(os, k.getSymName(), buffers, written,
                  "mpc::reduce_rows(" + std::to_string(rows) + ", " + std::to_string(*hostRows) +
                      ", fn)",

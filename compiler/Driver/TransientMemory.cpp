@@ -96,9 +96,10 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
                           Value()});
   }
 
-  // As mpg-plan-memory does: consecutive parameter updates run as one
-  // launch, so what any of them reads is live until the last of them.
-  for (const auto &run : mpc::parameterUpdateRuns(body))
+  // As mpg-plan-memory does: consecutive parameter updates (and finite
+  // checks) run as one launch, so what any of them reads is live until the
+  // last of them.
+  for (const auto &run : mpc::multiTensorRuns(body))
     for (mpg::FusionOp update : run)
       for (Value operand : update->getOperands()) {
         // (a reshape is a view of its operand's storage)

@@ -56,6 +56,17 @@ bool isParameterUpdate(mlir::mpg::FusionOp fusion);
 /// groups of `body`, in order (each run is one multi-tensor launch).
 llvm::SmallVector<llvm::SmallVector<mlir::mpg::FusionOp>> parameterUpdateRuns(mlir::Block &body);
 
+/// A finite check of the loss scaler: a reduction group of one operand (a
+/// gradient) and one scalar result whose reduction mpg-decompose marked
+/// `mpg.finite_check` (not the group that combines the checks).
+/// Consecutive ones run as one multi-tensor launch too.
+bool isFiniteCheck(mlir::mpg::FusionOp fusion);
+
+/// The runs of two or more consecutive parameter updates, and of two or
+/// more consecutive finite checks, in order: each is one launch, and what
+/// any member reads stays live until the last member.
+llvm::SmallVector<llvm::SmallVector<mlir::mpg::FusionOp>> multiTensorRuns(mlir::Block &body);
+
 } // namespace mpc
 
 #endif // MPC_PASSES_MEMORYPLANNING_MEMORYPLANATTRS_H

@@ -72,6 +72,10 @@ public:
 
   MPC_DEVICE_INLINE int64_t index() const { return index_; }
 
+  /// The same block as row `index` (a multi-tensor launch hands each of its
+  /// kernels' functors its own row numbers).
+  MPC_DEVICE_INLINE RowContext at(int64_t index) const { return RowContext(index, scratch_); }
+
   /// The fp32 sum of load(c) over the columns c in [0, n); 0 when n is 0.
   /// Each thread sums its columns in order, then the threads' partial sums
   /// are added as a tree.
@@ -183,6 +187,10 @@ public:
   explicit RowContext(int64_t index) : index_(index) {}
 
   int64_t index() const { return index_; }
+
+  /// Row `index` (a multi-tensor launch hands each of its kernels' functors
+  /// its own row numbers).
+  RowContext at(int64_t index) const { return RowContext(index); }
 
   /// The fp32 sum of load(c) over [0, n), summed pairwise; 0 when n is 0.
   template <class Load> float reduce_sum(int64_t n, Load load) const {

@@ -274,6 +274,7 @@ mpg.graph @left_alone {
 
 // all_finite: one sum of x * 0 per operand (NaN exactly when an element is
 // inf or NaN; f16 operands widened first), the total compared with itself.
+// The sums are marked as finite checks (mpg-fuse puts them side by side).
 // CHECK-LABEL: mpg.graph @all_finite
 // CHECK: %[[A:.+]] = mpg.input "a" : tensor<4x8xf16>
 // CHECK: %[[B:.+]] = mpg.input "b" : tensor<8xf32>
@@ -281,9 +282,9 @@ mpg.graph @left_alone {
 // CHECK: %[[AW:.+]] = mpg.cast %[[A]] : tensor<4x8xf16> to tensor<4x8xf32>
 // CHECK: %[[Z:.+]] = mpg.constant dense<0.000000e+00> : tensor<f32>
 // CHECK-NEXT: %[[AZ:.+]] = mpg.mul %[[AW]], %[[Z]]
-// CHECK-NEXT: %[[SA:.+]] = mpg.reduce_sum %[[AZ]] axes [0, 1] : tensor<4x8xf32> -> tensor<f32>
+// CHECK-NEXT: %[[SA:.+]] = mpg.reduce_sum %[[AZ]] axes [0, 1] {mpg.finite_check} : tensor<4x8xf32> -> tensor<f32>
 // CHECK: %[[BZ:.+]] = mpg.mul %[[B]], %{{.+}}
-// CHECK-NEXT: %[[SB:.+]] = mpg.reduce_sum %[[BZ]] axes [0] : tensor<8xf32> -> tensor<f32>
+// CHECK-NEXT: %[[SB:.+]] = mpg.reduce_sum %[[BZ]] axes [0] {mpg.finite_check} : tensor<8xf32> -> tensor<f32>
 // CHECK-NEXT: %[[T:.+]] = mpg.add %[[SA]], %[[SB]]
 // CHECK-NEXT: %[[OK:.+]] = mpg.compare eq, %[[T]], %[[T]] : tensor<f32>, tensor<f32> -> tensor<i1>
 // CHECK-NEXT: mpg.output "ok" %[[OK]]

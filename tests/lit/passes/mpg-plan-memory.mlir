@@ -367,6 +367,43 @@ mpg.graph @xent_scratch_f64 {
   mpg.minimize %l optimizer(sgd, lr = 0.1) : tensor<f64>
 }
 
+// -----
+
+// Finite checks side by side run as one launch, so each gradient they read
+// stays live until the last of them: the third check's scalar does not go
+// to %g2's memory (offset 0, free once the second check has read it, in
+// a plan of one kernel per group), which the second check still reads in
+// the same launch.
+// CHECK-LABEL: mpg.graph @finite_checks_keep_their_gradients
+// CHECK: %[[G1:.+]] = mpg.fusion gemm(%a, %w1 {{.*}} attributes {mpg.arena_offsets = array<i64: 1792>}
+// CHECK: %[[G2:.+]] = mpg.fusion gemm(%a, %w2 {{.*}} attributes {mpg.arena_offsets = array<i64: 0>}
+// CHECK: %[[G3:.+]] = mpg.fusion gemm(%a, %w3 {{.*}} attributes {mpg.arena_offsets = array<i64: 256>}
+// CHECK: mpg.fusion reduction(%[[G1]] : tensor<4x16xf32>) -> tensor<f32> attributes {mpg.arena_offsets = array<i64: 512>}
+// CHECK: mpg.fusion reduction(%[[G2]] : tensor<4x16xf32>) -> tensor<f32> attributes {mpg.arena_offsets = array<i64: 768>}
+// CHECK: mpg.fusion reduction(%[[G3]] : tensor<4x16xf32>) -> tensor<f32> attributes {mpg.arena_offsets = array<i64: 1024>}
+mpg.graph @finite_checks_keep_their_gradients {
+  %a = mpg.input "a" : tensor<4x8xf32>
+  %w1 = mpg.input "w1" : tensor<8x16xf32>
+  %w2 = mpg.input "w2" : tensor<8x16xf32>
+  %w3 = mpg.input "w3" : tensor<8x16xf32>
+  %zero = mpg.constant dense<0.0> : tensor<f32>
+  %g1 = mpg.matmul %a, %w1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  %g2 = mpg.matmul %a, %w2 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  %g3 = mpg.matmul %a, %w3 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  %z1 = mpg.mul %g1, %zero : tensor<4x16xf32>, tensor<f32> -> tensor<4x16xf32>
+  %s1 = mpg.reduce_sum %z1 axes [0, 1] {mpg.finite_check} : tensor<4x16xf32> -> tensor<f32>
+  %z2 = mpg.mul %g2, %zero : tensor<4x16xf32>, tensor<f32> -> tensor<4x16xf32>
+  %s2 = mpg.reduce_sum %z2 axes [0, 1] {mpg.finite_check} : tensor<4x16xf32> -> tensor<f32>
+  %z3 = mpg.mul %g3, %zero : tensor<4x16xf32>, tensor<f32> -> tensor<4x16xf32>
+  %s3 = mpg.reduce_sum %z3 axes [0, 1] {mpg.finite_check} : tensor<4x16xf32> -> tensor<f32>
+  %za = mpg.mul %a, %zero : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
+  %sa = mpg.reduce_sum %za axes [0, 1] {mpg.finite_check} : tensor<4x8xf32> -> tensor<f32>
+  %t0 = mpg.add %sa, %s1 : tensor<f32>, tensor<f32> -> tensor<f32>
+  %t1 = mpg.add %t0, %s2 : tensor<f32>, tensor<f32> -> tensor<f32>
+  %t2 = mpg.add %t1, %s3 : tensor<f32>, tensor<f32> -> tensor<f32>
+  mpg.output "t" %t2 : tensor<f32>
+}
+
 //--- report.mlir
 
 // With report=true the pass says how large the arena is, its lower bound
