@@ -177,6 +177,26 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
   }
 #endif
   const bool relu = step.epilogue == Epilogue::Relu || step.epilogue == Epilogue::BiasRelu;
+#ifdef MPC_HAVE_ONEDNN
+  if constexpr (std::is_same_v<T, float>) {
+    // A strided batch of bf16 products (a convolution's per-image GEMMs,
+    // attention's per-head ones) in one oneDNN call: for small matrices a
+    // call each, or widening each to fp32 for OpenBLAS, costs more than the
+    // products.
+    if (step.batch > 1 && onednnWritesC && step.aDtype == DType::BF16 &&
+        step.bDtype == DType::BF16 &&
+        onednn_->handles(DType::BF16, step.batch * step.m, step.n, step.k) &&
+        onednn_->runBatched(DType::BF16, step.cDtype, step.transposeA, step.transposeB, step.m,
+                            step.n, step.k, step.batch, a + step.offsetA * aSize, step.strideA,
+                            b + step.offsetB * bSize, step.strideB, biasValues,
+                            c + step.offsetC * cSize, step.strideC)) {
+      if (relu)
+        for (int64_t i = 0; i < step.batch; ++i)
+          reluInPlace(step.cDtype, c + (step.offsetC + i * step.strideC) * cSize, cCount);
+      return;
+    }
+  }
+#endif
   for (int64_t i = 0; i < step.batch; ++i) {
     const uint8_t *aBytes = a + (step.offsetA + i * step.strideA) * aSize;
     const uint8_t *bBytes = b + (step.offsetB + i * step.strideB) * bSize;

@@ -32,7 +32,7 @@ bool OnednnMatmul::handles(DType dtype, int64_t m, int64_t n, int64_t k) {
     return false;
   if (bf16Support_ < 0)
     bf16Support_ = primitive({static_cast<int>(DType::BF16), static_cast<int>(DType::F32), false,
-                             false, false, 16, 16, 16})
+                             false, false, 16, 16, 16, 1, 0, 0, 0})
                        ? 1
                        : 0;
   return bf16Support_ == 1;
@@ -42,7 +42,8 @@ OnednnMatmul::Primitive *OnednnMatmul::primitive(const Key &key) {
   auto it = primitives_.find(key);
   if (it != primitives_.end())
     return it->second.get();
-  auto [dtype, cDtype, transposeA, transposeB, hasBias, m, n, k] = key;
+  auto [dtype, cDtype, transposeA, transposeB, hasBias, m, n, k, batch, strideA, strideB,
+        strideC] = key;
   using dnnl::memory;
   auto typeOf = [](int dtype) {
     return static_cast<DType>(dtype) == DType::BF16 ? memory::data_type::bf16
@@ -53,14 +54,26 @@ OnednnMatmul::Primitive *OnednnMatmul::primitive(const Key &key) {
     if (!engine_)
       engine_ = std::make_unique<Engine>();
     made = std::make_unique<Primitive>();
-    // A transposed operand is the row-major matrix read column-major.
-    made->a = memory::desc({m, k}, typeOf(dtype),
-                           transposeA ? memory::format_tag::ba : memory::format_tag::ab);
-    made->b = memory::desc({k, n}, typeOf(dtype),
-                           transposeB ? memory::format_tag::ba : memory::format_tag::ab);
-    made->c = memory::desc({m, n}, typeOf(cDtype), memory::format_tag::ab);
-    if (hasBias)
-      made->bias = memory::desc({1, n}, memory::data_type::f32, memory::format_tag::ab);
+    if (batch == 1) {
+      // A transposed operand is the row-major matrix read column-major.
+      made->a = memory::desc({m, k}, typeOf(dtype),
+                             transposeA ? memory::format_tag::ba : memory::format_tag::ab);
+      made->b = memory::desc({k, n}, typeOf(dtype),
+                             transposeB ? memory::format_tag::ba : memory::format_tag::ab);
+      made->c = memory::desc({m, n}, typeOf(cDtype), memory::format_tag::ab);
+      if (hasBias)
+        made->bias = memory::desc({1, n}, memory::data_type::f32, memory::format_tag::ab);
+    } else {
+      // [batch, rows, columns] with the steps' strides; a shared operand (a
+      // stride of 0) is a batch of one, which oneDNN broadcasts.
+      made->a = memory::desc({strideA ? batch : 1, m, k}, typeOf(dtype),
+                             {strideA ? strideA : m * k, transposeA ? 1 : k, transposeA ? m : 1});
+      made->b = memory::desc({strideB ? batch : 1, k, n}, typeOf(dtype),
+                             {strideB ? strideB : k * n, transposeB ? 1 : n, transposeB ? k : 1});
+      made->c = memory::desc({batch, m, n}, typeOf(cDtype), {strideC, n, 1});
+      if (hasBias)
+        made->bias = memory::desc({1, 1, n}, memory::data_type::f32, {n, n, 1});
+    }
     dnnl::matmul::desc operation = hasBias
                                        ? dnnl::matmul::desc(made->a, made->b, made->bias, made->c)
                                        : dnnl::matmul::desc(made->a, made->b, made->c);
@@ -76,10 +89,23 @@ OnednnMatmul::Primitive *OnednnMatmul::primitive(const Key &key) {
 bool OnednnMatmul::run(DType dtype, DType cDtype, bool transposeA, bool transposeB, int64_t m,
                        int64_t n, int64_t k, const void *a, const void *b, const float *bias,
                        void *c) {
+  return runBatched(dtype, cDtype, transposeA, transposeB, m, n, k, 1, a, 0, b, 0, bias, c, 0);
+}
+
+bool OnednnMatmul::runBatched(DType dtype, DType cDtype, bool transposeA, bool transposeB,
+                              int64_t m, int64_t n, int64_t k, int64_t batch, const void *a,
+                              int64_t strideA, const void *b, int64_t strideB,
+                              const float *bias, void *c, int64_t strideC) {
   if (cDtype != DType::F32 && cDtype != DType::BF16)
     return false;
+  // Batches whose products overlap in C are not GEMMs oneDNN computes.
+  if (batch > 1 && strideC < m * n)
+    return false;
+  if (batch == 1)
+    strideA = strideB = strideC = 0;
   Primitive *p = primitive({static_cast<int>(dtype), static_cast<int>(cDtype), transposeA,
-                            transposeB, bias != nullptr, m, n, k});
+                            transposeB, bias != nullptr, m, n, k, batch, strideA, strideB,
+                            strideC});
   if (!p)
     return false;
   try {

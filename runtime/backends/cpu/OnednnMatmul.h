@@ -44,13 +44,24 @@ public:
   bool run(DType dtype, DType cDtype, bool transposeA, bool transposeB, int64_t m,
            int64_t n, int64_t k, const void *a, const void *b, const float *bias, void *c);
 
+  /// The same for `batch` products at once, operand i at a + i * strideA
+  /// (elements; 0 shares the operand), likewise b and c: one call for a
+  /// strided-batched GEMM, which for small matrices (a convolution's
+  /// per-image GEMMs) costs far less than a call per matrix.
+  bool runBatched(DType dtype, DType cDtype, bool transposeA, bool transposeB, int64_t m,
+                  int64_t n, int64_t k, int64_t batch, const void *a, int64_t strideA,
+                  const void *b, int64_t strideB, const float *bias, void *c,
+                  int64_t strideC);
+
   static constexpr int64_t kBf16MinMacs = int64_t(1) << 16;
   static constexpr int64_t kF32MinMacs = int64_t(1) << 24;
 
 private:
   struct Engine;
-  /// Operand dtype, C dtype, transposes, bias or not, m, n, k.
-  using Key = std::tuple<int, int, bool, bool, bool, int64_t, int64_t, int64_t>;
+  /// Operand dtype, C dtype, transposes, bias or not, m, n, k, then batch
+  /// and the strides of a, b and c (1 and 0, 0, 0 for a single product).
+  using Key = std::tuple<int, int, bool, bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t>;
   struct Primitive;
   Primitive *primitive(const Key &key);
 

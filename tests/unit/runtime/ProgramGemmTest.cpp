@@ -380,6 +380,14 @@ const GemmCase kCases[] = {
     {"Bf16ToBf16LargeBatchedBiasRelu", DType::BF16, DType::BF16, DType::BF16,
      DType::BF16, 64, 64, 32, 2, 3, 0, 1, 64 * 32 + 3, 32 * 64, 64 * 64 + 1, true,
      false, Epilogue::BiasRelu},
+    // Strided batches of small bf16 products, one oneDNN call for the whole
+    // batch (a convolution's per-image GEMMs): a shared filter, gaps between
+    // the batches, transposes and a shared B.
+    // (Each case has at least OnednnMatmul::kBf16MinMacs products in all.)
+    {"Bf16SmallBatchedSharedARelu", DType::BF16, DType::BF16, DType::BF16, std::nullopt, 8,
+     196, 9, 8, 0, 2, 1, 0, 9 * 196 + 2, 8 * 196 + 3, false, false, Epilogue::Relu},
+    {"Bf16ToF32SmallBatchedTransposedSharedBBias", DType::BF16, DType::BF16, DType::F32,
+     DType::F32, 16, 40, 36, 3, 1, 0, 0, 16 * 36 + 1, 0, 16 * 40, true, true, Epilogue::Bias},
     {"Bf16ToF32LargeBias", DType::BF16, DType::BF16, DType::F32, DType::F32, 64,
      96, 16, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::Bias},
     {"Bf16ToBf16LargeGelu", DType::BF16, DType::BF16, DType::BF16, std::nullopt,
