@@ -220,22 +220,25 @@ private:
         continue;
       }
       join(op, g);
-      if (group.kind == FusionKind::Pointwise)
+      if (group.kind == FusionKind::Pointwise || group.kind == FusionKind::Reduction)
         absorbProducers(op, g);
       return true;
     }
     return false;
   }
 
-  /// After pointwise `op` joined group `g`: a pointwise group of the same
-  /// shape that produces another of its operands, and whose values no third
-  /// group reads, becomes part of `g` (it would otherwise be a kernel of its
-  /// own writing a buffer `g` reads back), unless a third group lies between
-  /// them. Its values that ops outside the two read (outputs, state writes,
-  /// ops placed later) become results of the merged kernel; a later op
-  /// reading one of them can only depend on the merged group, so no cycle
-  /// follows. This puts Adam's moment updates (new moments written to
-  /// state, the step read by the parameter's update) in one kernel.
+  /// After pointwise `op` joined group `g` (pointwise, or a reduction's
+  /// epilogue): a pointwise group of the same shape (for a reduction, its
+  /// result's) that produces another of its operands, and whose values no
+  /// third group reads, becomes part of `g` (it would otherwise be a kernel
+  /// of its own writing a buffer `g` reads back), unless a third group lies
+  /// between them. Its values that ops outside the two read (outputs, state
+  /// writes, ops placed later) become results of the merged kernel; a later
+  /// op reading one of them can only depend on the merged group, so no
+  /// cycle follows. This puts Adam's moment updates (new moments written to
+  /// state, the step read by the parameter's update) in one kernel, and the
+  /// loss scale's candidate next values (grown, backed off) in the epilogue
+  /// of the overflow check that picks one.
   void absorbProducers(Operation *op, int g) {
     for (Value operand : op->getOperands()) {
       int h = groupOf(operand);
@@ -253,6 +256,18 @@ private:
       });
       if (!noThirdGroupReads)
         continue;
+      // A reduction's epilogue computes once per output: values its
+      // reduction or prologue reads (once per input element) stay out.
+      if (groups[g].kind == FusionKind::Reduction &&
+          llvm::any_of(producer.ops, [&](Operation *member) {
+            return llvm::any_of(member->getUsers(), [&](Operation *user) {
+              auto it = groupOfOp.find(user);
+              return it != groupOfOp.end() && it->second == g &&
+                     (!groups[g].epilogue.contains(user) ||
+                      llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(user));
+            });
+          }))
+        continue;
       bool between = false;
       for (size_t k = 0; k < groups.size() && !between; ++k) {
         // A group absorbed earlier is empty: its bits stand for the group
@@ -269,6 +284,9 @@ private:
       for (Operation *member : producer.ops) {
         groupOfOp[member] = g;
         groups[g].ops.push_back(member);
+        // (in a reduction, values the epilogue's later ops may read)
+        if (groups[g].kind == FusionKind::Reduction)
+          groups[g].epilogue.insert(member);
       }
       producer.ops.clear();
       producer.closed = true;

@@ -300,7 +300,10 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
     - `reduction`: a `reduce_sum`/`reduce_mean`/`reduce_max` absorbs the
       pointwise group that produces its operand (prologue) when nothing
       outside reads that group; pointwise ops of the reduced shape that
-      follow join it (epilogue).
+      follow join it (epilogue), and the epilogue absorbs pointwise groups
+      of that shape producing its operands as a pointwise group does (not
+      those the reduction or its prologue reads): the loss scale's
+      candidate next values are computed in the overflow check's kernel.
     - `row`: `softmax`, `log_softmax`, `layer_norm` and
       `softmax_cross_entropy` each form a group of their own.
     - `gemm`: a `matmul`/`batch_matmul` keeps the epilogue cuBLASLt can apply

@@ -308,7 +308,8 @@ mpg.graph @reduction_epilogue_then_larger {
 // shape. %z reads the prologue value %e: %e therefore has a reader outside
 // the prologue, the reduction does not absorb it, and %z (of the reduced
 // shape) reads %e as an input of the reduction group; exp is computed only
-// in its own pointwise kernel, never inside the reduction group.
+// in its own pointwise kernel, never inside the reduction group (nor
+// absorbed into its epilogue as a producer of %z: the reduction reads it).
 // CHECK-LABEL: mpg.graph @reduction_epilogue_reads_prologue
 // CHECK: %[[X:.+]] = mpg.input "x"
 // CHECK: %[[P:.+]] = mpg.fusion pointwise(%[[X]] : tensor<4x1xf32>) -> tensor<4x1xf32> {
@@ -329,6 +330,62 @@ mpg.graph @reduction_epilogue_reads_prologue {
   %r = mpg.reduce_sum %e axes [1] keepdim : tensor<4x1xf32> -> tensor<4x1xf32>
   %z = mpg.add %r, %e : tensor<4x1xf32>, tensor<4x1xf32> -> tensor<4x1xf32>
   mpg.output "z" %z : tensor<4x1xf32>
+}
+
+// -----
+
+// A reduction's epilogue absorbs pointwise groups of its result's shape that
+// produce its operands and that no third group reads: the loss scale's two
+// candidate next values (grown, backed off) are computed in the kernel of
+// the overflow check that picks one, not in kernels of their own.
+// CHECK-LABEL: mpg.graph @reduction_epilogue_absorbs_private_producers
+// CHECK: %[[G:.+]] = mpg.input "g"
+// CHECK: %[[S:.+]] = mpg.input "s"
+// CHECK-NEXT: %[[R:.+]] = mpg.fusion reduction(%[[S]], %[[G]] : tensor<f32>, tensor<8xf32>) -> tensor<f32> {
+// CHECK: %[[UP:.+]] = mpg.mul %{{.+}}, %{{.+}} : tensor<f32>, tensor<f32> -> tensor<f32>
+// CHECK-NEXT: %[[DOWN:.+]] = mpg.mul %{{.+}}, %{{.+}} : tensor<f32>, tensor<f32> -> tensor<f32>
+// CHECK-NEXT: %[[Z:.+]] = mpg.mul %{{.+}}, %{{.+}} : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+// CHECK-NEXT: %[[SUM:.+]] = mpg.reduce_sum %[[Z]] axes [0]
+// CHECK-NEXT: %[[OK:.+]] = mpg.compare eq, %[[SUM]], %[[SUM]]
+// CHECK-NEXT: %[[NEXT:.+]] = mpg.select %[[OK]], %[[UP]], %[[DOWN]]
+// CHECK-NEXT: mpg.yield %[[NEXT]]
+// CHECK-NEXT: }
+// CHECK-NEXT: mpg.output "next" %[[R]]
+mpg.graph @reduction_epilogue_absorbs_private_producers {
+  %g = mpg.input "g" : tensor<8xf32>
+  %s = mpg.input "s" : tensor<f32>
+  %two = mpg.constant dense<2.0> : tensor<f32>
+  %half = mpg.constant dense<0.5> : tensor<f32>
+  %zero = mpg.constant dense<0.0> : tensor<f32>
+  %grown = mpg.mul %s, %two : tensor<f32>, tensor<f32> -> tensor<f32>
+  %shrunk = mpg.mul %s, %half : tensor<f32>, tensor<f32> -> tensor<f32>
+  %gz = mpg.mul %g, %zero : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  %sum = mpg.reduce_sum %gz axes [0] : tensor<8xf32> -> tensor<f32>
+  %ok = mpg.compare eq, %sum, %sum : tensor<f32>, tensor<f32> -> tensor<i1>
+  %next = mpg.select %ok, %grown, %shrunk : tensor<i1>, tensor<f32>, tensor<f32> -> tensor<f32>
+  mpg.output "next" %next : tensor<f32>
+}
+
+// -----
+
+// The same producer, also read by another group (%h's), stays a kernel of
+// its own that both read.
+// CHECK-LABEL: mpg.graph @epilogue_producer_read_by_a_third_group_stays
+// CHECK: %[[UP:.+]] = mpg.fusion pointwise(%s : tensor<f32>) -> tensor<f32> {
+// CHECK: mpg.fusion pointwise(%g, %[[UP]] : tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+// CHECK: mpg.fusion reduction(%g, %[[UP]] : tensor<8xf32>, tensor<f32>) -> tensor<f32>
+mpg.graph @epilogue_producer_read_by_a_third_group_stays {
+  %g = mpg.input "g" : tensor<8xf32>
+  %s = mpg.input "s" : tensor<f32>
+  %two = mpg.constant dense<2.0> : tensor<f32>
+  %zero = mpg.constant dense<0.0> : tensor<f32>
+  %grown = mpg.mul %s, %two : tensor<f32>, tensor<f32> -> tensor<f32>
+  %h = mpg.mul %g, %grown : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  %gz = mpg.mul %g, %zero : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  %sum = mpg.reduce_sum %gz axes [0] : tensor<8xf32> -> tensor<f32>
+  %next = mpg.add %sum, %grown : tensor<f32>, tensor<f32> -> tensor<f32>
+  mpg.output "h" %h : tensor<8xf32>
+  mpg.output "next" %next : tensor<f32>
 }
 
 // -----
