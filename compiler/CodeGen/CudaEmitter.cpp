@@ -219,15 +219,22 @@ public:
       if (auto k = llvm::dyn_cast<mpk::PointwiseOp>(op); k && k->hasAttr("mpk.update")) {
         // The run of independent updates that starts here: one launch.
         llvm::SmallVector<mpk::PointwiseOp> run = {k};
+        RunExtents extents;
+        extents.add(llvm::SmallVector<Value>(k.getInputs()),
+                    llvm::SmallVector<Value>(k.getOutputs()));
         // (buffer declarations between kernels emit nothing)
         size_t next = index + 1;
         while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
           ++next;
         while (next < ops.size()) {
           auto candidate = llvm::dyn_cast<mpk::PointwiseOp>(ops[next]);
-          if (!candidate || !candidate->hasAttr("mpk.update") || !independent(run, candidate))
+          if (!candidate || !candidate->hasAttr("mpk.update"))
+            break;
+          llvm::SmallVector<Value> in(candidate.getInputs()), out(candidate.getOutputs());
+          if (!extents.independent(in, out))
             break;
           run.push_back(candidate);
+          extents.add(in, out);
           index = next++;
           while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
             ++next;
@@ -239,14 +246,21 @@ public:
       if (auto k = llvm::dyn_cast<mpk::ReduceOp>(op); k && isMergeableCheck(k)) {
         // The run of finite checks that starts here: one launch.
         llvm::SmallVector<mpk::ReduceOp> run = {k};
+        RunExtents extents;
+        llvm::SmallVector<Value> outputs(k.getOutputs());
+        extents.add(readsOf(k), outputs);
         size_t next = index + 1;
         while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
           ++next;
         while (next < ops.size()) {
           auto candidate = llvm::dyn_cast<mpk::ReduceOp>(ops[next]);
-          if (!candidate || !isMergeableCheck(candidate) || !independentChecks(run, candidate))
+          if (!candidate || !isMergeableCheck(candidate))
+            break;
+          llvm::SmallVector<Value> in = readsOf(candidate), out(candidate.getOutputs());
+          if (!extents.independent(in, out))
             break;
           run.push_back(candidate);
+          extents.add(in, out);
           index = next++;
           while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
             ++next;
@@ -671,36 +685,6 @@ private:
     return {static_cast<int>(def.getSpace()), static_cast<int64_t>(def.getOffset()),
             static_cast<int64_t>(def.getOffset()) + bytes};
   }
-  static bool overlap(Value a, Value b) {
-    auto [spaceA, beginA, endA] = extentOf(a);
-    auto [spaceB, beginB, endB] = extentOf(b);
-    if (spaceA < 0 || spaceB < 0)
-      return true; // unknown: assume the worst
-    return spaceA == spaceB && beginA < endB && beginB < endA;
-  }
-
-  /// Whether `next` can run in the same launch as `run`: no kernel of the
-  /// run writes what `next` reads or writes, and `next` writes nothing the
-  /// run reads (elements of different kernels run in any order).
-  static bool independent(llvm::ArrayRef<mpk::PointwiseOp> run, mpk::PointwiseOp next) {
-    for (mpk::PointwiseOp member : run) {
-      mpk::PointwiseOp k = member;
-      for (Value written : k.getOutputs()) {
-        for (Value read : next.getInputs())
-          if (overlap(written, read))
-            return false;
-        for (Value alsoWritten : next.getOutputs())
-          if (overlap(written, alsoWritten))
-            return false;
-      }
-      for (Value read : k.getInputs())
-        for (Value written : next.getOutputs())
-          if (overlap(read, written))
-            return false;
-    }
-    return true;
-  }
-
   /// A finite check of the loss scaler that can share a launch: an fp32 sum
   /// (the row skeleton) of one buffer into one element.
   static bool isMergeableCheck(mpk::ReduceOp k) {
@@ -710,30 +694,59 @@ private:
            k.getEpilogue().front().getArgument(0).getType().isF32();
   }
 
-  /// Whether `next` writes nothing a kernel of `run` reads or writes, and
-  /// reads nothing they write.
-  static bool independentChecks(llvm::ArrayRef<mpk::ReduceOp> run, mpk::ReduceOp next) {
-    auto reads = [](mpk::ReduceOp k) {
-      llvm::SmallVector<Value> values(k.getInputs());
-      values.append(k.getEpilogueInputs().begin(), k.getEpilogueInputs().end());
-      return values;
-    };
-    for (mpk::ReduceOp member : run) {
-      mpk::ReduceOp k = member;
-      for (Value written : k.getOutputs()) {
-        for (Value read : reads(next))
-          if (overlap(written, read))
+  /// The memory a run of kernels launched together (updates, finite checks)
+  /// reads and writes, as extents (space, first byte, end), so that checking
+  /// one more kernel against the run costs integer comparisons: a step of a
+  /// deep model has runs of a thousand.
+  struct RunExtents {
+    using Extent = std::tuple<int, int64_t, int64_t>;
+    std::vector<Extent> reads, writes;
+
+    static bool overlap(const Extent &a, const Extent &b) {
+      auto [spaceA, beginA, endA] = a;
+      auto [spaceB, beginB, endB] = b;
+      if (spaceA < 0 || spaceB < 0)
+        return true; // unknown: assume the worst
+      return spaceA == spaceB && beginA < endB && beginB < endA;
+    }
+    static std::vector<Extent> extentsOf(llvm::ArrayRef<Value> buffers) {
+      std::vector<Extent> extents;
+      for (Value v : buffers)
+        extents.push_back(extentOf(v));
+      return extents;
+    }
+    /// Whether a kernel reading `in` and writing `out` can join the run: it
+    /// writes nothing the run reads or writes and reads nothing it writes
+    /// (elements of different kernels run in any order).
+    bool independent(llvm::ArrayRef<Value> in, llvm::ArrayRef<Value> out) const {
+      std::vector<Extent> kernelReads = extentsOf(in), kernelWrites = extentsOf(out);
+      for (const Extent &written : kernelWrites) {
+        for (const Extent &other : reads)
+          if (overlap(written, other))
             return false;
-        for (Value alsoWritten : next.getOutputs())
-          if (overlap(written, alsoWritten))
+        for (const Extent &other : writes)
+          if (overlap(written, other))
             return false;
       }
-      for (Value read : reads(k))
-        for (Value written : next.getOutputs())
-          if (overlap(read, written))
+      for (const Extent &read : kernelReads)
+        for (const Extent &other : writes)
+          if (overlap(read, other))
             return false;
+      return true;
     }
-    return true;
+    void add(llvm::ArrayRef<Value> in, llvm::ArrayRef<Value> out) {
+      for (const Extent &e : extentsOf(in))
+        reads.push_back(e);
+      for (const Extent &e : extentsOf(out))
+        writes.push_back(e);
+    }
+  };
+
+  /// What finite check `k` reads (its input and epilogue inputs).
+  static llvm::SmallVector<Value> readsOf(mpk::ReduceOp k) {
+    llvm::SmallVector<Value> values(k.getInputs());
+    values.append(k.getEpilogueInputs().begin(), k.getEpilogueInputs().end());
+    return values;
   }
 
   /// Independent finite checks as one multi-tensor reduction: each keeps its
@@ -788,12 +801,15 @@ private:
     os << "  template <class Row> MPC_HD void operator()(const Row &row) const {\n"
        << "    switch (row.index()) {\n";
     for (size_t i = 0; i < run.size(); ++i)
-      os << "    case " << i << ":\n      f" << i << "(row.at(0));\n      return;\n";
+      os << "    case " << i << ":\n      mpc::run_row(f" << i << ", row.at(0));\n      return;\n";
     os << "    }\n  }\n";
-    // The host's rows: each check's rows, end to end.
+    // The host's rows: each check's rows, end to end. (Members run out of
+    // line, one copy of the code per functor type rather than a thousand
+    // reductions inlined into one function in a deep model.)
     os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
     for (size_t i = 0; i < run.size(); ++i)
-      os << "    if (r < f" << i << ".kRows) {\n      f" << i << ".row(r);\n      return;\n    }\n"
+      os << "    if (r < f" << i << ".kRows) {\n      mpc::run_host_row(f" << i
+         << ", r);\n      return;\n    }\n"
          << "    r -= f" << i << ".kRows;\n";
     os << "  }\n#endif\n};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
        << "_checks_fn fn{";

@@ -146,6 +146,14 @@ MPC_DEVICE_INLINE void rows(int64_t count, const Fn &fn) {
   }
 }
 
+/// `fn(row)` out of line: a multi-tensor launch calls each of its kernels'
+/// functors through this, so that its code holds one copy per functor type
+/// rather than one per member.
+template <class Fn, class Row>
+__device__ __noinline__ void run_row(const Fn &fn, const Row &row) {
+  fn(row);
+}
+
 /// The skeleton of generated reductions: on the GPU, rows(count, fn), one
 /// output per row; on the host, `fn.row(r)` for every r in [0, hostRows),
 /// the host's own form of the reduction (see CudaEmitter.cpp).
@@ -231,6 +239,20 @@ MPC_DEVICE_INLINE void rows(int64_t count, const Fn &fn) {
     RowContext row(r);
     fn(row);
   }
+}
+
+/// `fn(row)` out of line (see the GPU's run_row).
+template <class Fn, class Row>
+__attribute__((noinline)) void run_row(const Fn &fn, const Row &row) {
+  fn(row);
+}
+
+/// `fn.row(r)`, the host's form of row r, out of line: a multi-tensor
+/// launch calls each of its kernels' functors through this, so that its
+/// code holds one copy per functor type rather than one per member.
+template <class Fn>
+__attribute__((noinline)) void run_host_row(const Fn &fn, int64_t r) {
+  fn.row(r);
 }
 
 /// The skeleton of generated reductions: `fn.row(r)` for every r in
