@@ -1245,6 +1245,7 @@ private:
                  rowGrid(rows), rowBlock(count));
       return success();
     }
+    assert(!functorOnly && "only fp32 reductions (the row skeleton) share a launch");
     std::string identity =
         isSum ? "static_cast<" + acc + ">(0)"
               : (accType.isF64() ? std::string("static_cast<double>(-mpc::inf_f())")
