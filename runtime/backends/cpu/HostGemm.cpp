@@ -183,7 +183,7 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
     // attention's per-head ones) in one oneDNN call: for small matrices a
     // call each, or widening each to fp32 for OpenBLAS, costs more than the
     // products.
-    if (step.batch > 1 && onednnWritesC && step.aDtype == DType::BF16 &&
+    if (onednn_ && step.batch > 1 && onednnWritesC && step.aDtype == DType::BF16 &&
         step.bDtype == DType::BF16 &&
         onednn_->handles(DType::BF16, step.batch * step.m, step.n, step.k) &&
         onednn_->runBatched(DType::BF16, step.cDtype, step.transposeA, step.transposeB, step.m,
