@@ -41,19 +41,27 @@ bool mpc::isParameterUpdate(FusionOp fusion) {
          });
 }
 
-llvm::SmallVector<llvm::SmallVector<FusionOp>> mpc::parameterUpdateRuns(Block &body) {
+/// The runs of two or more consecutive fusion groups of `body` that
+/// `isMember` accepts (ops that are not fusion groups do not break a run).
+template <typename IsMember>
+static llvm::SmallVector<llvm::SmallVector<FusionOp>> consecutiveRuns(Block &body,
+                                                                      IsMember isMember) {
   llvm::SmallVector<llvm::SmallVector<FusionOp>> runs(1);
   for (Operation &op : body) {
     auto fusion = llvm::dyn_cast<FusionOp>(op);
     if (!fusion)
       continue;
-    if (isParameterUpdate(fusion))
+    if (isMember(fusion))
       runs.back().push_back(fusion);
     else if (!runs.back().empty())
       runs.emplace_back();
   }
   llvm::erase_if(runs, [](const auto &run) { return run.size() < 2; });
   return runs;
+}
+
+llvm::SmallVector<llvm::SmallVector<FusionOp>> mpc::parameterUpdateRuns(Block &body) {
+  return consecutiveRuns(body, isParameterUpdate);
 }
 
 bool mpc::isFiniteCheck(FusionOp fusion) {
@@ -68,19 +76,8 @@ bool mpc::isFiniteCheck(FusionOp fusion) {
 
 llvm::SmallVector<llvm::SmallVector<FusionOp>> mpc::multiTensorRuns(Block &body) {
   llvm::SmallVector<llvm::SmallVector<FusionOp>> runs = parameterUpdateRuns(body);
-  llvm::SmallVector<llvm::SmallVector<FusionOp>> checks(1);
-  for (Operation &op : body) {
-    auto fusion = llvm::dyn_cast<FusionOp>(op);
-    if (!fusion)
-      continue;
-    if (isFiniteCheck(fusion))
-      checks.back().push_back(fusion);
-    else if (!checks.back().empty())
-      checks.emplace_back();
-  }
-  for (auto &run : checks)
-    if (run.size() >= 2)
-      runs.push_back(std::move(run));
+  for (auto &run : consecutiveRuns(body, isFiniteCheck))
+    runs.push_back(std::move(run));
   return runs;
 }
 

@@ -218,53 +218,15 @@ public:
       Operation &op = *ops[index];
       if (auto k = llvm::dyn_cast<mpk::PointwiseOp>(op); k && k->hasAttr("mpk.update")) {
         // The run of independent updates that starts here: one launch.
-        llvm::SmallVector<mpk::PointwiseOp> run = {k};
-        RunExtents extents;
-        extents.add(llvm::SmallVector<Value>(k.getInputs()),
-                    llvm::SmallVector<Value>(k.getOutputs()));
-        // (buffer declarations between kernels emit nothing)
-        size_t next = index + 1;
-        while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
-          ++next;
-        while (next < ops.size()) {
-          auto candidate = llvm::dyn_cast<mpk::PointwiseOp>(ops[next]);
-          if (!candidate || !candidate->hasAttr("mpk.update"))
-            break;
-          llvm::SmallVector<Value> in(candidate.getInputs()), out(candidate.getOutputs());
-          if (!extents.independent(in, out))
-            break;
-          run.push_back(candidate);
-          extents.add(in, out);
-          index = next++;
-          while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
-            ++next;
-        }
+        auto run = collectRun<mpk::PointwiseOp>(
+            ops, index, [](mpk::PointwiseOp c) { return c->hasAttr("mpk.update"); });
         if (failed(emitUpdates(os, run)))
           return failure();
         continue;
       }
       if (auto k = llvm::dyn_cast<mpk::ReduceOp>(op); k && isMergeableCheck(k)) {
         // The run of finite checks that starts here: one launch.
-        llvm::SmallVector<mpk::ReduceOp> run = {k};
-        RunExtents extents;
-        llvm::SmallVector<Value> outputs(k.getOutputs());
-        extents.add(readsOf(k), outputs);
-        size_t next = index + 1;
-        while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
-          ++next;
-        while (next < ops.size()) {
-          auto candidate = llvm::dyn_cast<mpk::ReduceOp>(ops[next]);
-          if (!candidate || !isMergeableCheck(candidate))
-            break;
-          llvm::SmallVector<Value> in = readsOf(candidate), out(candidate.getOutputs());
-          if (!extents.independent(in, out))
-            break;
-          run.push_back(candidate);
-          extents.add(in, out);
-          index = next++;
-          while (next < ops.size() && llvm::isa<mpk::BufferOp>(ops[next]))
-            ++next;
-        }
+        auto run = collectRun<mpk::ReduceOp>(ops, index, isMergeableCheck);
         if (failed(emitFiniteChecks(os, run)))
           return failure();
         continue;
@@ -742,11 +704,89 @@ private:
     }
   };
 
-  /// What finite check `k` reads (its input and epilogue inputs).
+  /// What kernel `k` reads: its inputs (and a reduction's epilogue inputs).
+  static llvm::SmallVector<Value> readsOf(mpk::PointwiseOp k) {
+    return llvm::SmallVector<Value>(k.getInputs());
+  }
   static llvm::SmallVector<Value> readsOf(mpk::ReduceOp k) {
     llvm::SmallVector<Value> values(k.getInputs());
     values.append(k.getEpilogueInputs().begin(), k.getEpilogueInputs().end());
     return values;
+  }
+
+  /// The run of kernels that starts at `ops[index]` and shares one launch:
+  /// the kernels of type OpT that follow it (buffer declarations between
+  /// them emit nothing), as long as `isMember` accepts them and they are
+  /// independent of the run. Leaves `index` at the run's last kernel.
+  template <typename OpT, typename IsMember>
+  static llvm::SmallVector<OpT> collectRun(llvm::ArrayRef<Operation *> ops, size_t &index,
+                                           IsMember isMember) {
+    auto first = llvm::cast<OpT>(ops[index]);
+    llvm::SmallVector<OpT> run = {first};
+    RunExtents extents;
+    extents.add(readsOf(first), llvm::SmallVector<Value>(first.getOutputs()));
+    auto skipBuffers = [&](size_t at) {
+      while (at < ops.size() && llvm::isa<mpk::BufferOp>(ops[at]))
+        ++at;
+      return at;
+    };
+    for (size_t next = skipBuffers(index + 1); next < ops.size(); next = skipBuffers(next + 1)) {
+      auto candidate = llvm::dyn_cast<OpT>(ops[next]);
+      if (!candidate || !isMember(candidate))
+        break;
+      llvm::SmallVector<Value> in = readsOf(candidate), out(candidate.getOutputs());
+      if (!extents.independent(in, out))
+        break;
+      run.push_back(candidate);
+      extents.add(in, out);
+      index = next;
+    }
+    return run;
+  }
+
+  /// The type of a merged launch's member whose functor definition is
+  /// `text` (printed with its own name `name`_fn): an earlier identical
+  /// functor's (the same kernel of a repeated layer), else its own, printed
+  /// now.
+  std::string memberFunctorType(llvm::raw_ostream &os, const std::string &text,
+                                llvm::StringRef name) {
+    std::string own = (name + "_fn").str();
+    auto [it, added] = functors.try_emplace(replaceName(text, own, "@functor@"), own);
+    if (added)
+      os << text;
+    return it->second;
+  }
+
+  /// The host's rows of a merged launch: each member's rows, end to end,
+  /// called through mpc::run_host_row when `outOfLine`.
+  static void emitMemberHostRows(llvm::raw_ostream &os, size_t members, bool outOfLine) {
+    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
+    for (size_t i = 0; i < members; ++i) {
+      os << "    if (r < f" << i << ".kRows) {\n      ";
+      if (outOfLine)
+        os << "mpc::run_host_row(f" << i << ", r);";
+      else
+        os << "f" << i << ".row(r);";
+      os << "\n      return;\n    }\n"
+         << "    r -= f" << i << ".kRows;\n";
+    }
+    os << "  }\n#endif\n";
+  }
+
+  /// The initializers of a merged launch's members: member i takes the next
+  /// `counts[i]` entries of the launch's buffer table.
+  void emitMemberTables(llvm::raw_ostream &os, llvm::ArrayRef<size_t> counts,
+                        llvm::ArrayRef<Value> buffers, llvm::ArrayRef<bool> written) {
+    size_t table = 0;
+    for (auto [i, count] : llvm::enumerate(counts)) {
+      os << (i ? ", " : "") << "{";
+      for (size_t j = 0; j < count; ++j, ++table) {
+        std::string type = storageType(elementOf(buffers[table]));
+        os << (j ? ", " : "") << "static_cast<" << (written[table] ? "" : "const ") << type
+           << " *>(mpc_buffers[" << table << "])";
+      }
+      os << "}";
+    }
   }
 
   /// Independent finite checks as one multi-tensor reduction: each keeps its
@@ -768,6 +808,7 @@ private:
     llvm::SmallVector<Value> buffers;
     llvm::SmallVector<bool> written;
     llvm::SmallVector<std::string> types;
+    llvm::SmallVector<size_t> counts;
     int64_t block = 32;
     for (mpk::ReduceOp k : run) {
       std::string text;
@@ -775,17 +816,13 @@ private:
       valueCount = 0;
       if (failed(emitReduce(kos, k, /*functorOnly=*/true)))
         return failure();
-      std::string own = (k.getSymName() + "_fn").str();
-      auto [it, added] = functors.try_emplace(replaceName(text, own, "@functor@"), own);
-      if (added)
-        os << text;
-      types.push_back(it->second);
-      size_t before = buffers.size();
-      buffers.append(k.getInputs().begin(), k.getInputs().end());
-      buffers.append(k.getEpilogueInputs().begin(), k.getEpilogueInputs().end());
-      written.append(buffers.size() - before, false);
+      types.push_back(memberFunctorType(os, text, k.getSymName()));
+      llvm::SmallVector<Value> reads = readsOf(k);
+      buffers.append(reads.begin(), reads.end());
+      written.append(reads.size(), false);
       buffers.append(k.getOutputs().begin(), k.getOutputs().end());
       written.append(k.getOutputs().size(), true);
+      counts.push_back(reads.size() + k.getOutputs().size());
       int64_t count = 1;
       for (int64_t d : k.getReductionDims())
         count *= k.getIteration()[d];
@@ -803,28 +840,13 @@ private:
     for (size_t i = 0; i < run.size(); ++i)
       os << "    case " << i << ":\n      mpc::run_row(f" << i << ", row.at(0));\n      return;\n";
     os << "    }\n  }\n";
-    // The host's rows: each check's rows, end to end. (Members run out of
-    // line, one copy of the code per functor type rather than a thousand
-    // reductions inlined into one function in a deep model.)
-    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
-    for (size_t i = 0; i < run.size(); ++i)
-      os << "    if (r < f" << i << ".kRows) {\n      mpc::run_host_row(f" << i
-         << ", r);\n      return;\n    }\n"
-         << "    r -= f" << i << ".kRows;\n";
-    os << "  }\n#endif\n};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
+    // The host's rows, out of line: one copy of the code per functor type
+    // rather than a thousand reductions inlined into one function in a deep
+    // model.
+    emitMemberHostRows(os, run.size(), /*outOfLine=*/true);
+    os << "};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
        << "_checks_fn fn{";
-    size_t table = 0;
-    for (auto [i, member] : llvm::enumerate(run)) {
-      mpk::ReduceOp k = member;
-      os << (i ? ", " : "") << "{";
-      size_t count = k.getInputs().size() + k.getEpilogueInputs().size() + k.getOutputs().size();
-      for (size_t j = 0; j < count; ++j, ++table) {
-        std::string type = storageType(elementOf(buffers[table]));
-        os << (j ? ", " : "") << "static_cast<" << (written[table] ? "" : "const ") << type
-           << " *>(mpc_buffers[" << table << "])";
-      }
-      os << "}";
-    }
+    emitMemberTables(os, counts, buffers, written);
     os << "};\n  mpc::reduce_rows(" << run.size() << ", ";
     for (auto [i, type] : llvm::enumerate(types))
       os << (i ? " + " : "") << type << "::kRows";
@@ -852,6 +874,7 @@ private:
     llvm::SmallVector<Value> buffers;
     llvm::SmallVector<bool> written;
     llvm::SmallVector<int64_t> sizes;
+    llvm::SmallVector<size_t> counts;
     // Each member's functor, shared with an earlier identical one (the same
     // update of a repeated layer's parameters).
     llvm::SmallVector<std::string> types;
@@ -861,15 +884,12 @@ private:
       valueCount = 0;
       if (failed(emitPointwise(kos, k, /*functorOnly=*/true)))
         return failure();
-      std::string own = (k.getSymName() + "_fn").str();
-      auto [it, added] = functors.try_emplace(replaceName(text, own, "@functor@"), own);
-      if (added)
-        os << text;
-      types.push_back(it->second);
+      types.push_back(memberFunctorType(os, text, k.getSymName()));
       buffers.append(k.getInputs().begin(), k.getInputs().end());
       buffers.append(k.getOutputs().begin(), k.getOutputs().end());
       written.append(k.getInputs().size(), false);
       written.append(k.getOutputs().size(), true);
+      counts.push_back(k.getInputs().size() + k.getOutputs().size());
       sizes.push_back(product(k.getIteration()));
       if (k != first)
         result.mergedInto[k.getSymName().str()] = first.getSymName().str();
@@ -886,25 +906,10 @@ private:
       total += n;
     }
     os << "  }\n";
-    // The host's rows: each member's rows, end to end.
-    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
-    for (size_t i = 0; i < run.size(); ++i)
-      os << "    if (r < f" << i << ".kRows) {\n      f" << i << ".row(r);\n      return;\n    }\n"
-         << "    r -= f" << i << ".kRows;\n";
-    os << "  }\n#endif\n};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
+    emitMemberHostRows(os, run.size(), /*outOfLine=*/false);
+    os << "};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
        << "_updates_fn fn{";
-    size_t table = 0;
-    for (auto [i, member] : llvm::enumerate(run)) {
-      mpk::PointwiseOp k = member;
-      os << (i ? ", " : "") << "{";
-      size_t count = k.getInputs().size() + k.getOutputs().size();
-      for (size_t j = 0; j < count; ++j, ++table) {
-        std::string type = storageType(elementOf(buffers[table]));
-        os << (j ? ", " : "") << "static_cast<" << (written[table] ? "" : "const ") << type
-           << " *>(mpc_buffers[" << table << "])";
-      }
-      os << "}";
-    }
+    emitMemberTables(os, counts, buffers, written);
     os << "};\n  mpc::pointwise_rows(";
     for (auto [i, type] : llvm::enumerate(types))
       os << (i ? " + " : "") << type << "::kRows";

@@ -314,16 +314,26 @@ LogicalResult LayerNormOp::verify() {
   return success();
 }
 
-LogicalResult CrossEntropyOp::verify() {
-  int64_t rows = getRows(), cols = getCols();
+/// What a cross-entropy kernel and its gradient share: `rows` x `cols`
+/// floating-point logits (as every one of `floats`, `what` naming them)
+/// and one label per row.
+static LogicalResult verifyLogitsAndLabels(Operation *op, int64_t rows, int64_t cols,
+                                           Value logits, Value labels,
+                                           llvm::ArrayRef<Value> floats, llvm::StringRef what) {
   if (rows < 0 || cols < 1)
-    return emitOpError("expects non-negative rows and positive cols");
-  if (failed(expectFloats(*this, {getLogits(), getLosses()}, "logits and losses")))
+    return op->emitOpError("expects non-negative rows and positive cols");
+  if (failed(expectFloats(op, floats, what)))
     return failure();
-  if (elementsOf(getLogits()) != rows * cols)
-    return emitOpError() << "expects logits of rows x cols (" << rows * cols << ") elements, got "
-                         << getLogits().getType();
-  if (failed(expectLabels(*this, getLabels(), rows)))
+  if (elementsOf(logits) != rows * cols)
+    return op->emitOpError() << "expects logits of rows x cols (" << rows * cols
+                             << ") elements, got " << logits.getType();
+  return expectLabels(op, labels, rows);
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  int64_t rows = getRows();
+  if (failed(verifyLogitsAndLabels(*this, rows, getCols(), getLogits(), getLabels(),
+                                   {getLogits(), getLosses()}, "logits and losses")))
     return failure();
   if (elementsOf(getLosses()) != rows)
     return emitOpError() << "expects " << rows << " losses (one per row), got "
@@ -332,16 +342,9 @@ LogicalResult CrossEntropyOp::verify() {
 }
 
 LogicalResult CrossEntropyGradOp::verify() {
-  int64_t rows = getRows(), cols = getCols();
-  if (rows < 0 || cols < 1)
-    return emitOpError("expects non-negative rows and positive cols");
-  if (failed(expectFloats(*this, {getLogits(), getGradLoss(), getGradLogits()},
-                          "logits and gradients")))
-    return failure();
-  if (elementsOf(getLogits()) != rows * cols)
-    return emitOpError() << "expects logits of rows x cols (" << rows * cols << ") elements, got "
-                         << getLogits().getType();
-  if (failed(expectLabels(*this, getLabels(), rows)))
+  if (failed(verifyLogitsAndLabels(*this, getRows(), getCols(), getLogits(), getLabels(),
+                                   {getLogits(), getGradLoss(), getGradLogits()},
+                                   "logits and gradients")))
     return failure();
   if (elementsOf(getGradLoss()) != 1)
     return emitOpError() << "expects the loss gradient to be one element, got "
