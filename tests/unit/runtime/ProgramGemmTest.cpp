@@ -394,6 +394,15 @@ const GemmCase kCases[] = {
      32, 64, 48, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::Gelu},
     {"F32LargeBiasRelu", DType::F32, DType::F32, DType::F32, DType::F32, 256,
      256, 256, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::BiasRelu},
+    // From OnednnMatmul::kF32MinMacs (2^20) products oneDNN takes f32 and
+    // widened fp16 operands, transposed or not; a narrow C over a long sum
+    // stays with OpenBLAS.
+    {"F32MidTransposedABBias", DType::F32, DType::F32, DType::F32, DType::F32, 128,
+     128, 64, 1, 0, 0, 0, 0, 0, 0, true, true, Epilogue::Bias},
+    {"F16MidTransposedBRelu", DType::F16, DType::F16, DType::F32, std::nullopt, 128,
+     96, 96, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::Relu},
+    {"F32NarrowLongSum", DType::F32, DType::F32, DType::F32, std::nullopt, 64, 10,
+     2048, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::None},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, ProgramGemm, ::testing::ValuesIn(kCases),
