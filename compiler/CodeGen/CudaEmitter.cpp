@@ -788,10 +788,16 @@ private:
     os << "  }\n#endif\n";
   }
 
-  /// The initializers of a merged launch's members: member i takes the next
-  /// `counts[i]` entries of the launch's buffer table.
-  void emitMemberTables(llvm::raw_ostream &os, llvm::ArrayRef<size_t> counts,
-                        llvm::ArrayRef<Value> buffers, llvm::ArrayRef<bool> written) {
+  /// The functor `fn` of a merged launch, of type `functor`: member i takes
+  /// the next `counts[i]` entries of the launch's buffer table. On the GPU an
+  /// initializer; on the host one copy of the table (mpc::fill_from_table),
+  /// since the initializer of a deep model's thousands of pointers costs the
+  /// host compiler a minute. The members are the table's pointers in order,
+  /// nothing else, which the size assertion checks.
+  void emitMergedFunctor(llvm::raw_ostream &os, llvm::StringRef functor,
+                         llvm::ArrayRef<size_t> counts, llvm::ArrayRef<Value> buffers,
+                         llvm::ArrayRef<bool> written) {
+    os << "#ifdef __CUDACC__\n  const " << functor << " fn{";
     size_t table = 0;
     for (auto [i, count] : llvm::enumerate(counts)) {
       os << (i ? ", " : "") << "{";
@@ -802,6 +808,9 @@ private:
       }
       os << "}";
     }
+    os << "};\n#else\n  " << functor << " fn;\n  static_assert(sizeof(fn) == " << table
+       << " * sizeof(void *), \"the buffer table's pointers\");\n"
+       << "  mpc::fill_from_table(fn, mpc_buffers);\n#endif\n";
   }
 
   /// Independent finite checks as one multi-tensor reduction: each keeps its
@@ -859,10 +868,9 @@ private:
     // rather than a thousand reductions inlined into one function in a deep
     // model.
     emitMemberHostRows(os, run.size(), /*outOfLine=*/true);
-    os << "};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
-       << "_checks_fn fn{";
-    emitMemberTables(os, counts, buffers, written);
-    os << "};\n  mpc::reduce_rows(" << run.size() << ", ";
+    os << "};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n";
+    emitMergedFunctor(os, name + "_checks_fn", counts, buffers, written);
+    os << "  mpc::reduce_rows(" << run.size() << ", ";
     for (auto [i, type] : llvm::enumerate(types))
       os << (i ? " + " : "") << type << "::kRows";
     os << ", fn);\n}\n";
@@ -922,10 +930,9 @@ private:
     }
     os << "  }\n";
     emitMemberHostRows(os, run.size(), /*outOfLine=*/false);
-    os << "};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name
-       << "_updates_fn fn{";
-    emitMemberTables(os, counts, buffers, written);
-    os << "};\n  mpc::pointwise_rows(";
+    os << "};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n";
+    emitMergedFunctor(os, name + "_updates_fn", counts, buffers, written);
+    os << "  mpc::pointwise_rows(";
     for (auto [i, type] : llvm::enumerate(types))
       os << (i ? " + " : "") << type << "::kRows";
     os << ", " << total << ", fn);\n}\n";
