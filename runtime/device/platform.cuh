@@ -10,7 +10,8 @@
 //     object) helpers are ordinary inline functions and a kernel is an
 //     exported `extern "C"` function the backend finds with dlsym.
 // NVRTC has no standard headers, so the fixed-width integer types are
-// declared here when compiling under it.
+// declared here when compiling under it. The host also gets the one helper
+// every merged launch's entry uses (fill_from_table).
 //
 //===----------------------------------------------------------------------===//
 
