@@ -788,29 +788,47 @@ private:
     os << "  }\n#endif\n";
   }
 
-  /// The functor `fn` of a merged launch, of type `functor`: member i takes
-  /// the next `counts[i]` entries of the launch's buffer table. On the GPU an
-  /// initializer; on the host one copy of the table (mpc::fill_from_table),
-  /// since the initializer of a deep model's thousands of pointers costs the
-  /// host compiler a minute. The members are the table's pointers in order,
-  /// nothing else, which the size assertion checks.
+  /// The initializer of a merged launch's member `member`, whose pointers
+  /// are entries [first, first + count) of the buffer table `table`.
+  static void emitMemberInitializer(llvm::raw_ostream &os, llvm::StringRef table,
+                                    size_t first, size_t count,
+                                    llvm::ArrayRef<Value> buffers,
+                                    llvm::ArrayRef<bool> written) {
+    os << "{";
+    for (size_t j = first; j < first + count; ++j)
+      os << (j > first ? ", " : "") << "static_cast<" << (written[j] ? "" : "const ")
+         << storageType(elementOf(buffers[j])) << " *>(" << table << "[" << j << "])";
+    os << "}";
+  }
+
+  /// The host's `fn` of a merged launch, of type `functor`, whose members
+  /// are the buffer table's pointers in order and nothing else (the size
+  /// assertion checks): one copy of the table (mpc::fill_from_table). An
+  /// initializer of a deep model's thousands of pointers is one basic block
+  /// that costs the host compiler a minute.
+  static void emitHostFunctorFill(llvm::raw_ostream &os, llvm::StringRef functor,
+                                  size_t pointers) {
+    os << "  " << functor << " fn;\n  static_assert(sizeof(fn) == " << pointers
+       << " * sizeof(void *), \"the buffer table's pointers\");\n"
+       << "  mpc::fill_from_table(fn, mpc_buffers);\n";
+  }
+
+  /// The functor `fn` of a merged reduction launch, of type `functor`: member
+  /// i takes the next `counts[i]` entries of the launch's buffer table. On
+  /// the GPU an initializer, on the host a copy of the table.
   void emitMergedFunctor(llvm::raw_ostream &os, llvm::StringRef functor,
                          llvm::ArrayRef<size_t> counts, llvm::ArrayRef<Value> buffers,
                          llvm::ArrayRef<bool> written) {
     os << "#ifdef __CUDACC__\n  const " << functor << " fn{";
     size_t table = 0;
     for (auto [i, count] : llvm::enumerate(counts)) {
-      os << (i ? ", " : "") << "{";
-      for (size_t j = 0; j < count; ++j, ++table) {
-        std::string type = storageType(elementOf(buffers[table]));
-        os << (j ? ", " : "") << "static_cast<" << (written[table] ? "" : "const ") << type
-           << " *>(mpc_buffers[" << table << "])";
-      }
-      os << "}";
+      os << (i ? ", " : "");
+      emitMemberInitializer(os, "mpc_buffers", table, count, buffers, written);
+      table += count;
     }
-    os << "};\n#else\n  " << functor << " fn;\n  static_assert(sizeof(fn) == " << table
-       << " * sizeof(void *), \"the buffer table's pointers\");\n"
-       << "  mpc::fill_from_table(fn, mpc_buffers);\n#endif\n";
+    os << "};\n#else\n";
+    emitHostFunctorFill(os, functor, table);
+    os << "#endif\n";
   }
 
   /// Independent finite checks as one multi-tensor reduction: each keeps its
@@ -918,21 +936,34 @@ private:
         result.mergedInto[k.getSymName().str()] = first.getSymName().str();
     }
     std::string name = first.getSymName().str();
-    os << "\nnamespace {\nstruct " << name << "_updates_fn {\n";
+    // By element (the GPU, and the host's element form): each index builds
+    // only its own member from the table, so no thread loads and no
+    // compiler carries the others' pointers (an initializer of a deep
+    // model's thousands of them took NVRTC minutes).
+    os << "\nnamespace {\nstruct " << name << "_updates_fn {\n"
+       << "  void *const *table;\n"
+       << "  MPC_HD void operator()(int64_t i) const {\n";
+    int64_t total = 0;
+    size_t table = 0;
+    for (auto [i, n] : llvm::enumerate(sizes)) {
+      os << "    if (i < " << total + n << ") {\n      const " << types[i] << " f";
+      emitMemberInitializer(os, "table", table, counts[i], buffers, written);
+      os << ";\n      f(i - " << total << ");\n      return;\n    }\n";
+      total += n;
+      table += counts[i];
+    }
+    os << "  }\n};\n";
+    // By rows (the host): every member, filled from the table at once, and
+    // each member's rows in turn.
+    os << "#ifndef __CUDACC__\nstruct " << name << "_update_rows_fn {\n";
     for (auto [i, type] : llvm::enumerate(types))
       os << "  " << type << " f" << i << ";\n";
-    os << "  MPC_HD void operator()(int64_t i) const {\n";
-    int64_t total = 0;
-    for (auto [i, n] : llvm::enumerate(sizes)) {
-      os << "    if (i < " << total + n << ") {\n      f" << i << "(i - " << total
-         << ");\n      return;\n    }\n";
-      total += n;
-    }
-    os << "  }\n";
     emitMemberHostRows(os, run.size(), /*outOfLine=*/false);
-    os << "};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n";
-    emitMergedFunctor(os, name + "_updates_fn", counts, buffers, written);
-    os << "  mpc::pointwise_rows(";
+    os << "};\n#endif\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n"
+       << "#if defined(__CUDACC__) || defined(MPC_HOST_ELEMENT_FORM)\n"
+       << "  const " << name << "_updates_fn fn{mpc_buffers};\n#else\n";
+    emitHostFunctorFill(os, name + "_update_rows_fn", table);
+    os << "#endif\n  mpc::pointwise_rows(";
     for (auto [i, type] : llvm::enumerate(types))
       os << (i ? " + " : "") << type << "::kRows";
     os << ", " << total << ", fn);\n}\n";
