@@ -35,9 +35,10 @@ public:
   /// kernel; f32 ones of at least kF32MinMacs, except a narrow C (fewer than
   /// kF32NarrowColumns columns) over a long sum (k > m), such as the logits
   /// layer's forward GEMM. Elsewhere widening and OpenBLAS are faster.
-  /// Measured with one thread on AMD Zen 4 (1.1x to 1.5x in OpenBLAS's
-  /// favour below 2^20 multiply-adds, 0.85x to 0.9x above; 256x10x1024 1.4x,
-  /// 256x1024x10 0.46x, 1024x10x256 0.62x to 0.92x).
+  /// Measured with one thread on AMD Zen 4, oneDNN's time against
+  /// OpenBLAS's: 1.1x to 1.5x below about 2^19 multiply-adds, 0.81x to 0.93x
+  /// from 2^20; 256x10x1024 1.4x, 256x1024x10 0.46x, 1024x10x256 0.62x to
+  /// 0.92x (bench/results/2026-12-01-cpu-vs-pytorch-4.md).
   bool handles(DType dtype, int64_t m, int64_t n, int64_t k);
 
   /// c (m x n) = op(a) op(b) [+ bias], row-major, op a transpose when
