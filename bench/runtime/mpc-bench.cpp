@@ -7,13 +7,16 @@
 // steps, each ended by waiting for the device), what a step costs the host
 // (graph launches, synchronisations, throttle waits per step), the device
 // memory the program holds and, with --gemms on a GPU, each GEMM step timed
-// alone against the best of cuBLASLt's other algorithms for it. Needs only
+// alone against the best of cuBLASLt's other algorithms for it, and with
+// --profile on the CPU each step of the program timed where it runs in the
+// step (the median over the --steps more steps it takes). Needs only
 // the runtime, so it builds on a GPU machine without the compiler.
 //
 //===----------------------------------------------------------------------===//
 
 #include "StepRunner.h"
 
+#include "CpuBackend.h"
 #ifdef MPC_HAVE_CUDA_BACKEND
 #include "CudaBackend.h"
 #endif
@@ -33,7 +36,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: mpc-bench BUNDLE [--device cpu|cuda|cuda:N] [--steps N] [--warmup N]\n"
-    "                 [--repeats R] [--gemms] [--label TEXT] [--json FILE]\n"
+    "                 [--repeats R] [--gemms] [--profile] [--label TEXT] [--json FILE]\n"
     "\n"
     "Times BUNDLE's step on synthetic batches (floats in [0, 1), integers in [0, 10)).\n"
     "  --device   where to run (default cpu)\n"
@@ -41,6 +44,8 @@ constexpr char kUsage[] =
     "  --warmup   untimed steps first (default 10)\n"
     "  --repeats  repetitions; the median is reported (default 5)\n"
     "  --gemms    also time each GEMM step alone (CUDA only)\n"
+    "  --profile  also time each step of the program where it runs, the median over\n"
+    "             --steps more steps on the same batches (CPU only): where the time goes\n"
     "  --label    a name for the result (default: the bundle's program)\n"
     "  --json     write the result there too (default: standard output only)\n"
     "Exit codes: 0 done, 1 failed, 2 bad command line, 77 the device is not available.\n";
@@ -66,7 +71,7 @@ int main(int argc, char **argv) {
   using namespace mpc;
   std::string bundle, device = "cpu", label, jsonPath;
   int steps = 100, warmup = 10, repeats = 5;
-  bool gemms = false;
+  bool gemms = false, profile = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char *name) -> const char * {
@@ -100,6 +105,8 @@ int main(int argc, char **argv) {
       repeats = count("--repeats", 1);
     } else if (arg == "--gemms") {
       gemms = true;
+    } else if (arg == "--profile") {
+      profile = true;
     } else if (arg == "--label") {
       label = value("--label");
     } else if (arg == "--json") {
@@ -114,6 +121,8 @@ int main(int argc, char **argv) {
   }
   if (bundle.empty())
     return usage("no bundle given");
+  if (profile && device != "cpu")
+    return usage("--profile times the CPU backend's steps; it needs --device cpu");
   if (rt::Status status = rt::checkDevice(device); !status.isOk()) {
     std::cerr << "mpc-bench: " << status.message() << "\n";
     return 77;
@@ -205,6 +214,31 @@ int main(int argc, char **argv) {
   if (gemms && device != "cpu")
     return fail(rt::Status::error(MPC_UNSUPPORTED, "--gemms needs the CUDA backend"));
 #endif
+  if (profile) {
+    // The same synthetic batches, bound to the inputs' buffers.
+    const rt::Manifest &manifest = program->manifest();
+    std::vector<std::vector<rt::InputBytes>> inputs;
+    for (const bench::Batch &batch : batches) {
+      inputs.emplace_back();
+      for (size_t i = 0; i < manifest.inputs.size(); ++i)
+        inputs.back().push_back({manifest.inputs[i].buffer, batch[i].data(), batch[i].size()});
+    }
+    std::vector<rt::CpuStepTiming> timings;
+    if (rt::Status status = rt::timeCpuSteps(program->backend(), inputs, steps, timings);
+        !status.isOk())
+      return fail(status);
+    double total = 0;
+    for (const rt::CpuStepTiming &t : timings)
+      total += t.microseconds;
+    os << ", \"profile_us_per_step\": " << number(total) << ", \"profile\": [";
+    for (size_t i = 0; i < timings.size(); ++i) {
+      const rt::CpuStepTiming &t = timings[i];
+      os << (i ? ", " : "") << "{\"step\": " << t.step << ", \"what\": " << rt::quoteJson(t.what)
+         << ", \"us\": " << number(t.microseconds)
+         << ", \"share\": " << number(total > 0 ? t.microseconds / total : 0) << "}";
+    }
+    os << "]";
+  }
   os << "}\n";
   std::cout << os.str();
   if (!jsonPath.empty()) {

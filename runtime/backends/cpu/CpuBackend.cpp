@@ -8,7 +8,10 @@
 
 #include "HostGemm.h"
 #include "HostObject.h"
+#include "HostTensor.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <variant>
@@ -53,6 +56,7 @@ private:
 };
 
 struct PlannedLaunch {
+  std::string name;
   HostKernel kernel;
   std::vector<void *> table;
 };
@@ -119,16 +123,8 @@ public:
     for (const InputBytes &input : inputs)
       if (input.bytes > 0)
         std::memcpy(address(input.buffer), input.data, input.bytes);
-    for (const PlannedStep &step : steps_) {
-      if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
-        launch->kernel(launch->table.data());
-      } else if (const auto *gemm = std::get_if<PlannedGemm>(&step)) {
-        gemm_.run(gemm->step, gemm->a, gemm->b, gemm->bias, gemm->c);
-      } else {
-        const auto &copy = std::get<PlannedCopy>(step);
-        std::memcpy(copy.target, copy.source, copy.bytes);
-      }
-    }
+    for (const PlannedStep &step : steps_)
+      perform(step);
     TelemetryRecord record;
     record.run = runs_++;
     for (const TensorSpec &spec : telemetry_) {
@@ -147,6 +143,33 @@ public:
     return Status();
   }
 
+  Status timeSteps(const std::vector<std::vector<InputBytes>> &batches, int runs,
+                   std::vector<CpuStepTiming> &out) {
+    if (runs < 1 || batches.empty())
+      return Status::error(MPC_INVALID_ARGUMENT,
+                           "timing steps needs at least one run and one batch");
+    std::vector<std::vector<double>> times(steps_.size());
+    for (int run = 0; run < runs; ++run) {
+      for (const InputBytes &input : batches[run % batches.size()])
+        if (input.bytes > 0)
+          std::memcpy(address(input.buffer), input.data, input.bytes);
+      for (size_t i = 0; i < steps_.size(); ++i) {
+        auto start = std::chrono::steady_clock::now();
+        perform(steps_[i]);
+        times[i].push_back(
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                .count());
+      }
+    }
+    out.clear();
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      std::vector<double> &samples = times[i];
+      std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+      out.push_back({i, describe(steps_[i]), samples[samples.size() / 2]});
+    }
+    return Status();
+  }
+
   BackendStats stats() const override {
     BackendStats stats;
     stats.runs = runs_;
@@ -156,6 +179,37 @@ public:
   }
 
 private:
+  void perform(const PlannedStep &step) {
+    if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
+      launch->kernel(launch->table.data());
+    } else if (const auto *gemm = std::get_if<PlannedGemm>(&step)) {
+      gemm_.run(gemm->step, gemm->a, gemm->b, gemm->bias, gemm->c);
+    } else {
+      const auto &copy = std::get<PlannedCopy>(step);
+      std::memcpy(copy.target, copy.source, copy.bytes);
+    }
+  }
+
+  /// "kernel k3", "gemm 64x128x64 f16*f16->f16 bias_relu" (m x n x k, then
+  /// the batch when there is one), "copy 8 bytes".
+  static std::string describe(const PlannedStep &step) {
+    if (const auto *launch = std::get_if<PlannedLaunch>(&step))
+      return "kernel " + launch->name;
+    if (const auto *gemm = std::get_if<PlannedGemm>(&step)) {
+      const GemmStep &g = gemm->step;
+      std::string text = "gemm " + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" +
+                         std::to_string(g.k);
+      if (g.batch > 1)
+        text += " batch " + std::to_string(g.batch);
+      text += std::string(" ") + dtypeName(g.aDtype) + (g.transposeA ? "^T" : "") + "*" +
+              dtypeName(g.bDtype) + (g.transposeB ? "^T" : "") + "->" + dtypeName(g.cDtype);
+      if (g.epilogue != Epilogue::None)
+        text += std::string(" ") + epilogueName(g.epilogue);
+      return text;
+    }
+    return "copy " + std::to_string(std::get<PlannedCopy>(step).bytes) + " bytes";
+  }
+
   uint8_t *address(const BufferRef &at) const {
     return (at.space == BufferSpace::Arena ? arena_ : persistent_)
         .at(at.offset);
@@ -164,6 +218,7 @@ private:
   Status plan(const Step &step) {
     if (const auto *launch = std::get_if<LaunchStep>(&step)) {
       PlannedLaunch planned;
+      planned.name = launch->kernel;
       if (Status status = object_.kernel(launch->kernel, planned.kernel);
           !status.isOk())
         return status;
@@ -194,6 +249,14 @@ private:
 };
 
 } // namespace
+
+Status timeCpuSteps(Backend &backend, const std::vector<std::vector<InputBytes>> &batches,
+                    int runs, std::vector<CpuStepTiming> &out) {
+  auto *cpu = dynamic_cast<CpuBackend *>(&backend);
+  if (!cpu)
+    return Status::error(MPC_UNSUPPORTED, "timing steps one by one needs the CPU backend");
+  return cpu->timeSteps(batches, runs, out);
+}
 
 Status createCpuBackend(const std::string &bundlePath, const Manifest &manifest,
                         const std::vector<BundleSection> &sections,

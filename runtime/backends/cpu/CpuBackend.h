@@ -6,7 +6,8 @@
 // (256-byte aligned, zeroed), runs kernels from the bundle's host object,
 // GEMMs with OpenBLAS (HostGemm.h) and copies with memcpy. Kernel pointer
 // tables and step operands are resolved once, at creation. A run is done
-// when run() returns, and its telemetry is collected at once.
+// when run() returns, and its telemetry is collected at once. For the
+// benchmarks, timeCpuSteps times each step of the program where it runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,25 @@ namespace mpc::rt {
 Status createCpuBackend(const std::string &bundlePath, const Manifest &manifest,
                         const std::vector<BundleSection> &sections,
                         const BackendConfig &config, std::unique_ptr<Backend> &out);
+
+/// One step of a CPU backend's program timed where it runs in the step.
+struct CpuStepTiming {
+  /// The step's index in the manifest.
+  size_t step = 0;
+  /// "kernel k3", "gemm 64x128x64 f16*f16->f16 bias_relu" (m x n x k, a
+  /// transposed operand marked ^T) or "copy 8 bytes".
+  std::string what;
+  /// The median over the runs, in microseconds.
+  double microseconds = 0;
+};
+
+/// Performs a CPU backend's whole program `runs` more times, run r on the
+/// inputs of batches[r % batches.size()] (copied in untimed, as run() would),
+/// timing every step on its own: one entry per step, in order. Parameters
+/// and state change as in a run, but the runs are not counted and record no
+/// telemetry (for the benchmarks). MPC_UNSUPPORTED for another backend.
+Status timeCpuSteps(Backend &backend, const std::vector<std::vector<InputBytes>> &batches,
+                    int runs, std::vector<CpuStepTiming> &out);
 
 } // namespace mpc::rt
 
