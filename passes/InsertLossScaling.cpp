@@ -65,6 +65,29 @@ struct MpgInsertLossScalingPass
     return success();
   }
 
+  /// Whether every scale the step can use is a power of two in
+  /// [2^-126, 2^126] (an f32 whose reciprocal is exact): the scale itself
+  /// when static; when dynamic, the first scale and the clamps, with growth
+  /// and backoff factors that are powers of two too (a product of powers of
+  /// two, clamped to a power of two, is one).
+  bool onlyPowersOfTwo(bool dynamic) const {
+    auto isPowerOfTwo = [](double value, int minExponent, int maxExponent) {
+      if (!(value > 0) || !std::isfinite(value))
+        return false;
+      int exponent = 0;
+      return std::frexp(value, &exponent) == 0.5 && exponent - 1 >= minExponent &&
+             exponent - 1 <= maxExponent;
+    };
+    auto scaleIsPowerOfTwo = [&](double value) { return isPowerOfTwo(value, -126, 126); };
+    if (!scaleIsPowerOfTwo(initScale))
+      return false;
+    if (!dynamic)
+      return true;
+    auto factorIsPowerOfTwo = [&](double value) { return isPowerOfTwo(value, -1024, 1024); };
+    return scaleIsPowerOfTwo(minScale) && scaleIsPowerOfTwo(maxScale) &&
+           factorIsPowerOfTwo(growthFactor) && factorIsPowerOfTwo(backoffFactor);
+  }
+
   void runOnOperation() override {
     GraphOp graph = getOperation();
     if (failed(checkOptions(graph)))
@@ -132,11 +155,15 @@ struct MpgInsertLossScalingPass
       b.setInsertionPointAfter(scale.getDefiningOp());
     Value finite = b.create<AllFiniteOp>(loc, scalarType(b.getI1Type()), gradients.getArrayRef());
 
-    // Updates read the unscaled gradient.
+    // Updates read the unscaled gradient, a product with the exact
+    // reciprocal when every scale the step can use is a power of two.
+    bool powerOfTwo = onlyPowersOfTwo(dynamic);
     for (Operation *update : updates) {
       OpOperand *gradient = gradientOperand(update);
       b.setInsertionPoint(update);
-      gradient->set(b.create<UnscaleOp>(update->getLoc(), gradient->get(), scale));
+      auto unscaled = b.create<UnscaleOp>(update->getLoc(), gradient->get(), scale);
+      unscaled.setPowerOfTwoScale(powerOfTwo);
+      gradient->set(unscaled);
     }
 
     // The skip: every state an update (or the step counter) writes keeps

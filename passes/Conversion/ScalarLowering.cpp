@@ -223,8 +223,14 @@ LogicalResult mpc::lowerToScalar(OpBuilder &b, Operation *op, IRMapping &scalars
       })
       .Case([&](UnscaleOp sc) {
         Value factor = convertScalar(b, op->getLoc(), in(1), elementOf(sc.getOperand()), false);
-        result = convertScalar(b, op->getLoc(), s.div(in(0), factor), elementOf(sc.getResult()),
-                               false);
+        // A power of two's reciprocal is exact: the product rounds to the
+        // quotient's value (see the op), and a kernel loop computes the
+        // reciprocal once.
+        Value unscaled =
+            sc.getPowerOfTwoScale()
+                ? s.mul(in(0), s.div(s.constant(factor.getType(), 1.0), factor))
+                : s.div(in(0), factor);
+        result = convertScalar(b, op->getLoc(), unscaled, elementOf(sc.getResult()), false);
       });
   if (!result)
     return op->emitError() << "'" << op->getName() << "' has no scalar form for a generated kernel";

@@ -933,7 +933,26 @@ class Mpg_ScaleLikeOp<string mnemonic, string summ, string formula>
 def Mpg_ScaleOp : Mpg_ScaleLikeOp<"scale",
     "Multiplies a tensor by the loss scale (the seed of the backward pass).", "operand * scale">;
 def Mpg_UnscaleOp : Mpg_ScaleLikeOp<"unscale",
-    "Divides a gradient by the loss scale.", "operand / scale">;
+    "Divides a gradient by the loss scale.", "operand / scale"> {
+  let description = [{
+    `operand / scale` elementwise, with `scale` a rank-0 float tensor. The
+    result has the operand's shape and may have another float type.
+
+    With `power_of_two_scale` (set by `mpg-insert-loss-scaling` when every
+    scale the step can use is a power of two), kernels multiply by the
+    scale's reciprocal instead. The reciprocal of a power of two is exact,
+    so the product is the same correctly rounded value as the quotient,
+    subnormal results included. A multiply is cheaper than a division, and
+    unlike a division it costs no more on subnormal operands on the CPU.
+
+    ```mlir
+    %r = mpg.unscale %g, %s : tensor<64x10xf16>, tensor<f32> -> tensor<64x10xf32>
+    %q = mpg.unscale %g, %s {power_of_two_scale} : tensor<64x10xf16>, tensor<f32> -> tensor<64x10xf32>
+    ```
+  }];
+  let arguments = (ins Mpg_FloatTensor:$operand, Mpg_FloatScalar:$scale,
+                       UnitAttr:$power_of_two_scale);
+}
 
 def Mpg_AllFiniteOp : Mpg_Op<"all_finite", [Pure]> {
   let summary = "True when no element of any operand is inf or NaN.";

@@ -274,7 +274,8 @@ LogicalResult ScaleOp::buildVjp(OpBuilder &builder, ValueRange grads, SmallVecto
 LogicalResult UnscaleOp::buildVjp(OpBuilder &builder, ValueRange grads,
                                   SmallVectorImpl<Value> &out) {
   Grad g(builder, getLoc());
-  Value dx = builder.create<UnscaleOp>(getLoc(), grads[0], getScale());
+  auto dx = builder.create<UnscaleOp>(getLoc(), grads[0], getScale());
+  dx.setPowerOfTwoScale(getPowerOfTwoScale());
   out.assign({g.castTo(dx, typeOf(getOperand()).getElementType()), Value()});
   return success();
 }

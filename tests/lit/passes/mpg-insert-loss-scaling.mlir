@@ -1,6 +1,15 @@
 // RUN: mpc-opt %s --mpg-autodiff --mpg-assign-precision=mode=fp16 --mpg-insert-loss-scaling="growth-interval=100 hysteresis=2" -split-input-file | FileCheck %s --check-prefix=MIXED
 // RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling="growth-interval=100 hysteresis=2" -split-input-file | FileCheck %s
 // RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling="mode=static init-scale=128" -split-input-file | FileCheck %s --check-prefix=STATIC
+// A scale that is not always a power of two keeps the division.
+// RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling="mode=static init-scale=1000" -split-input-file | FileCheck %s --check-prefix=DIVIDE
+// RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling="growth-factor=3" -split-input-file | FileCheck %s --check-prefix=DIVIDE
+// RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling="backoff-factor=0.75" -split-input-file | FileCheck %s --check-prefix=DIVIDE
+// RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling="init-scale=1024 max-scale=1.0e6" -split-input-file | FileCheck %s --check-prefix=DIVIDE
+// RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling="mode=static init-scale=0x1p127" -split-input-file | FileCheck %s --check-prefix=DIVIDE
+// DIVIDE-LABEL: mpg.graph @linear
+// DIVIDE-COUNT-2: mpg.unscale %{{[^ ]+}}, %{{[^ ]+}} : tensor
+// DIVIDE-NOT: power_of_two_scale
 // RUN: mpc-opt %s --mpg-autodiff -split-input-file > %t.plain
 // RUN: mpc-opt %s --mpg-autodiff --mpg-insert-loss-scaling=mode=none -split-input-file > %t.none
 // RUN: diff %t.plain %t.none
@@ -13,7 +22,8 @@
 
 // Dynamic scaling of a linear model's step: the seed times the scale, the
 // check over both gradients after the last of them, the unscale in front of
-// each update, the predicated writes of the parameters, the momentum and the
+// each update (a product with the reciprocal: the default scales are
+// powers of two), the predicated writes of the parameters, the momentum and the
 // step counter, the scale's own update and the telemetry outputs. With
 // mode=none nothing changes (the diff).
 
@@ -34,13 +44,13 @@
 // CHECK-NEXT: %[[KEPT:.+]] = mpg.select %[[OK]], %[[NEXT]], %[[STEP]]
 // CHECK-NEXT: mpg.state_write %[[STEP]], %[[KEPT]] : tensor<i64>
 // CHECK: %[[M:.+]] = mpg.state "w.momentum_buffer"
-// CHECK-NEXT: %[[G:.+]] = mpg.unscale %[[DW]], %[[S]] : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+// CHECK-NEXT: %[[G:.+]] = mpg.unscale %[[DW]], %[[S]] {power_of_two_scale} : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
 // CHECK-NEXT: %[[W2:.+]], %[[M2:.+]] = mpg.sgd %[[W]], %[[G]]
 // CHECK-NEXT: %[[M3:.+]] = mpg.select %[[OK]], %[[M2]], %[[M]]
 // CHECK-NEXT: mpg.state_write %[[M]], %[[M3]]
 // CHECK-NEXT: %[[W3:.+]] = mpg.select %[[OK]], %[[W2]], %[[W]]
 // CHECK-NEXT: mpg.state_write %[[W]], %[[W3]]
-// CHECK: mpg.unscale %[[DB]], %[[S]]
+// CHECK: mpg.unscale %[[DB]], %[[S]] {power_of_two_scale}
 // CHECK: %[[SKIPPED:.+]] = mpg.select %[[OK]], %{{.+}}, %{{.+}} : tensor<i1>, tensor<i1>, tensor<i1> -> tensor<i1>
 // CHECK: mpg.state_write %[[K]]
 // CHECK-NEXT: %[[S2:.+]], %[[N2:.+]] = mpg.update_loss_scale %[[S]], %[[N]], %[[OK]] growth_interval 100 hysteresis 2 : tensor<f32>, tensor<i64>, tensor<i1>
@@ -57,7 +67,7 @@
 // STATIC-NEXT: mpg.state "loss_scale.skipped_steps"
 // STATIC: mpg.mul %{{.+}}, %[[S]]
 // STATIC: mpg.all_finite
-// STATIC: mpg.unscale %{{.+}}, %[[S]]
+// STATIC: mpg.unscale %{{.+}}, %[[S]] {power_of_two_scale}
 // STATIC-NOT: mpg.update_loss_scale
 // STATIC: mpg.output "loss_scale" %[[S]]
 mpg.graph @linear {

@@ -244,14 +244,17 @@ mpg.graph @scale {
 // CHECK: %[[S:.+]] = mpg.input "s"
 // CHECK: %[[R:.+]] = mpg.unscale %[[G]], %[[S]] : tensor<64x10xf16>, tensor<f32> -> tensor<64x10xf32>
 // CHECK: mpg.unscale %[[G]], %[[S]] : tensor<64x10xf16>, tensor<f32> -> tensor<64x10xf16>
+// CHECK: mpg.unscale %[[G]], %[[S]] {power_of_two_scale} : tensor<64x10xf16>, tensor<f32> -> tensor<64x10xf32>
 // CHECK: mpg.output "r" %[[R]]
 mpg.graph @unscale {
   %g = mpg.input "g" : tensor<64x10xf16>
   %s = mpg.input "s" : tensor<f32>
   %r = mpg.unscale %g, %s : tensor<64x10xf16>, tensor<f32> -> tensor<64x10xf32>
   %h = mpg.unscale %g, %s : tensor<64x10xf16>, tensor<f32> -> tensor<64x10xf16>
+  %p = mpg.unscale %g, %s {power_of_two_scale} : tensor<64x10xf16>, tensor<f32> -> tensor<64x10xf32>
   mpg.output "r" %r : tensor<64x10xf32>
   mpg.output "h" %h : tensor<64x10xf16>
+  mpg.output "p" %p : tensor<64x10xf32>
 }
 
 // CHECK-LABEL: mpg.graph @all_finite
