@@ -323,6 +323,65 @@ private:
     return true;
   }
 
+  /// Whether `value`, computed in group `g`, holds a value of `narrow`
+  /// exactly in the kernel's registers. Pointwise kernels keep intermediate
+  /// values in f32 and round them only when they store them, so only a
+  /// value read from memory as `narrow`, zero, or a choice among such
+  /// values (select, relu, neg, abs, maximum, minimum) is one the stored
+  /// copy reproduces; widening anything else from memory would change it.
+  bool holdsNarrowValue(Value value, FloatType narrow, int g, int depth) const {
+    auto typeOk = [&](Value v) {
+      return llvm::cast<RankedTensorType>(v.getType()).getElementType() == narrow;
+    };
+    Operation *def = value.getDefiningOp();
+    if (auto constant = llvm::dyn_cast_or_null<ConstantOp>(def)) {
+      auto dense = llvm::dyn_cast<DenseElementsAttr>(constant.getValue());
+      return dense && dense.isSplat() && llvm::isa<FloatType>(dense.getElementType()) &&
+             dense.getSplatValue<APFloat>().isZero();
+    }
+    if (!def || groupOf(value) != g)
+      return typeOk(value); // read from memory, stored as its type
+    if (depth > 8 || !typeOk(value))
+      return false;
+    auto holds = [&](Value operand) { return holdsNarrowValue(operand, narrow, g, depth + 1); };
+    if (auto select = llvm::dyn_cast<SelectOp>(def))
+      return holds(select.getOperand(1)) && holds(select.getOperand(2));
+    if (llvm::isa<ReluOp, NegOp, AbsOp>(def))
+      return holds(def->getOperand(0));
+    if (llvm::isa<MaximumOp, MinimumOp>(def))
+      return holds(def->getOperand(0)) && holds(def->getOperand(1));
+    return false;
+  }
+
+  /// A reduction whose operand is a widening float cast (f16/bf16 to f32)
+  /// that only it reads, in a pointwise group that others read too (so that
+  /// joinAsPrologue cannot take the whole group), takes the cast out of that
+  /// group as its prologue: the group then writes only the
+  /// narrow value (which others read anyway), and the reduction reads it and
+  /// widens it, instead of the group also writing a wide copy for the
+  /// reduction to read back. Only when the group holds the narrow value
+  /// exactly (holdsNarrowValue): the values are then the same.
+  bool takeWideningCast(Operation *reduce) {
+    auto cast = reduce->getOperand(0).getDefiningOp<CastOp>();
+    if (!pointwiseFusion || !cast || !cast->hasOneUse())
+      return false;
+    int g = groupOf(cast.getResult());
+    if (g < 0 || groups[g].kind != FusionKind::Pointwise || groups[g].ops.size() < 2)
+      return false;
+    auto from = llvm::dyn_cast<FloatType>(
+        llvm::cast<RankedTensorType>(cast.getOperand().getType()).getElementType());
+    auto to = llvm::dyn_cast<FloatType>(cast.getType().getElementType());
+    if (!from || !to || from.getWidth() >= to.getWidth() ||
+        !holdsNarrowValue(cast.getOperand(), from, g, 0))
+      return false;
+    llvm::erase(groups[g].ops, cast.getOperation());
+    groupOfOp.erase(cast);
+    int r = create(cast, FusionKind::Reduction, shapeOf(reduce->getResult(0)));
+    groups[r].epilogue.insert(reduce);
+    join(reduce, r);
+    return true;
+  }
+
   void place(Operation *op) {
     if (isPointwiseOp(op)) {
       if (!joinPointwise(op))
@@ -330,7 +389,7 @@ private:
       return;
     }
     if (llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op)) {
-      if (!joinAsPrologue(op)) {
+      if (!joinAsPrologue(op) && !takeWideningCast(op)) {
         int g = create(op, FusionKind::Reduction, shapeOf(op->getResult(0)));
         groups[g].epilogue.insert(op);
       }

@@ -250,6 +250,125 @@ mpg.graph @reduction_shared_prologue {
 
 // -----
 
+// %a (bf16) is also an output, so the reduction cannot absorb its group; the
+// widening cast only the reduction reads leaves that group and becomes the
+// reduction's prologue: the group writes %a alone, and the reduction widens
+// it as it reads, instead of reading an f32 copy the group also wrote. %a is
+// a choice between a value read as bf16 and zero (a ReLU's gradient), so
+// the kernel holds it exactly as stored.
+// CHECK-LABEL: mpg.graph @reduction_takes_widening_cast
+// CHECK: %[[X:.+]] = mpg.input "x"
+// CHECK: %[[Y:.+]] = mpg.input "y"
+// CHECK: %[[P:.+]] = mpg.fusion pointwise(%[[X]], %[[Y]] : tensor<4x8xbf16>, tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<4x8xbf16>, %[[B:.+]]: tensor<4x8xbf16>):
+// CHECK-NEXT: %[[Z:.+]] = mpg.constant
+// CHECK-NEXT: %[[K:.+]] = mpg.compare gt, %[[A]], %[[Z]]
+// CHECK-NEXT: %[[G:.+]] = mpg.select %[[K]], %[[B]], %[[Z]]
+// CHECK-NEXT: mpg.yield %[[G]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[R:.+]] = mpg.fusion reduction(%[[P]] : tensor<4x8xbf16>) -> tensor<8xf32> {
+// CHECK-NEXT: ^bb0(%[[C:.+]]: tensor<4x8xbf16>):
+// CHECK-NEXT: %[[W:.+]] = mpg.cast %[[C]] : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK-NEXT: %[[S:.+]] = mpg.reduce_sum %[[W]] axes [0]
+// CHECK-NEXT: mpg.yield %[[S]]
+// CHECK-NEXT: }
+// CHECK: mpg.output "g" %[[P]]
+// CHECK: mpg.output "s" %[[R]]
+// Without pointwise fusion every op is a kernel of its own.
+// NOPW-LABEL: mpg.graph @reduction_takes_widening_cast
+// NOPW-COUNT-4: mpg.fusion
+mpg.graph @reduction_takes_widening_cast {
+  %x = mpg.input "x" : tensor<4x8xbf16>
+  %y = mpg.input "y" : tensor<4x8xbf16>
+  %zero = mpg.constant dense<0.0> : tensor<4x8xbf16>
+  %k = mpg.compare gt, %x, %zero : tensor<4x8xbf16>, tensor<4x8xbf16> -> tensor<4x8xi1>
+  %g = mpg.select %k, %y, %zero : tensor<4x8xi1>, tensor<4x8xbf16>, tensor<4x8xbf16> -> tensor<4x8xbf16>
+  %c = mpg.cast %g : tensor<4x8xbf16> to tensor<4x8xf32>
+  %s = mpg.reduce_sum %c axes [0] : tensor<4x8xf32> -> tensor<8xf32>
+  mpg.output "g" %g : tensor<4x8xbf16>
+  mpg.output "s" %s : tensor<8xf32>
+}
+
+// -----
+
+// An exp computed in bf16 is an f32 value in the kernel until it is stored:
+// the cast of it stays in the group (widening the stored copy would give
+// the rounded value).
+// CHECK-LABEL: mpg.graph @widening_cast_of_computed_value
+// CHECK: %[[P:.+]]:2 = mpg.fusion pointwise
+// CHECK: mpg.exp
+// CHECK-NEXT: mpg.cast
+// CHECK: mpg.fusion reduction(%[[P]]#1 : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: mpg.reduce_sum
+mpg.graph @widening_cast_of_computed_value {
+  %x = mpg.input "x" : tensor<4x8xbf16>
+  %a = mpg.exp %x : tensor<4x8xbf16>
+  %c = mpg.cast %a : tensor<4x8xbf16> to tensor<4x8xf32>
+  %s = mpg.reduce_sum %c axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  mpg.output "a" %a : tensor<4x8xbf16>
+  mpg.output "s" %s : tensor<4xf32>
+}
+
+// -----
+
+// Where the cast stays too: nothing else reads the group (the reduction
+// takes all of it, exp and cast, as before); the cast has another reader
+// (the f32 value is an output: the group writes it anyway); the cast
+// narrows (the group would write more, not less).
+// CHECK-LABEL: mpg.graph @widening_cast_whole_prologue
+// CHECK: mpg.fusion reduction(%{{.+}} : tensor<4x8xbf16>) -> tensor<4xf32> {
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: mpg.exp
+// CHECK-NEXT: mpg.cast
+// CHECK-NEXT: mpg.reduce_sum
+mpg.graph @widening_cast_whole_prologue {
+  %x = mpg.input "x" : tensor<4x8xbf16>
+  %a = mpg.exp %x : tensor<4x8xbf16>
+  %c = mpg.cast %a : tensor<4x8xbf16> to tensor<4x8xf32>
+  %s = mpg.reduce_sum %c axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  mpg.output "s" %s : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: mpg.graph @widening_cast_read_elsewhere
+// CHECK: %[[P:.+]]:2 = mpg.fusion pointwise
+// CHECK: mpg.relu
+// CHECK-NEXT: mpg.cast
+// CHECK: mpg.fusion reduction(%[[P]]#1 : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: mpg.reduce_sum
+mpg.graph @widening_cast_read_elsewhere {
+  %x = mpg.input "x" : tensor<4x8xbf16>
+  %a = mpg.relu %x : tensor<4x8xbf16>
+  %c = mpg.cast %a : tensor<4x8xbf16> to tensor<4x8xf32>
+  %s = mpg.reduce_sum %c axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  mpg.output "a" %a : tensor<4x8xbf16>
+  mpg.output "c" %c : tensor<4x8xf32>
+  mpg.output "s" %s : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: mpg.graph @narrowing_cast_stays
+// CHECK: %[[P:.+]]:2 = mpg.fusion pointwise
+// CHECK: mpg.relu
+// CHECK-NEXT: mpg.cast
+// CHECK: mpg.fusion reduction(%[[P]]#1 : tensor<4x8xbf16>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: mpg.reduce_sum
+mpg.graph @narrowing_cast_stays {
+  %x = mpg.input "x" : tensor<4x8xf32>
+  %a = mpg.relu %x : tensor<4x8xf32>
+  %c = mpg.cast %a : tensor<4x8xf32> to tensor<4x8xbf16>
+  %s = mpg.reduce_sum %c axes [1] : tensor<4x8xbf16> -> tensor<4xbf16>
+  mpg.output "a" %a : tensor<4x8xf32>
+  mpg.output "s" %s : tensor<4xbf16>
+}
+
+// -----
+
 // Pointwise ops of the reduced shape that follow join the reduction
 // (epilogue); %w comes from outside as an input.
 // CHECK-LABEL: mpg.graph @reduction_epilogue_joins
