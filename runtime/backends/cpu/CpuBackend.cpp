@@ -1,4 +1,3 @@
-#include <xmmintrin.h>
 //===- CpuBackend.cpp - running programs on the host ----------------------===//
 //
 // Part of mpc, a mixed-precision training compiler.
@@ -81,7 +80,7 @@ public:
   Status create(const std::string &bundlePath, const Manifest &manifest,
                 const std::vector<BundleSection> &sections, const BackendConfig &config) {
     telemetry_ = config.telemetry;
-    deviceBytes_ = manifest.arenaBytes + manifest.persistentBytes; arenaBytes_ = manifest.arenaBytes; persistentBytes_ = manifest.persistentBytes;
+    deviceBytes_ = manifest.arenaBytes + manifest.persistentBytes;
     if (Status status = arena_.allocate(bundlePath, BufferSpace::Arena,
                                         manifest.arenaBytes);
         !status.isOk())
@@ -155,20 +154,8 @@ public:
         if (input.bytes > 0)
           std::memcpy(address(input.buffer), input.data, input.bytes);
       for (size_t i = 0; i < steps_.size(); ++i) {
-        if (const char *e = std::getenv("MPC_TOUCH"); e && (size_t)atoi(e) == i) {
-          volatile uint8_t sink; uint8_t acc = 0;
-          for (size_t j = 0; j < arenaBytes_; j += 64) acc += arena_.at(0)[j];
-          for (size_t j = 0; j < persistentBytes_; j += 64) acc += persistent_.at(0)[j];
-          sink = acc;
-          if (run == runs - 1) { size_t den = 0, tot = 0; for (size_t j = 0; j + 4 <= persistentBytes_; j += 4) { uint32_t b; memcpy(&b, persistent_.at(j), 4); b &= 0x7fffffffu; den += b && b < 0x00800000u; ++tot; }
-            size_t aden = 0; for (size_t j = 0; j + 4 <= arenaBytes_; j += 4) { uint32_t b; memcpy(&b, arena_.at(j), 4); b &= 0x7fffffffu; aden += b && b < 0x00800000u; }
-            fprintf(stderr, "persistent denormal words %zu of %zu, arena %zu, mxcsr %x\n", den, tot, aden, _mm_getcsr()); }
-        }
-        unsigned csr_ = _mm_getcsr();
-        if (std::getenv("MPC_DAZ") && (size_t)atoi(std::getenv("MPC_DAZ")) == i) _mm_setcsr(csr_ | 0x8040);
         auto start = std::chrono::steady_clock::now();
         perform(steps_[i]);
-        _mm_setcsr(csr_);
         times[i].push_back(
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
                 .count());
@@ -258,7 +245,7 @@ private:
   /// Telemetry of the runs since the last collect.
   std::vector<TelemetryRecord> completed_;
   uint64_t runs_ = 0;
-  uint64_t deviceBytes_ = 0, arenaBytes_ = 0, persistentBytes_ = 0;
+  uint64_t deviceBytes_ = 0;
 };
 
 } // namespace
