@@ -356,11 +356,11 @@ private:
   /// A reduction whose operand is a widening float cast (f16/bf16 to f32)
   /// that only it reads, in a pointwise group that others read too (so that
   /// joinAsPrologue cannot take the whole group), takes the cast out of that
-  /// group as its prologue: the group then writes only the
-  /// narrow value (which others read anyway), and the reduction reads it and
-  /// widens it, instead of the group also writing a wide copy for the
-  /// reduction to read back. Only when the group holds the narrow value
-  /// exactly (holdsNarrowValue): the values are then the same.
+  /// group as its prologue. The group then writes only the narrow value
+  /// (which others read anyway), and the reduction widens it as it reads,
+  /// instead of the group also writing a wide copy for the reduction to
+  /// read back. Only when the group holds the narrow value exactly
+  /// (holdsNarrowValue): the values are then the same.
   bool takeWideningCast(Operation *reduce) {
     auto cast = reduce->getOperand(0).getDefiningOp<CastOp>();
     if (!pointwiseFusion || !cast || !cast->hasOneUse())

@@ -305,14 +305,13 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
       those the reduction or its prologue reads): the loss scale's
       candidate next values are computed in the overflow check's kernel.
       A widening float cast (f16/bf16 to f32) that only a reduction reads
-      leaves the pointwise group it joined, when others read that group too
-      and the group holds the narrow value exactly (read from memory, zero,
-      or chosen among such by select, relu, neg, abs, maximum, minimum:
-      other intermediate values are f32 until stored), and becomes the
-      reduction's prologue: the group writes the narrow
-      value alone and the reduction widens it as it reads (a ReLU's
-      gradient in bf16 and its bias gradient summed in fp32 no longer
-      write the gradient twice).
+      leaves the pointwise group it joined and becomes the reduction's
+      prologue, when others read that group too and the group holds the
+      narrow value exactly (read from memory, zero, or chosen among such by
+      select, relu, neg, abs, maximum, minimum; other intermediate values
+      are f32 until stored). The group then writes the narrow value alone
+      and the reduction widens it as it reads: a ReLU's gradient in bf16,
+      whose bias gradient is summed in fp32, is no longer written twice.
     - `row`: `softmax`, `log_softmax`, `layer_norm` and
       `softmax_cross_entropy` each form a group of their own.
     - `gemm`: a `matmul`/`batch_matmul` keeps the epilogue cuBLASLt can apply
