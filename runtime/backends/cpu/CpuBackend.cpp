@@ -120,9 +120,7 @@ public:
   }
 
   Status run(const std::vector<InputBytes> &inputs) override {
-    for (const InputBytes &input : inputs)
-      if (input.bytes > 0)
-        std::memcpy(address(input.buffer), input.data, input.bytes);
+    copyIn(inputs);
     for (const PlannedStep &step : steps_)
       perform(step);
     TelemetryRecord record;
@@ -150,9 +148,7 @@ public:
                            "timing steps needs at least one run and one batch");
     std::vector<std::vector<double>> times(steps_.size());
     for (int run = 0; run < runs; ++run) {
-      for (const InputBytes &input : batches[run % batches.size()])
-        if (input.bytes > 0)
-          std::memcpy(address(input.buffer), input.data, input.bytes);
+      copyIn(batches[run % batches.size()]);
       for (size_t i = 0; i < steps_.size(); ++i) {
         auto start = std::chrono::steady_clock::now();
         perform(steps_[i]);
@@ -179,6 +175,13 @@ public:
   }
 
 private:
+  /// A run's inputs into their buffers in the arena.
+  void copyIn(const std::vector<InputBytes> &inputs) {
+    for (const InputBytes &input : inputs)
+      if (input.bytes > 0)
+        std::memcpy(address(input.buffer), input.data, input.bytes);
+  }
+
   void perform(const PlannedStep &step) {
     if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
       launch->kernel(launch->table.data());

@@ -99,6 +99,11 @@ template <typename T> T gelu(T x) {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MPC_HAVE_X86_DISPATCH 1
+/// Whether the loops below run their AVX2 builds on this CPU.
+bool haveAvx2() {
+  static const bool have = __builtin_cpu_supports("avx2");
+  return have;
+}
 #endif
 
 /// The bias and ReLU epilogues on f32 rows in place: `value + bias[col]`,
@@ -137,8 +142,7 @@ __attribute__((target("avx2"))) void biasReluRowsAvx2(const float *bias, bool re
 
 void biasReluRows(const float *bias, bool relu, float *c, int64_t m, int64_t n) {
 #ifdef MPC_HAVE_X86_DISPATCH
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2)
+  if (haveAvx2())
     return biasReluRowsAvx2(bias, relu, c, m, n);
 #endif
   biasReluRowsPortable(bias, relu, c, m, n);
@@ -173,44 +177,39 @@ void applyEpilogue(Epilogue epilogue, const T *bias, T *c, int64_t m,
   }
 }
 
-/// max(x, 0) over `count` elements of C, stored as `dtype` (F32 or BF16),
-/// NaN kept: what applyEpilogue's ReLU gives before the rounding, except
-/// that a negative value bf16 rounds to -0 stays -0 (a zero either way).
-/// Built twice like biasReluRows.
-__attribute__((always_inline)) inline void reluInPlaceBody(DType dtype, uint8_t *c,
-                                                            size_t count) {
-  if (dtype == DType::BF16) {
-    auto *bits = reinterpret_cast<uint16_t *>(c);
-    for (size_t i = 0; i < count; ++i) {
-      uint16_t value = bits[i];
-      // Negative, non-zero and not NaN: sign set, magnitude in (0, inf].
-      bool negative = (value & 0x8000u) && (value & 0x7fffu) != 0 && (value & 0x7fffu) <= 0x7f80u;
-      bits[i] = negative ? uint16_t(0) : value;
-    }
-    return;
+/// max(x, 0) over `count` bf16 elements of C, NaN kept: what
+/// applyEpilogue's ReLU gives before the rounding, except that a negative
+/// value bf16 rounds to -0 stays -0 (a zero either way). Built twice like
+/// biasReluRows.
+__attribute__((always_inline)) inline void reluBf16Body(uint16_t *bits, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    uint16_t value = bits[i];
+    // Negative, non-zero and not NaN: sign set, magnitude in (0, inf].
+    bool negative = (value & 0x8000u) && (value & 0x7fffu) != 0 && (value & 0x7fffu) <= 0x7f80u;
+    bits[i] = negative ? uint16_t(0) : value;
   }
-  auto *values = reinterpret_cast<float *>(c);
-  for (size_t i = 0; i < count; ++i)
-    values[i] = values[i] < 0 ? 0.0f : values[i];
 }
 
-void reluInPlacePortable(DType dtype, uint8_t *c, size_t count) {
-  reluInPlaceBody(dtype, c, count);
-}
+void reluBf16Portable(uint16_t *bits, size_t count) { reluBf16Body(bits, count); }
 
 #ifdef MPC_HAVE_X86_DISPATCH
-__attribute__((target("avx2"))) void reluInPlaceAvx2(DType dtype, uint8_t *c, size_t count) {
-  reluInPlaceBody(dtype, c, count);
+__attribute__((target("avx2"))) void reluBf16Avx2(uint16_t *bits, size_t count) {
+  reluBf16Body(bits, count);
 }
 #endif
 
+/// max(x, 0) over `count` elements of C, stored as `dtype` (F32 or BF16),
+/// NaN kept.
 void reluInPlace(DType dtype, uint8_t *c, size_t count) {
+  if (dtype != DType::BF16)
+    return biasReluRows(nullptr, /*relu=*/true, reinterpret_cast<float *>(c), 1,
+                        static_cast<int64_t>(count));
+  auto *bits = reinterpret_cast<uint16_t *>(c);
 #ifdef MPC_HAVE_X86_DISPATCH
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2)
-    return reluInPlaceAvx2(dtype, c, count);
+  if (haveAvx2())
+    return reluBf16Avx2(bits, count);
 #endif
-  reluInPlacePortable(dtype, c, count);
+  reluBf16Portable(bits, count);
 }
 
 } // namespace
