@@ -1021,15 +1021,36 @@ private:
     auto combine = [&](llvm::StringRef a, llvm::StringRef b) {
       return isSum ? ("(" + a + " + " + b + ")").str() : ("mpc::max_f(" + a + ", " + b + ")").str();
     };
-    // The prologue at element `at` of the run (advancing inputs read there).
+    // fp16 inputs that advance along the run are widened a block at a time
+    // into float arrays before the loop (widen_chunk: eight at a time with
+    // F16C), as in pointwise rows; the loop then reads floats, and
+    // vectorises without the bit-level conversion.
+    auto staged = [&](unsigned j, llvm::ArrayRef<bool> advances) {
+      return advances[j] && elementOf(buffers[j]).isF16();
+    };
+    auto emitStaging = [&](llvm::StringRef indent, llvm::ArrayRef<std::string> starts,
+                           llvm::ArrayRef<bool> advances, llvm::StringRef from, int64_t size) {
+      for (unsigned j = 0; j < numIn; ++j)
+        if (staged(j, advances))
+          os << indent << "float s" << j << "_[" << size << "];\n"
+             << indent << "mpc::widen_chunk(" << members[j] << " + (" << starts[j] << " + "
+             << from << "), s" << j << "_, n_);\n";
+    };
+    // The prologue at element `at` of the run (advancing inputs read there;
+    // staged ones at `stagedAt` of their arrays).
     auto emitValue = [&](llvm::StringRef indent, llvm::ArrayRef<std::string> starts,
                          llvm::ArrayRef<bool> advances, llvm::StringRef at,
+                         llvm::StringRef stagedAt,
                          llvm::DenseMap<Value, std::string> &names) -> FailureOr<std::string> {
       for (auto [j, arg] : llvm::enumerate(pro.getArguments())) {
         names[arg] = "a" + std::to_string(j);
-        if (advances[j])
-          os << indent << "const " << scalarType(arg.getType()) << " " << names[arg] << " = "
-             << loadExpr(buffers[j], members[j], starts[j] + " + " + at.str(), kLoopConversions)
+        if (!advances[j])
+          continue;
+        os << indent << "const " << scalarType(arg.getType()) << " " << names[arg] << " = ";
+        if (staged(j, advances))
+          os << "s" << j << "_[" << stagedAt << "];\n";
+        else
+          os << loadExpr(buffers[j], members[j], starts[j] + " + " + at.str(), kLoopConversions)
              << ";\n";
       }
       if (failed(emitScalarBody(os, indent, pro, names, kLoopConversions)))
@@ -1081,18 +1102,20 @@ private:
       auto starts = emitStarts("      ", firstReduced, in->advances, names);
       os << "      for (int64_t b_ = 0; b_ < " << length << "; b_ += 256) {\n"
          << "        const int64_t n_ = " << length << " - b_ < 256 ? " << length
-         << " - b_ : 256;\n"
-         << "        float lane_[8];\n"
+         << " - b_ : 256;\n";
+      emitStaging("        ", starts, in->advances, "b_", 256);
+      os << "        float lane_[8];\n"
          << "        for (int l_ = 0; l_ < 8; ++l_)\n          lane_[l_] = " << identity << ";\n"
          << "        int64_t j_ = 0;\n"
          << "        for (; j_ + 8 <= n_; j_ += 8) {\n"
          << "          for (int l_ = 0; l_ < 8; ++l_) {\n";
-      FailureOr<std::string> v = emitValue("            ", starts, in->advances, "b_ + j_ + l_", names);
+      FailureOr<std::string> v = emitValue("            ", starts, in->advances, "b_ + j_ + l_",
+                                             "j_ + l_", names);
       if (failed(v))
         return failure();
       os << "            lane_[l_] = " << combine("lane_[l_]", *v) << ";\n          }\n        }\n"
          << "        for (; j_ < n_; ++j_) {\n";
-      v = emitValue("          ", starts, in->advances, "b_ + j_", names);
+      v = emitValue("          ", starts, in->advances, "b_ + j_", "j_", names);
       if (failed(v))
         return failure();
       os << "          lane_[0] = " << combine("lane_[0]", *v) << ";\n        }\n"
@@ -1160,9 +1183,11 @@ private:
       emitDecompose(os, "      ", "c", reducedShape, reducedNames);
       llvm::DenseMap<Value, std::string> names;
       auto starts = emitStarts("      ", firstKept, in->advances, names);
+      emitStaging("      ", starts, in->advances, "begin_", tile);
       os << "      MPC_INDEPENDENT_ITERATIONS\n"
          << "      for (int64_t j_ = 0; j_ < n_; ++j_) {\n";
-      FailureOr<std::string> v = emitValue("        ", starts, in->advances, "begin_ + j_", names);
+      FailureOr<std::string> v =
+          emitValue("        ", starts, in->advances, "begin_ + j_", "j_", names);
       if (failed(v))
         return failure();
       os << "        acc_[j_] = " << combine("acc_[j_]", *v) << ";\n      }\n    }\n";
