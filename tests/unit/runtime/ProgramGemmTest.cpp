@@ -370,6 +370,10 @@ const GemmCase kCases[] = {
      Epilogue::BiasGelu},
     {"F16ToF16LargeBiasRelu", DType::F16, DType::F16, DType::F16, DType::F16,
      64, 128, 64, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::BiasRelu},
+    // fp16 C rounded in the epilogue's own pass: eight columns at a time
+    // and a tail of five.
+    {"F16ToF16BiasReluTail", DType::F16, DType::F16, DType::F16, DType::F32, 7, 21, 9, 1, 0,
+     0, 0, 0, 0, 0, false, true, Epilogue::BiasRelu},
     {"F16LargeBatchedTransposedBias", DType::F16, DType::F16, DType::F16,
      DType::F16, 48, 40, 72, 3, 0, 5, 0, 48 * 72, 40 * 72 + 5, 48 * 40, true,
      true, Epilogue::Bias},
