@@ -96,6 +96,13 @@ public:
       launches[launch.name] = &launch;
       manifest.kernels.push_back({launch.name, launch.grid, launch.block});
     }
+    // What kernels merged into another's launch write, by that launch.
+    llvm::StringMap<llvm::SmallVector<Value>> mergedWrites;
+    for (Operation &op : program.getBody().front())
+      if (auto symbol = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+        if (auto into = kernels.mergedInto.find(symbol.getValue().str());
+            into != kernels.mergedInto.end())
+          mergedWrites[into->second].append(mpk::writtenBuffers(&op));
     for (Operation &op : program.getBody().front()) {
       if (auto symbol = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())) {
         if (kernels.mergedInto.count(symbol.getValue().str()))
@@ -108,6 +115,9 @@ public:
         for (Value buffer : launch->buffers)
           step.buffers.push_back(ref(buffer));
         manifest.steps.push_back(std::move(step));
+        llvm::SmallVector<Value> writes = mpk::writtenBuffers(&op);
+        writes.append(mergedWrites.lookup(symbol.getValue()));
+        noteWrites(writes);
         continue;
       }
       llvm::TypeSwitch<Operation *>(&op)
@@ -141,19 +151,84 @@ public:
                 {c.section, constantBytes(llvm::cast<DenseElementsAttr>(constant.getValue()))});
             manifest.constants.push_back(std::move(c));
           })
-          .Case([&](mpk::GemmOp gemm) { manifest.steps.push_back(gemmStep(gemm)); })
+          .Case([&](mpk::GemmOp gemm) {
+            manifest.steps.push_back(gemmStep(gemm));
+            noteWrites(mpk::writtenBuffers(gemm));
+          })
           .Case([&](mpk::CopyOp copy) {
             rt::CopyStep step;
             step.source = ref(copy.getSource());
             step.target = ref(copy.getTarget());
             step.bytes = bytesOf(copy.getSource());
             manifest.steps.push_back(step);
+            noteWrites(mpk::writtenBuffers(copy));
           });
     }
+    keepWidenedOperands();
     return std::move(manifest);
   }
 
 private:
+  /// Bytes [begin, end) of one memory space.
+  struct Extent {
+    rt::BufferSpace space;
+    uint64_t begin, end;
+    bool overlaps(const Extent &other) const {
+      return space == other.space && begin < other.end && other.begin < end;
+    }
+    bool operator==(const Extent &other) const {
+      return space == other.space && begin == other.begin && end == other.end;
+    }
+  };
+
+  /// Records what the step just added writes.
+  void noteWrites(llvm::ArrayRef<Value> buffers) {
+    std::vector<Extent> &extents = writes.emplace_back();
+    for (Value buffer : buffers) {
+      rt::BufferRef at = ref(buffer);
+      extents.push_back({at.space, at.offset, at.offset + bytesOf(buffer)});
+    }
+  }
+
+  /// The CPU widens f16 GEMM operands to fp32 (it has no fp16 GEMM); an
+  /// operand that is the same elements as one an earlier GEMM read, with no
+  /// step writing them in between (an activation read again by its weight
+  /// gradient, a weight by its input gradient), reuses that widened copy:
+  /// keep_x on the first reader, reuse_x on the later ones.
+  void keepWidenedOperands() {
+    struct Read {
+      Extent elements;
+      size_t step;
+      bool isA;
+    };
+    std::vector<Read> unchanged; // read by a GEMM, not written since
+    for (size_t i = 0; i < manifest.steps.size(); ++i) {
+      if (auto *gemm = std::get_if<rt::GemmStep>(&manifest.steps[i]); gemm && gemm->batch == 1) {
+        std::vector<Read> here;
+        for (bool isA : {true, false}) {
+          if ((isA ? gemm->aDtype : gemm->bDtype) != rt::DType::F16)
+            continue;
+          const rt::BufferRef &buffer = isA ? gemm->a : gemm->b;
+          uint64_t begin = buffer.offset + 2 * static_cast<uint64_t>(isA ? gemm->offsetA
+                                                                         : gemm->offsetB);
+          uint64_t count = static_cast<uint64_t>(isA ? gemm->m * gemm->k : gemm->k * gemm->n);
+          Extent elements{buffer.space, begin, begin + 2 * count};
+          auto earlier = llvm::find_if(unchanged, [&](const Read &r) { return r.elements == elements; });
+          if (earlier == unchanged.end()) {
+            here.push_back({elements, i, isA});
+            continue;
+          }
+          (isA ? gemm->reuseA : gemm->reuseB) = true;
+          auto &first = std::get<rt::GemmStep>(manifest.steps[earlier->step]);
+          (earlier->isA ? first.keepA : first.keepB) = true;
+        }
+        unchanged.insert(unchanged.end(), here.begin(), here.end());
+      }
+      for (const Extent &written : writes[i])
+        llvm::erase_if(unchanged, [&](const Read &r) { return r.elements.overlaps(written); });
+    }
+  }
+
   static rt::BufferRef ref(Value buffer) {
     auto op = buffer.getDefiningOp<mpk::BufferOp>();
     rt::BufferRef r;
@@ -210,6 +285,8 @@ private:
 
   mpk::ProgramOp program;
   rt::Manifest manifest;
+  /// What each step of the manifest writes.
+  std::vector<std::vector<Extent>> writes;
 };
 
 } // namespace
@@ -238,6 +315,30 @@ llvm::Expected<mpc::BundleTargets> mpc::parseTargets(llvm::StringRef list) {
   return targets;
 }
 
+/// The verified manifest of `program`; the constants' data goes to
+/// `constants`.
+static llvm::Expected<rt::Manifest> verifiedManifest(mpk::ProgramOp program,
+                                                     const mpc::GeneratedKernels &kernels,
+                                                     std::vector<rt::BundleSection> &constants) {
+  ManifestBuilder builder(program);
+  llvm::Expected<rt::Manifest> manifest = builder.build(kernels, constants);
+  if (!manifest)
+    return manifest.takeError();
+  if (rt::Status status = rt::verifyManifest(*manifest); !status.isOk())
+    return llvm::createStringError("internal error: the generated manifest is invalid: " +
+                                   status.message());
+  return manifest;
+}
+
+llvm::Expected<std::string> mpc::programManifest(mpk::ProgramOp program,
+                                                 const GeneratedKernels &kernels) {
+  std::vector<rt::BundleSection> constants;
+  llvm::Expected<rt::Manifest> manifest = verifiedManifest(program, kernels, constants);
+  if (!manifest)
+    return manifest.takeError();
+  return rt::writeManifest(*manifest);
+}
+
 llvm::Error mpc::writeProgramBundle(mpk::ProgramOp program, const GeneratedKernels &kernels,
                                     const BundleTargets &targets, const std::string &path,
                                     BundleTimings *timings) {
@@ -250,13 +351,9 @@ llvm::Error mpc::writeProgramBundle(mpk::ProgramOp program, const GeneratedKerne
   BundleTimings &times = timings ? *timings : local;
   times.gpuCached = true;
   std::vector<rt::BundleSection> sections, constants;
-  ManifestBuilder builder(program);
-  llvm::Expected<rt::Manifest> manifest = builder.build(kernels, constants);
+  llvm::Expected<rt::Manifest> manifest = verifiedManifest(program, kernels, constants);
   if (!manifest)
     return manifest.takeError();
-  if (rt::Status status = rt::verifyManifest(*manifest); !status.isOk())
-    return llvm::createStringError("internal error: the generated manifest is invalid: " +
-                                   status.message());
   sections.push_back({rt::kManifestSection, rt::writeManifest(*manifest)});
   sections.push_back({"kernels.cu", kernels.source});
   if (targets.cpu) {

@@ -39,6 +39,11 @@ struct BundleTimings {
   bool hostCached = false, gpuCached = false;
 };
 
+/// The manifest of `program` (runtime/src/Manifest.h) as the bundle would
+/// hold it: JSON text, verified.
+llvm::Expected<std::string> programManifest(mlir::mpk::ProgramOp program,
+                                            const GeneratedKernels &kernels);
+
 /// Compiles the kernels of `program` for `targets` and writes the bundle to
 /// `path` atomically; with `timings`, records where the time went.
 llvm::Error writeProgramBundle(mlir::mpk::ProgramOp program, const GeneratedKernels &kernels,

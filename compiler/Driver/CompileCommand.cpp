@@ -43,8 +43,9 @@ static ArgParser makeCompileParser() {
   parser.addOption({"emit", 0, "KIND",
                     "what to write: bundle = kernels compiled for --target with the step "
                     "program; graph = the verified graph; fused = after fusion and the memory "
-                    "plan; kernels = the mpk program; cuda = the generated CUDA C++",
-                    "bundle", {"bundle", "graph", "fused", "kernels", "cuda"}});
+                    "plan; kernels = the mpk program; cuda = the generated CUDA C++; "
+                    "manifest = the bundle's step program for the runtime (JSON)",
+                    "bundle", {"bundle", "graph", "fused", "kernels", "cuda", "manifest"}});
   parser.addOption({"target", 0, "LIST",
                     "comma-separated targets of a bundle: cpu and/or GPU architectures sm_XX",
                     "cpu", {}});
@@ -164,7 +165,7 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   std::vector<mpc::GeneratedKernels> generated;
   std::vector<mlir::mpk::ProgramOp> programs;
   Clock::time_point emitStarted = Clock::now();
-  if (emit == "cuda" || emit == "bundle") {
+  if (emit == "cuda" || emit == "bundle" || emit == "manifest") {
     for (auto program : module->getOps<mlir::mpk::ProgramOp>()) {
       mlir::FailureOr<mpc::GeneratedKernels> kernels = mpc::emitCuda(program);
       if (mlir::failed(kernels))
@@ -215,10 +216,19 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     return kExitOk;
   }
 
-  llvm::Error written = llvm::writeToOutput(output, [&](llvm::raw_ostream &os) {
+  llvm::Error written = llvm::writeToOutput(output, [&](llvm::raw_ostream &os) -> llvm::Error {
     if (emit == "cuda") {
       for (const mpc::GeneratedKernels &kernels : generated)
         os << kernels.source;
+      return llvm::Error::success();
+    }
+    if (emit == "manifest") {
+      for (auto [program, kernels] : llvm::zip(programs, generated)) {
+        llvm::Expected<std::string> manifest = mpc::programManifest(program, kernels);
+        if (!manifest)
+          return manifest.takeError();
+        os << *manifest << "\n";
+      }
       return llvm::Error::success();
     }
     mlir::OpPrintingFlags flags;

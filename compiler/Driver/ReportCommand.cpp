@@ -73,14 +73,9 @@ std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedK
       step.block = launch ? launch->block : 0;
       if (launch && launch->buffers.size() != op.getNumOperands())
         step.detail = "multi-tensor"; // the launch also runs the updates merged into it
-      // Buffers the op writes: outputs of pointwise/reduce and the last
-      // operand of the other kernels.
+      // The written buffers are the op's last operands.
       unsigned numOperands = op.getNumOperands();
-      unsigned numWritten = 1;
-      if (auto pw = llvm::dyn_cast<mpk::PointwiseOp>(op))
-        numWritten = pw.getOutputs().size();
-      else if (auto red = llvm::dyn_cast<mpk::ReduceOp>(op))
-        numWritten = red.getOutputs().size();
+      unsigned numWritten = mpk::writtenBuffers(&op).size();
       for (unsigned i = 0; i < numOperands; ++i)
         (i + numWritten >= numOperands ? step.writtenBytes : step.readBytes) +=
             bufferBytes(op.getOperand(i));

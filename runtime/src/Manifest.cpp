@@ -396,7 +396,8 @@ Status parseLaunch(const JsonValue &value, const std::string &path,
 
 Status parseGemm(const JsonValue &value, const std::string &path,
                  GemmStep &out) {
-  if (Status status = expectObject(value, path, kGemmKeys, {"bias_dtype"});
+  if (Status status = expectObject(value, path, kGemmKeys,
+                                   {"bias_dtype", "keep_a", "keep_b", "reuse_a", "reuse_b"});
       !status.isOk())
     return status;
   ObjectReader fields(value, path);
@@ -440,6 +441,13 @@ Status parseGemm(const JsonValue &value, const std::string &path,
   if (Status status = fields.boolean("transpose_b", out.transposeB);
       !status.isOk())
     return status;
+  for (auto [key, flag] : {std::pair{"keep_a", &out.keepA}, std::pair{"keep_b", &out.keepB},
+                           std::pair{"reuse_a", &out.reuseA}, std::pair{"reuse_b", &out.reuseB}}) {
+    *flag = false;
+    if (value.find(key))
+      if (Status status = fields.boolean(key, *flag); !status.isOk())
+        return status;
+  }
   std::string epilogue;
   if (Status status = fields.string("epilogue", epilogue); !status.isOk())
     return status;
@@ -568,10 +576,79 @@ public:
       if (!status.isOk())
         return status;
     }
-    return Status();
+    return widenedCopies();
   }
 
 private:
+  /// keep_x and reuse_x of GEMM steps: on a single f16 product; a reuse
+  /// names elements that an earlier step keeps and that no GEMM result or
+  /// copy has overwritten since (what kernels write the manifest does not
+  /// say; the compiler answers for those).
+  Status widenedCopies() const {
+    struct Kept {
+      ByteRange range;
+    };
+    std::vector<Kept> kept;
+    auto forget = [&](const ByteRange &written) {
+      kept.erase(std::remove_if(kept.begin(), kept.end(),
+                                [&](const Kept &k) { return k.range.overlaps(written); }),
+                 kept.end());
+    };
+    for (size_t i = 0; i < manifest_.steps.size(); ++i) {
+      std::string path = element("steps", i);
+      if (const auto *copyStep = std::get_if<CopyStep>(&manifest_.steps[i])) {
+        forget({copyStep->target.space, copyStep->target.offset,
+                copyStep->target.offset + copyStep->bytes});
+        continue;
+      }
+      const auto *gemmStep = std::get_if<GemmStep>(&manifest_.steps[i]);
+      if (!gemmStep)
+        continue;
+      const GemmStep &g = *gemmStep;
+      struct Operand {
+        const char *name;
+        bool keep, reuse;
+        const BufferRef &buffer;
+        DType dtype;
+        int64_t offset, count;
+      };
+      Operand operands[] = {{"a", g.keepA, g.reuseA, g.a, g.aDtype, g.offsetA, g.m * g.k},
+                            {"b", g.keepB, g.reuseB, g.b, g.bDtype, g.offsetB, g.k * g.n}};
+      std::vector<Kept> keptHere;
+      for (const Operand &x : operands) {
+        if (!x.keep && !x.reuse)
+          continue;
+        std::string flag = std::string(x.reuse ? "reuse_" : "keep_") + x.name;
+        if (x.keep && x.reuse)
+          return fail(member(path, flag), std::string("given with keep_") + x.name +
+                                              ": a reused operand's copy is already kept");
+        if (x.dtype != DType::F16 || g.batch != 1)
+          return fail(member(path, flag),
+                      "only an f16 operand of a GEMM with batch 1 has a widened copy");
+        uint64_t begin = x.buffer.offset + static_cast<uint64_t>(x.offset) * 2;
+        ByteRange range{x.buffer.space, begin, begin + static_cast<uint64_t>(x.count) * 2};
+        if (x.keep) {
+          keptHere.push_back({range});
+          continue;
+        }
+        bool found = std::any_of(kept.begin(), kept.end(), [&](const Kept &k) {
+          return k.range.space == range.space && k.range.begin == range.begin &&
+                 k.range.end == range.end;
+        });
+        if (!found)
+          return fail(member(path, flag),
+                      std::string("no earlier GEMM step keeps these elements of operand ") +
+                          x.name + " (or a GEMM result or a copy wrote them since)");
+      }
+      kept.insert(kept.end(), keptHere.begin(), keptHere.end());
+      forget({g.c.space, g.c.offset + static_cast<uint64_t>(g.offsetC) * dtypeSize(g.cDtype),
+              g.c.offset + static_cast<uint64_t>(g.offsetC + (g.batch - 1) * g.strideC +
+                                                 g.m * g.n) *
+                               dtypeSize(g.cDtype)});
+    }
+    return Status();
+  }
+
   uint64_t spaceSize(BufferSpace space) const {
     return space == BufferSpace::Arena ? manifest_.arenaBytes
                                        : manifest_.persistentBytes;
@@ -983,9 +1060,13 @@ std::string stepJson(const Step &step) {
         std::pair{"stride_b", gemm.strideB},
         std::pair{"stride_c", gemm.strideC}})
     out += std::string(",\"") + key + "\":" + std::to_string(value);
-  return out + ",\"transpose_a\":" + boolJson(gemm.transposeA) +
-         ",\"transpose_b\":" + boolJson(gemm.transposeB) + ",\"epilogue\":\"" +
-         epilogueName(gemm.epilogue) + "\"}";
+  out += std::string(",\"transpose_a\":") + boolJson(gemm.transposeA) +
+         ",\"transpose_b\":" + boolJson(gemm.transposeB);
+  for (auto [key, flag] : {std::pair{"keep_a", gemm.keepA}, std::pair{"keep_b", gemm.keepB},
+                           std::pair{"reuse_a", gemm.reuseA}, std::pair{"reuse_b", gemm.reuseB}})
+    if (flag)
+      out += std::string(",\"") + key + "\":true";
+  return out + ",\"epilogue\":\"" + epilogueName(gemm.epilogue) + "\"}";
 }
 
 /// `"key":[` with one element per line, then `]`.

@@ -36,6 +36,12 @@
 //     accumulate in fp32 (fp64 when A, B and C are all f64), and the result
 //     is rounded once to c_dtype, to nearest even. C overlaps neither A, B
 //     nor the bias, and the batch's outputs do not overlap each other.
+//     Optional, for a CPU that widens fp16 operands to fp32 (it has no fp16
+//     GEMM): keep_a (keep_b) asks to keep the widened copy of the f16
+//     operand for later steps; reuse_a (reuse_b) says that the operand is
+//     the same elements (space, first byte, dtype and count) as an operand
+//     an earlier GEMM step keeps, unchanged since then by every step, so
+//     that its kept copy serves. Both only when batch is 1.
 //   - copy: copies `bytes` bytes from `source` to `target` (no overlap).
 //
 // Initializers and their arguments (defaults in parentheses):
@@ -171,6 +177,8 @@ struct GemmStep {
   int64_t strideA = 0, strideB = 0, strideC = 0;
   bool transposeA = false, transposeB = false;
   Epilogue epilogue = Epilogue::None;
+  /// keep_a/keep_b and reuse_a/reuse_b (see the file comment).
+  bool keepA = false, keepB = false, reuseA = false, reuseB = false;
 };
 
 struct CopyStep {

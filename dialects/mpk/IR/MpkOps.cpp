@@ -433,5 +433,23 @@ LogicalResult GatherOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// What steps write
+//===----------------------------------------------------------------------===//
+
+llvm::SmallVector<Value> mlir::mpk::writtenBuffers(Operation *op) {
+  if (auto pointwise = llvm::dyn_cast<PointwiseOp>(op))
+    return llvm::to_vector(pointwise.getOutputs());
+  if (auto reduce = llvm::dyn_cast<ReduceOp>(op))
+    return llvm::to_vector(reduce.getOutputs());
+  if (auto gemm = llvm::dyn_cast<GemmOp>(op))
+    return {gemm.getC()};
+  if (auto copy = llvm::dyn_cast<CopyOp>(op))
+    return {copy.getTarget()};
+  if (op->hasAttr(SymbolTable::getSymbolAttrName()) && op->getNumOperands() > 0)
+    return {op->getOperands().back()};
+  return {};
+}
+
 #define GET_OP_CLASSES
 #include "dialects/mpk/IR/MpkOps.cpp.inc"

@@ -22,4 +22,14 @@
 #define GET_OP_CLASSES
 #include "dialects/mpk/IR/MpkOps.h.inc"
 
+namespace mlir::mpk {
+
+/// The buffers that a step of a program writes: the outputs of
+/// mpk.pointwise and mpk.reduce, C of mpk.gemm, the target of mpk.copy, and
+/// the last operand of every other kernel. A kernel's written buffers are
+/// its last operands, in order. Empty for ops that are not steps.
+llvm::SmallVector<Value> writtenBuffers(Operation *op);
+
+} // namespace mlir::mpk
+
 #endif // MPC_DIALECT_MPK_MPKOPS_H

@@ -14,6 +14,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <utility>
 #include <variant>
 
 namespace mpc::rt {
@@ -65,6 +67,7 @@ struct PlannedGemm {
   GemmStep step;
   const uint8_t *a, *b, *bias;
   uint8_t *c;
+  GemmOperandCopies copies;
 };
 
 struct PlannedCopy {
@@ -186,7 +189,7 @@ private:
     if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
       launch->kernel(launch->table.data());
     } else if (const auto *gemm = std::get_if<PlannedGemm>(&step)) {
-      gemm_.run(gemm->step, gemm->a, gemm->b, gemm->bias, gemm->c);
+      gemm_.run(gemm->step, gemm->a, gemm->b, gemm->bias, gemm->c, gemm->copies);
     } else {
       const auto &copy = std::get<PlannedCopy>(step);
       std::memcpy(copy.target, copy.source, copy.bytes);
@@ -229,9 +232,24 @@ private:
         planned.table.push_back(address(buffer));
       steps_.push_back(std::move(planned));
     } else if (const auto *gemm = std::get_if<GemmStep>(&step)) {
-      steps_.push_back(PlannedGemm{*gemm, address(gemm->a), address(gemm->b),
-                                   gemm->bias ? address(*gemm->bias) : nullptr,
-                                   address(gemm->c)});
+      PlannedGemm planned{*gemm, address(gemm->a), address(gemm->b),
+                          gemm->bias ? address(*gemm->bias) : nullptr, address(gemm->c), {}};
+      // One copy per kept operand's elements, shared by the steps reusing
+      // it (verified: an earlier step keeps them).
+      const uint8_t *firstA = planned.a + gemm->offsetA * dtypeSize(gemm->aDtype);
+      const uint8_t *firstB = planned.b + gemm->offsetB * dtypeSize(gemm->bDtype);
+      auto copyOf = [&](const uint8_t *first, int64_t count) -> std::vector<float> & {
+        return widenedCopies_[{first, count}];
+      };
+      if (gemm->keepA)
+        planned.copies.keepA = &copyOf(firstA, gemm->m * gemm->k);
+      if (gemm->keepB)
+        planned.copies.keepB = &copyOf(firstB, gemm->k * gemm->n);
+      if (gemm->reuseA)
+        planned.copies.reuseA = &copyOf(firstA, gemm->m * gemm->k);
+      if (gemm->reuseB)
+        planned.copies.reuseB = &copyOf(firstB, gemm->k * gemm->n);
+      steps_.push_back(planned);
     } else {
       const auto &copy = std::get<CopyStep>(step);
       steps_.push_back(PlannedCopy{address(copy.source), address(copy.target),
@@ -244,6 +262,9 @@ private:
   HostObject object_;
   HostGemm gemm_;
   std::vector<PlannedStep> steps_;
+  /// Widened copies of kept f16 GEMM operands, by first element and count
+  /// (a map: its elements stay where they are as it grows).
+  std::map<std::pair<const uint8_t *, int64_t>, std::vector<float>> widenedCopies_;
   std::vector<TensorSpec> telemetry_;
   /// Telemetry of the runs since the last collect.
   std::vector<TelemetryRecord> completed_;

@@ -282,7 +282,8 @@ HostGemm::~HostGemm() = default;
 
 template <typename T>
 void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
-                     const uint8_t *bias, uint8_t *c, GemmScratch<T> &scratch) {
+                     const uint8_t *bias, uint8_t *c, GemmScratch<T> &scratch,
+                     const GemmOperandCopies &copies) {
   const size_t aSize = dtypeSize(step.aDtype), bSize = dtypeSize(step.bDtype),
                cSize = dtypeSize(step.cDtype);
   const size_t aCount = static_cast<size_t>(step.m * step.k);
@@ -342,8 +343,18 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
     auto widenOperands = [&] {
       if (aValues)
         return;
-      aValues = asCompute(step.aDtype, aBytes, aCount, scratch.a);
-      bValues = asCompute(step.bDtype, bBytes, bCount, scratch.b);
+      if constexpr (std::is_same_v<T, float>) {
+        // Kept and reused copies (single f16 products only).
+        aValues = copies.reuseA ? copies.reuseA->data()
+                                : asCompute(step.aDtype, aBytes, aCount,
+                                            copies.keepA ? *copies.keepA : scratch.a);
+        bValues = copies.reuseB ? copies.reuseB->data()
+                                : asCompute(step.bDtype, bBytes, bCount,
+                                            copies.keepB ? *copies.keepB : scratch.b);
+      } else {
+        aValues = asCompute(step.aDtype, aBytes, aCount, scratch.a);
+        bValues = asCompute(step.bDtype, bBytes, bCount, scratch.b);
+      }
     };
 #ifdef MPC_HAVE_ONEDNN
     if constexpr (std::is_same_v<T, float>) {
@@ -391,12 +402,12 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
 }
 
 void HostGemm::run(const GemmStep &step, const uint8_t *a, const uint8_t *b,
-                   const uint8_t *bias, uint8_t *c) {
+                   const uint8_t *bias, uint8_t *c, const GemmOperandCopies &copies) {
   if (step.aDtype == DType::F64 && step.bDtype == DType::F64 &&
       step.cDtype == DType::F64)
-    runIn(step, a, b, bias, c, double_);
+    runIn(step, a, b, bias, c, double_, copies);
   else
-    runIn(step, a, b, bias, c, single_);
+    runIn(step, a, b, bias, c, single_, copies);
 }
 
 } // namespace mpc::rt

@@ -34,6 +34,14 @@ class OnednnMatmul;
 /// Scratch memory for widened operands of one compute type.
 template <typename T> struct GemmScratch { std::vector<T> a, b, c, bias; };
 
+/// Widened fp32 copies of f16 operands that outlive their step (the
+/// manifest's keep_a/keep_b and reuse_a/reuse_b): a kept operand is widened
+/// into its copy, a reused one is read from the copy an earlier step kept.
+struct GemmOperandCopies {
+  std::vector<float> *keepA = nullptr, *keepB = nullptr;
+  const std::vector<float> *reuseA = nullptr, *reuseB = nullptr;
+};
+
 class HostGemm {
 public:
   HostGemm();
@@ -44,12 +52,12 @@ public:
   /// Runs `step` (a verified step) on its operands: `a`, `b`, `c` and `bias`
   /// (null without a bias) are the addresses of the step's buffers.
   void run(const GemmStep &step, const uint8_t *a, const uint8_t *b,
-           const uint8_t *bias, uint8_t *c);
+           const uint8_t *bias, uint8_t *c, const GemmOperandCopies &copies = {});
 
 private:
   template <typename T>
   void runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b, const uint8_t *bias,
-             uint8_t *c, GemmScratch<T> &scratch);
+             uint8_t *c, GemmScratch<T> &scratch, const GemmOperandCopies &copies);
 
   GemmScratch<float> single_;
   GemmScratch<double> double_;

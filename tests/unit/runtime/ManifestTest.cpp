@@ -298,6 +298,23 @@ GemmStep &gemmStep(Manifest &m, size_t index) {
   return std::get<GemmStep>(m.steps[index]);
 }
 
+/// Each edit of the manifest `make` returns is refused by verifyManifest,
+/// and again through the JSON when it can be written.
+template <size_t N>
+void expectEditsRefused(Manifest (*make)(), const EditCase (&cases)[N]) {
+  for (size_t i = 0; i < N; ++i) {
+    SCOPED_TRACE("case " + std::to_string(i) + ": " + cases[i].message);
+    Manifest m = make();
+    cases[i].edit(m);
+    expectRefused(verifyManifest(m), MPC_FORMAT_ERROR, cases[i].message);
+    if (cases[i].viaJson) {
+      Manifest out;
+      expectRefused(parseManifest(writeManifest(m), out), MPC_FORMAT_ERROR,
+                    cases[i].message);
+    }
+  }
+}
+
 TEST(Manifest, RefusesSemanticErrors) {
   const double kInf = std::numeric_limits<double>::infinity();
   const EditCase cases[] = {
@@ -412,17 +429,84 @@ TEST(Manifest, RefusesSemanticErrors) {
        "steps[2].source.offset: the copy needs bytes [256, 4256) of the "
        "arena"},
   };
-  for (size_t i = 0; i < std::size(cases); ++i) {
-    SCOPED_TRACE("case " + std::to_string(i) + ": " + cases[i].message);
-    Manifest m = sampleManifest();
-    cases[i].edit(m);
-    expectRefused(verifyManifest(m), MPC_FORMAT_ERROR, cases[i].message);
-    if (cases[i].viaJson) {
-      Manifest out;
-      expectRefused(parseManifest(writeManifest(m), out), MPC_FORMAT_ERROR,
-                    cases[i].message);
-    }
-  }
+  expectEditsRefused(sampleManifest, cases);
+}
+
+/// Two f16 GEMMs on the CPU's widened copies: x [4, 8] times w, then x^T
+/// times dy; the second reuses the copy of x the first keeps.
+Manifest widenedCopiesManifest() {
+  Manifest m;
+  m.program = "copies";
+  m.arenaBytes = 4096;
+  m.persistentBytes = 256;
+  GemmStep forward;
+  forward.a = arena(0);
+  forward.b = persistent(0);
+  forward.c = arena(512);
+  forward.aDtype = forward.bDtype = DType::F16;
+  forward.m = 4;
+  forward.n = 3;
+  forward.k = 8;
+  forward.keepA = true;
+  GemmStep gradient;
+  gradient.a = arena(0);
+  gradient.b = arena(1024);
+  gradient.c = arena(2048);
+  gradient.aDtype = gradient.bDtype = DType::F16;
+  gradient.transposeA = true;
+  gradient.m = 8;
+  gradient.n = 3;
+  gradient.k = 4;
+  gradient.reuseA = true;
+  m.steps = {forward, gradient};
+  return m;
+}
+
+TEST(Manifest, KeepsAndReusesWidenedCopies) {
+  Manifest m = widenedCopiesManifest();
+  Status status = verifyManifest(m);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  std::string json = writeManifest(m);
+  EXPECT_NE(json.find("\"keep_a\":true"), std::string::npos);
+  EXPECT_EQ(json.find("\"keep_b\""), std::string::npos) << "false flags are left out";
+  Manifest parsed;
+  status = parseManifest(json, parsed);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_TRUE(gemmStep(parsed, 0).keepA);
+  EXPECT_FALSE(gemmStep(parsed, 0).reuseA);
+  EXPECT_TRUE(gemmStep(parsed, 1).reuseA);
+  EXPECT_FALSE(gemmStep(parsed, 1).keepB);
+  // A launch between them may read x: the compiler answers for kernels.
+  m.kernels = {KernelSpec{"k0", 1, 256}};
+  m.steps.insert(m.steps.begin() + 1, LaunchStep{"k0", {arena(0)}});
+  EXPECT_TRUE(verifyManifest(m).isOk()) << verifyManifest(m).message();
+
+  const EditCase cases[] = {
+      {[](Manifest &m) { gemmStep(m, 0).keepA = false; },
+       "steps[1].reuse_a: no earlier GEMM step keeps these elements of operand a"},
+      {[](Manifest &m) { gemmStep(m, 1).keepA = true; },
+       "steps[1].reuse_a: given with keep_a"},
+      {[](Manifest &m) { gemmStep(m, 0).bDtype = DType::F32, gemmStep(m, 0).keepB = true; },
+       "steps[0].keep_b: only an f16 operand of a GEMM with batch 1 has a widened copy"},
+      {[](Manifest &m) {
+         gemmStep(m, 1).batch = 2;
+         gemmStep(m, 1).strideC = 24;
+       },
+       "steps[1].reuse_a: only an f16 operand of a GEMM with batch 1"},
+      {[](Manifest &m) { gemmStep(m, 1).m = 4, gemmStep(m, 1).transposeA = false; },
+       "steps[1].reuse_a: no earlier GEMM step keeps these elements"},
+      {[](Manifest &m) { m.steps.insert(m.steps.begin() + 1, CopyStep{arena(3072), arena(8), 8}); },
+       "steps[2].reuse_a: no earlier GEMM step keeps these elements of operand a (or a GEMM "
+       "result or a copy wrote them since)"},
+  };
+  expectEditsRefused(widenedCopiesManifest, cases);
+  std::string text = writeManifest(widenedCopiesManifest());
+  size_t at = text.find("\"keep_a\":true");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::strlen("\"keep_a\":true"), "\"keep_a\":1");
+  Manifest out;
+  expectRefused(parseManifest(text, out), MPC_FORMAT_ERROR,
+                "steps[0].keep_a: expected true or false, got a number");
 }
 
 TEST(Manifest, AcceptsEdgeCases) {

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <optional>
 #include <ostream>
+#include <tuple>
 
 using mpc::rt::DType;
 using mpc::rt::Epilogue;
@@ -334,6 +335,80 @@ TEST(ProgramGemmNan, ReluKeepsNaNOnTheGpu) {
   expectReluKeepsNaN(DType::F16, DType::F16, "cuda");
   expectReluKeepsNaN(DType::BF16, DType::BF16, "cuda");
   expectReluKeepsNaN(DType::F16, DType::F32, "cuda");
+}
+
+/// y = x w, dw = x^T dy and dx = dy w^T on f16 operands, the later two
+/// reusing (with `copies`) the widened x and w that the first keeps; C of
+/// each is f32. Runs it on two batches and returns the outputs of both.
+std::vector<std::vector<uint8_t>> runWidenedCopies(bool copies, const TempDir &dir) {
+  const int64_t rows = 16, in = 24, out = 20;
+  const uint64_t xAt = 0, wAt = 1024, dyAt = 2048, yAt = 3072, dwAt = 5120, dxAt = 7168;
+  Manifest m;
+  m.program = "copies";
+  m.arenaBytes = 9216;
+  m.inputs = {tensorSpec("x", DType::F16, {rows, in}, arena(xAt)),
+              tensorSpec("w", DType::F16, {in, out}, arena(wAt)),
+              tensorSpec("dy", DType::F16, {rows, out}, arena(dyAt))};
+  m.outputs = {tensorSpec("y", DType::F32, {rows, out}, arena(yAt)),
+               tensorSpec("dw", DType::F32, {in, out}, arena(dwAt)),
+               tensorSpec("dx", DType::F32, {rows, in}, arena(dxAt))};
+  auto gemm = [](uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t k) {
+    GemmStep step;
+    step.a = arena(a);
+    step.b = arena(b);
+    step.c = arena(c);
+    step.aDtype = step.bDtype = DType::F16;
+    step.m = m;
+    step.n = n;
+    step.k = k;
+    return step;
+  };
+  GemmStep y = gemm(xAt, wAt, yAt, rows, out, in);
+  GemmStep dw = gemm(xAt, dyAt, dwAt, in, out, rows);
+  dw.transposeA = true;
+  GemmStep dx = gemm(dyAt, wAt, dxAt, rows, in, out);
+  dx.transposeB = true;
+  y.keepA = y.keepB = dw.reuseA = dx.reuseB = copies;
+  m.steps = {y, dw, dx};
+  std::string path = dir.file(copies ? "copies.mpcb" : "plain.mpcb");
+  writeProgramBundle(path, m);
+
+  LoadedProgram program;
+  EXPECT_EQ(program.load(path, 0, "cpu"), MPC_OK) << mpc_last_error();
+  std::vector<std::vector<uint8_t>> results;
+  for (unsigned batch = 0; batch < 2; ++batch) {
+    std::vector<double> exact;
+    for (auto [name, count, seed] : {std::tuple{"x", rows * in, 10 + batch},
+                                     std::tuple{"w", in * out, 20 + batch},
+                                     std::tuple{"dy", rows * out, 30 + batch}}) {
+      std::vector<uint8_t> bytes = randomOperand(DType::F16, count, seed, exact);
+      EXPECT_EQ(mpc_program_set_input(program.get(), name, bytes.data(), bytes.size()), MPC_OK)
+          << mpc_last_error();
+    }
+    EXPECT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
+    for (auto [name, count] : {std::pair{"y", rows * out}, std::pair{"dw", in * out},
+                               std::pair{"dx", rows * in}}) {
+      std::vector<uint8_t> bytes(count * 4);
+      EXPECT_EQ(mpc_program_get_output(program.get(), name, bytes.data(), bytes.size()), MPC_OK)
+          << mpc_last_error();
+      results.push_back(std::move(bytes));
+    }
+  }
+  return results;
+}
+
+// GEMMs reading the widened copies of f16 operands that an earlier GEMM of
+// the run kept give the bits of GEMMs widening their own; a second run with
+// other inputs widens them anew.
+TEST(ProgramGemmCopies, ReusedCopiesGiveTheSameBits) {
+  TempDir dir;
+  std::vector<std::vector<uint8_t>> plain = runWidenedCopies(false, dir);
+  std::vector<std::vector<uint8_t>> copies = runWidenedCopies(true, dir);
+  ASSERT_EQ(plain.size(), 6u);
+  ASSERT_EQ(copies.size(), 6u);
+  for (size_t i = 0; i < plain.size(); ++i)
+    EXPECT_EQ(plain[i], copies[i]) << "run " << i / 3 << ", output " << i % 3;
+  EXPECT_NE(plain[1], plain[4]) << "the two runs' inputs differ";
 }
 
 std::string caseName(const ::testing::TestParamInfo<GemmCase> &info) {
