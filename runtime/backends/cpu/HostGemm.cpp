@@ -388,8 +388,9 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
       continue;
     }
     if constexpr (std::is_same_v<T, float>) {
-      if (step.cDtype == DType::F16 && step.epilogue != Epilogue::Gelu &&
-          step.epilogue != Epilogue::BiasGelu) {
+      // (Without an epilogue, narrowElements below is that one pass.)
+      if (step.cDtype == DType::F16 && step.epilogue != Epilogue::None &&
+          step.epilogue != Epilogue::Gelu && step.epilogue != Epilogue::BiasGelu) {
         biasReluHalfRows(epilogueHasBias(step.epilogue) ? biasValues : nullptr, relu, cValues,
                          reinterpret_cast<uint16_t *>(cBytes), step.m, step.n);
         continue;
