@@ -585,13 +585,10 @@ private:
   /// copy has overwritten since (what kernels write the manifest does not
   /// say; the compiler answers for those).
   Status widenedCopies() const {
-    struct Kept {
-      ByteRange range;
-    };
-    std::vector<Kept> kept;
+    std::vector<ByteRange> kept; // kept elements not written since
     auto forget = [&](const ByteRange &written) {
       kept.erase(std::remove_if(kept.begin(), kept.end(),
-                                [&](const Kept &k) { return k.range.overlaps(written); }),
+                                [&](const ByteRange &k) { return k.overlaps(written); }),
                  kept.end());
     };
     for (size_t i = 0; i < manifest_.steps.size(); ++i) {
@@ -614,7 +611,7 @@ private:
       };
       Operand operands[] = {{"a", g.keepA, g.reuseA, g.a, g.aDtype, g.offsetA, g.m * g.k},
                             {"b", g.keepB, g.reuseB, g.b, g.bDtype, g.offsetB, g.k * g.n}};
-      std::vector<Kept> keptHere;
+      std::vector<ByteRange> keptHere;
       for (const Operand &x : operands) {
         if (!x.keep && !x.reuse)
           continue;
@@ -628,12 +625,11 @@ private:
         uint64_t begin = x.buffer.offset + static_cast<uint64_t>(x.offset) * 2;
         ByteRange range{x.buffer.space, begin, begin + static_cast<uint64_t>(x.count) * 2};
         if (x.keep) {
-          keptHere.push_back({range});
+          keptHere.push_back(range);
           continue;
         }
-        bool found = std::any_of(kept.begin(), kept.end(), [&](const Kept &k) {
-          return k.range.space == range.space && k.range.begin == range.begin &&
-                 k.range.end == range.end;
+        bool found = std::any_of(kept.begin(), kept.end(), [&](const ByteRange &k) {
+          return k.space == range.space && k.begin == range.begin && k.end == range.end;
         });
         if (!found)
           return fail(member(path, flag),
