@@ -189,6 +189,10 @@ def main():
             "fp32 <= %.1fx torch" % fp32_target: entry["fp32_ratio"] <= fp32_target,
             "bf16 <= 0.8x torch bf16": entry["bf16_ratio"] <= 0.8,
             "fp16 <= 1.2x mpc fp32": entry["fp16_vs_fp32"] <= 1.2}
+        # Every round's time, in the rounds' order, to see the spread.
+        entry["rounds_ms"] = {"%s %s" % (who, mode): times[model, who, mode]
+                              for who, modes in (("mpc", MPC_MODES), ("torch", TORCH_MODES))
+                              for mode in modes}
         entry["static"] = static_measures(args.mpc, os.path.join(ROOT, "examples", model + ".mlir"))
         results[model] = entry
         mark = lambda ok: "yes" if ok else "NO"
