@@ -191,41 +191,52 @@ private:
   }
 
   /// The CPU widens f16 GEMM operands to fp32 (it has no fp16 GEMM); an
-  /// operand that is the same elements as one an earlier GEMM read, with no
-  /// step writing them in between (an activation read again by its weight
-  /// gradient, a weight by its input gradient), reuses that widened copy:
-  /// keep_x on the first reader, reuse_x on the later ones.
+  /// operand that is the same elements as one an earlier GEMM read or wrote,
+  /// with no step writing them in between (an activation read again by its
+  /// weight gradient, a weight by its input gradient, a GEMM's result by the
+  /// next layer's GEMM), reuses that widened copy: keep_x on the first
+  /// reader (keep_c on the GEMM that wrote them), reuse_x on the later ones.
   void keepWidenedOperands() {
-    struct Read {
-      Extent elements;
+    enum class Operand { A, B, C };
+    struct Elements {
+      Extent extent;
       size_t step;
-      bool isA;
+      Operand operand;
     };
-    std::vector<Read> unchanged; // read by a GEMM, not written since
+    std::vector<Elements> unchanged; // read or written by a GEMM, not written since
+    auto f16Elements = [](const rt::BufferRef &buffer, int64_t offset, int64_t count) {
+      uint64_t begin = buffer.offset + 2 * static_cast<uint64_t>(offset);
+      return Extent{buffer.space, begin, begin + 2 * static_cast<uint64_t>(count)};
+    };
     for (size_t i = 0; i < manifest.steps.size(); ++i) {
-      if (auto *gemm = std::get_if<rt::GemmStep>(&manifest.steps[i]); gemm && gemm->batch == 1) {
-        std::vector<Read> here;
-        for (bool isA : {true, false}) {
-          if ((isA ? gemm->aDtype : gemm->bDtype) != rt::DType::F16)
-            continue;
-          const rt::BufferRef &buffer = isA ? gemm->a : gemm->b;
-          uint64_t begin = buffer.offset + 2 * static_cast<uint64_t>(isA ? gemm->offsetA
-                                                                         : gemm->offsetB);
-          uint64_t count = static_cast<uint64_t>(isA ? gemm->m * gemm->k : gemm->k * gemm->n);
-          Extent elements{buffer.space, begin, begin + 2 * count};
-          auto earlier = llvm::find_if(unchanged, [&](const Read &r) { return r.elements == elements; });
-          if (earlier == unchanged.end()) {
-            here.push_back({elements, i, isA});
-            continue;
-          }
-          (isA ? gemm->reuseA : gemm->reuseB) = true;
-          auto &first = std::get<rt::GemmStep>(manifest.steps[earlier->step]);
-          (earlier->isA ? first.keepA : first.keepB) = true;
+      auto *gemm = std::get_if<rt::GemmStep>(&manifest.steps[i]);
+      if (gemm && gemm->batch != 1)
+        gemm = nullptr;
+      std::vector<Elements> here;
+      for (Operand operand : {Operand::A, Operand::B}) {
+        if (!gemm || (operand == Operand::A ? gemm->aDtype : gemm->bDtype) != rt::DType::F16)
+          continue;
+        Extent elements = operand == Operand::A
+                              ? f16Elements(gemm->a, gemm->offsetA, gemm->m * gemm->k)
+                              : f16Elements(gemm->b, gemm->offsetB, gemm->k * gemm->n);
+        auto earlier =
+            llvm::find_if(unchanged, [&](const Elements &e) { return e.extent == elements; });
+        if (earlier == unchanged.end()) {
+          here.push_back({elements, i, operand});
+          continue;
         }
-        unchanged.insert(unchanged.end(), here.begin(), here.end());
+        (operand == Operand::A ? gemm->reuseA : gemm->reuseB) = true;
+        auto &first = std::get<rt::GemmStep>(manifest.steps[earlier->step]);
+        (earlier->operand == Operand::A   ? first.keepA
+         : earlier->operand == Operand::B ? first.keepB
+                                          : first.keepC) = true;
       }
+      unchanged.insert(unchanged.end(), here.begin(), here.end());
       for (const Extent &written : writes[i])
-        llvm::erase_if(unchanged, [&](const Read &r) { return r.elements.overlaps(written); });
+        llvm::erase_if(unchanged, [&](const Elements &e) { return e.extent.overlaps(written); });
+      if (gemm && gemm->cDtype == rt::DType::F16)
+        unchanged.push_back({f16Elements(gemm->c, gemm->offsetC, gemm->m * gemm->n), i,
+                             Operand::C});
     }
   }
 

@@ -397,7 +397,7 @@ Status parseLaunch(const JsonValue &value, const std::string &path,
 Status parseGemm(const JsonValue &value, const std::string &path,
                  GemmStep &out) {
   if (Status status = expectObject(value, path, kGemmKeys,
-                                   {"bias_dtype", "keep_a", "keep_b", "reuse_a", "reuse_b"});
+                                   {"bias_dtype", "keep_a", "keep_b", "keep_c", "reuse_a", "reuse_b"});
       !status.isOk())
     return status;
   ObjectReader fields(value, path);
@@ -441,8 +441,10 @@ Status parseGemm(const JsonValue &value, const std::string &path,
   if (Status status = fields.boolean("transpose_b", out.transposeB);
       !status.isOk())
     return status;
-  for (auto [key, flag] : {std::pair{"keep_a", &out.keepA}, std::pair{"keep_b", &out.keepB},
-                           std::pair{"reuse_a", &out.reuseA}, std::pair{"reuse_b", &out.reuseB}}) {
+  for (auto [key, flag] :
+       {std::pair{"keep_a", &out.keepA}, std::pair{"keep_b", &out.keepB},
+        std::pair{"keep_c", &out.keepC}, std::pair{"reuse_a", &out.reuseA},
+        std::pair{"reuse_b", &out.reuseB}}) {
     *flag = false;
     if (value.find(key))
       if (Status status = fields.boolean(key, *flag); !status.isOk())
@@ -581,9 +583,10 @@ public:
 
 private:
   /// keep_x and reuse_x of GEMM steps: on a single f16 product; a reuse
-  /// names elements that an earlier step keeps and that no GEMM result or
-  /// copy has overwritten since (what kernels write the manifest does not
-  /// say; the compiler answers for those).
+  /// names elements that an earlier step keeps (an operand, or its result
+  /// with keep_c) and that no GEMM result or copy has overwritten since
+  /// (what kernels write the manifest does not say; the compiler answers
+  /// for those).
   Status widenedCopies() const {
     std::vector<ByteRange> kept; // kept elements not written since
     auto forget = [&](const ByteRange &written) {
@@ -637,10 +640,17 @@ private:
                           x.name + " (or a GEMM result or a copy wrote them since)");
       }
       kept.insert(kept.end(), keptHere.begin(), keptHere.end());
-      forget({g.c.space, g.c.offset + static_cast<uint64_t>(g.offsetC) * dtypeSize(g.cDtype),
-              g.c.offset + static_cast<uint64_t>(g.offsetC + (g.batch - 1) * g.strideC +
-                                                 g.m * g.n) *
-                               dtypeSize(g.cDtype)});
+      ByteRange c{g.c.space, g.c.offset + static_cast<uint64_t>(g.offsetC) * dtypeSize(g.cDtype),
+                  g.c.offset + static_cast<uint64_t>(g.offsetC + (g.batch - 1) * g.strideC +
+                                                     g.m * g.n) *
+                                   dtypeSize(g.cDtype)};
+      forget(c);
+      if (g.keepC) {
+        if (g.cDtype != DType::F16 || g.batch != 1)
+          return fail(member(path, "keep_c"),
+                      "only an f16 result of a GEMM with batch 1 has a widened copy");
+        kept.push_back(c);
+      }
     }
     return Status();
   }
@@ -1058,8 +1068,10 @@ std::string stepJson(const Step &step) {
     out += std::string(",\"") + key + "\":" + std::to_string(value);
   out += std::string(",\"transpose_a\":") + boolJson(gemm.transposeA) +
          ",\"transpose_b\":" + boolJson(gemm.transposeB);
-  for (auto [key, flag] : {std::pair{"keep_a", gemm.keepA}, std::pair{"keep_b", gemm.keepB},
-                           std::pair{"reuse_a", gemm.reuseA}, std::pair{"reuse_b", gemm.reuseB}})
+  for (auto [key, flag] :
+       {std::pair{"keep_a", gemm.keepA}, std::pair{"keep_b", gemm.keepB},
+        std::pair{"keep_c", gemm.keepC}, std::pair{"reuse_a", gemm.reuseA},
+        std::pair{"reuse_b", gemm.reuseB}})
     if (flag)
       out += std::string(",\"") + key + "\":true";
   return out + ",\"epilogue\":\"" + epilogueName(gemm.epilogue) + "\"}";

@@ -38,10 +38,11 @@
 //     nor the bias, and the batch's outputs do not overlap each other.
 //     Optional, for a CPU that widens fp16 operands to fp32 (it has no fp16
 //     GEMM): keep_a (keep_b) asks to keep the widened copy of the f16
-//     operand for later steps; reuse_a (reuse_b) says that the operand is
-//     the same elements (space, first byte, dtype and count) as an operand
+//     operand for later steps, keep_c the fp32 values of the f16 result as
+//     stored (rounded); reuse_a (reuse_b) says that the operand is the same
+//     elements (space, first byte, dtype and count) as an operand or result
 //     an earlier GEMM step keeps, unchanged since then by every step, so
-//     that its kept copy serves. Both only when batch is 1.
+//     that its kept copy serves. All only when batch is 1.
 //   - copy: copies `bytes` bytes from `source` to `target` (no overlap).
 //
 // Initializers and their arguments (defaults in parentheses):
@@ -177,8 +178,8 @@ struct GemmStep {
   int64_t strideA = 0, strideB = 0, strideC = 0;
   bool transposeA = false, transposeB = false;
   Epilogue epilogue = Epilogue::None;
-  /// keep_a/keep_b and reuse_a/reuse_b (see the file comment).
-  bool keepA = false, keepB = false, reuseA = false, reuseB = false;
+  /// keep_a/keep_b/keep_c and reuse_a/reuse_b (see the file comment).
+  bool keepA = false, keepB = false, keepC = false, reuseA = false, reuseB = false;
 };
 
 struct CopyStep {

@@ -234,8 +234,8 @@ private:
     } else if (const auto *gemm = std::get_if<GemmStep>(&step)) {
       PlannedGemm planned{*gemm, address(gemm->a), address(gemm->b),
                           gemm->bias ? address(*gemm->bias) : nullptr, address(gemm->c), {}};
-      // One copy per kept operand's elements, shared by the steps reusing
-      // it (verified: an earlier step keeps them).
+      // One copy per kept operand's or result's elements, shared by the
+      // steps reusing it (verified: an earlier step keeps them).
       const uint8_t *firstA = planned.a + gemm->offsetA * dtypeSize(gemm->aDtype);
       const uint8_t *firstB = planned.b + gemm->offsetB * dtypeSize(gemm->bDtype);
       auto copyOf = [&](const uint8_t *first, int64_t count) -> std::vector<float> & {
@@ -245,6 +245,9 @@ private:
         planned.copies.keepA = &copyOf(firstA, gemm->m * gemm->k);
       if (gemm->keepB)
         planned.copies.keepB = &copyOf(firstB, gemm->k * gemm->n);
+      if (gemm->keepC)
+        planned.copies.keepC =
+            &copyOf(planned.c + gemm->offsetC * dtypeSize(gemm->cDtype), gemm->m * gemm->n);
       if (gemm->reuseA)
         planned.copies.reuseA = &copyOf(firstA, gemm->m * gemm->k);
       if (gemm->reuseB)

@@ -154,33 +154,42 @@ void biasReluRows(const float *bias, bool relu, float *c, int64_t m, int64_t n) 
 
 /// The bias and ReLU epilogues of an f32 result and its rounding to fp16
 /// in one pass over it (instead of one pass each): the values of
-/// biasReluRows followed by narrowToHalf. With F16C eight at a time; the
-/// scalar tail rounds as the device headers do (to nearest even).
+/// biasReluRows followed by narrowToHalf; with `rounded`, the stored fp16
+/// values also go there widened (a kept result's copy). With F16C eight at
+/// a time; the scalar tail rounds as the device headers do (to nearest
+/// even).
 __attribute__((always_inline)) inline void biasReluHalfTail(const float *bias, bool relu,
                                                              const float *c, uint16_t *out,
-                                                             int64_t from, int64_t n) {
+                                                             float *rounded, int64_t from,
+                                                             int64_t n) {
   for (int64_t col = from; col < n; ++col) {
     float value = bias ? c[col] + bias[col] : c[col];
     if (relu)
       value = value < 0 ? 0.0f : value;
-    out[col] = mpc::from_f32<mpc::half_t>(value).bits;
+    mpc::half_t half = mpc::from_f32<mpc::half_t>(value);
+    out[col] = half.bits;
+    if (rounded)
+      rounded[col] = mpc::to_f32(half);
   }
 }
 
 void biasReluHalfRowsPortable(const float *bias, bool relu, const float *c, uint16_t *out,
-                              int64_t m, int64_t n) {
+                              float *rounded, int64_t m, int64_t n) {
   for (int64_t row = 0; row < m; ++row)
-    biasReluHalfTail(bias, relu, c + row * n, out + row * n, 0, n);
+    biasReluHalfTail(bias, relu, c + row * n, out + row * n, rounded ? rounded + row * n : nullptr,
+                     0, n);
 }
 
 #ifdef MPC_HAVE_X86_DISPATCH
 __attribute__((target("avx2,f16c"))) void biasReluHalfRowsF16c(const float *bias, bool relu,
                                                               const float *c, uint16_t *out,
-                                                              int64_t m, int64_t n) {
+                                                              float *rounded, int64_t m,
+                                                              int64_t n) {
   const __m256 zero = _mm256_setzero_ps();
   for (int64_t row = 0; row < m; ++row) {
     const float *values = c + row * n;
     uint16_t *halves = out + row * n;
+    float *widened = rounded ? rounded + row * n : nullptr;
     int64_t col = 0;
     for (; col + 8 <= n; col += 8) {
       __m256 value = _mm256_loadu_ps(values + col);
@@ -188,21 +197,23 @@ __attribute__((target("avx2,f16c"))) void biasReluHalfRowsF16c(const float *bias
         value = _mm256_add_ps(value, _mm256_loadu_ps(bias + col));
       if (relu) // value < 0 ? 0 : value, so NaN and -0 stay
         value = _mm256_blendv_ps(value, zero, _mm256_cmp_ps(value, zero, _CMP_LT_OQ));
-      _mm_storeu_si128(reinterpret_cast<__m128i *>(halves + col),
-                       _mm256_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      __m128i half = _mm256_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(halves + col), half);
+      if (widened)
+        _mm256_storeu_ps(widened + col, _mm256_cvtph_ps(half));
     }
-    biasReluHalfTail(bias, relu, values, halves, col, n);
+    biasReluHalfTail(bias, relu, values, halves, widened, col, n);
   }
 }
 #endif
 
-void biasReluHalfRows(const float *bias, bool relu, const float *c, uint16_t *out, int64_t m,
-                      int64_t n) {
+void biasReluHalfRows(const float *bias, bool relu, const float *c, uint16_t *out,
+                      float *rounded, int64_t m, int64_t n) {
 #ifdef MPC_HAVE_X86_DISPATCH
   if (haveAvx2() && haveF16c())
-    return biasReluHalfRowsF16c(bias, relu, c, out, m, n);
+    return biasReluHalfRowsF16c(bias, relu, c, out, rounded, m, n);
 #endif
-  biasReluHalfRowsPortable(bias, relu, c, out, m, n);
+  biasReluHalfRowsPortable(bias, relu, c, out, rounded, m, n);
 }
 
 /// Applies `epilogue` to the m x n result `c` in place.
@@ -388,11 +399,23 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
       continue;
     }
     if constexpr (std::is_same_v<T, float>) {
-      // (Without an epilogue, narrowElements below is that one pass.)
-      if (step.cDtype == DType::F16 && step.epilogue != Epilogue::None &&
+      // (Without an epilogue and a kept copy, narrowElements below is that
+      // one pass.)
+      float *rounded = nullptr;
+      if (copies.keepC) {
+        copies.keepC->resize(cCount);
+        rounded = copies.keepC->data();
+      }
+      if (step.cDtype == DType::F16 && (step.epilogue != Epilogue::None || rounded) &&
           step.epilogue != Epilogue::Gelu && step.epilogue != Epilogue::BiasGelu) {
         biasReluHalfRows(epilogueHasBias(step.epilogue) ? biasValues : nullptr, relu, cValues,
-                         reinterpret_cast<uint16_t *>(cBytes), step.m, step.n);
+                         reinterpret_cast<uint16_t *>(cBytes), rounded, step.m, step.n);
+        continue;
+      }
+      if (rounded) { // GELU: rounded as below, then widened again
+        applyEpilogue(step.epilogue, biasValues, cValues, step.m, step.n);
+        narrowElements(cValues, step.cDtype, cBytes, cCount);
+        widenElements(step.cDtype, cBytes, rounded, cCount);
         continue;
       }
     }

@@ -37,10 +37,12 @@ class OnednnMatmul;
 template <typename T> struct GemmScratch { std::vector<T> a, b, c, bias; };
 
 /// Widened fp32 copies of f16 operands that outlive their step (the
-/// manifest's keep_a/keep_b and reuse_a/reuse_b): a kept operand is widened
-/// into its copy, a reused one is read from the copy an earlier step kept.
+/// manifest's keep_a/keep_b/keep_c and reuse_a/reuse_b): a kept operand is
+/// widened into its copy, a kept f16 result's stored values go to its copy
+/// as the result is rounded, and a reused operand is read from the copy an
+/// earlier step kept.
 struct GemmOperandCopies {
-  std::vector<float> *keepA = nullptr, *keepB = nullptr;
+  std::vector<float> *keepA = nullptr, *keepB = nullptr, *keepC = nullptr;
   const std::vector<float> *reuseA = nullptr, *reuseB = nullptr;
 };
 

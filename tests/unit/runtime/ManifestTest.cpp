@@ -480,6 +480,25 @@ TEST(Manifest, KeepsAndReusesWidenedCopies) {
   m.kernels = {KernelSpec{"k0", 1, 256}};
   m.steps.insert(m.steps.begin() + 1, LaunchStep{"k0", {arena(0)}});
   EXPECT_TRUE(verifyManifest(m).isOk()) << verifyManifest(m).message();
+  // A kept f16 result serves a later GEMM's operand.
+  Manifest chained = widenedCopiesManifest();
+  GemmStep &first = gemmStep(chained, 0), next = gemmStep(chained, 1);
+  first.cDtype = DType::F16;
+  first.keepC = true;
+  next.a = first.c;
+  next.transposeA = false;
+  next.m = 4;
+  next.k = 3;
+  next.reuseA = true;
+  chained.steps.push_back(next);
+  status = verifyManifest(chained);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  json = writeManifest(chained);
+  EXPECT_NE(json.find("\"keep_c\":true"), std::string::npos);
+  status = parseManifest(json, parsed);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_TRUE(gemmStep(parsed, 0).keepC);
+  EXPECT_FALSE(gemmStep(parsed, 1).keepC);
 
   const EditCase cases[] = {
       {[](Manifest &m) { gemmStep(m, 0).keepA = false; },
@@ -495,6 +514,8 @@ TEST(Manifest, KeepsAndReusesWidenedCopies) {
        "steps[1].reuse_a: only an f16 operand of a GEMM with batch 1"},
       {[](Manifest &m) { gemmStep(m, 1).m = 4, gemmStep(m, 1).transposeA = false; },
        "steps[1].reuse_a: no earlier GEMM step keeps these elements"},
+      {[](Manifest &m) { gemmStep(m, 0).keepC = true; },
+       "steps[0].keep_c: only an f16 result of a GEMM with batch 1 has a widened copy"},
       {[](Manifest &m) { m.steps.insert(m.steps.begin() + 1, CopyStep{arena(3072), arena(8), 8}); },
        "steps[2].reuse_a: no earlier GEMM step keeps these elements of operand a (or a GEMM "
        "result or a copy wrote them since)"},

@@ -337,21 +337,27 @@ TEST(ProgramGemmNan, ReluKeepsNaNOnTheGpu) {
   expectReluKeepsNaN(DType::F16, DType::F32, "cuda");
 }
 
-/// y = x w, dw = x^T dy and dx = dy w^T on f16 operands, the later two
-/// reusing (with `copies`) the widened x and w that the first keeps; C of
-/// each is f32. Runs it on two batches and returns the outputs of both.
+/// y = x w (an f16 result with a bias and a ReLU), dw = x^T dy,
+/// dx = dy w^T and z = y v on f16 operands, the later three reusing (with
+/// `copies`) the widened x and w that the first keeps and the fp32 values
+/// of y it keeps as it rounds them; C of the others is f32. Runs it on two
+/// batches and returns the outputs of both.
 std::vector<std::vector<uint8_t>> runWidenedCopies(bool copies, const TempDir &dir) {
-  const int64_t rows = 16, in = 24, out = 20;
-  const uint64_t xAt = 0, wAt = 1024, dyAt = 2048, yAt = 3072, dwAt = 5120, dxAt = 7168;
+  const int64_t rows = 16, in = 24, out = 20, next = 12;
+  const uint64_t xAt = 0, wAt = 1024, dyAt = 2048, biasAt = 2816, vAt = 3072, yAt = 3584,
+                 dwAt = 4608, dxAt = 6656, zAt = 8704;
   Manifest m;
   m.program = "copies";
-  m.arenaBytes = 9216;
+  m.arenaBytes = 9728;
   m.inputs = {tensorSpec("x", DType::F16, {rows, in}, arena(xAt)),
               tensorSpec("w", DType::F16, {in, out}, arena(wAt)),
-              tensorSpec("dy", DType::F16, {rows, out}, arena(dyAt))};
-  m.outputs = {tensorSpec("y", DType::F32, {rows, out}, arena(yAt)),
+              tensorSpec("dy", DType::F16, {rows, out}, arena(dyAt)),
+              tensorSpec("bias", DType::F16, {out}, arena(biasAt)),
+              tensorSpec("v", DType::F16, {out, next}, arena(vAt))};
+  m.outputs = {tensorSpec("y", DType::F16, {rows, out}, arena(yAt)),
                tensorSpec("dw", DType::F32, {in, out}, arena(dwAt)),
-               tensorSpec("dx", DType::F32, {rows, in}, arena(dxAt))};
+               tensorSpec("dx", DType::F32, {rows, in}, arena(dxAt)),
+               tensorSpec("z", DType::F32, {rows, next}, arena(zAt))};
   auto gemm = [](uint64_t a, uint64_t b, uint64_t c, int64_t m, int64_t n, int64_t k) {
     GemmStep step;
     step.a = arena(a);
@@ -364,12 +370,17 @@ std::vector<std::vector<uint8_t>> runWidenedCopies(bool copies, const TempDir &d
     return step;
   };
   GemmStep y = gemm(xAt, wAt, yAt, rows, out, in);
+  y.cDtype = DType::F16;
+  y.bias = arena(biasAt);
+  y.biasDtype = DType::F16;
+  y.epilogue = Epilogue::BiasRelu;
   GemmStep dw = gemm(xAt, dyAt, dwAt, in, out, rows);
   dw.transposeA = true;
   GemmStep dx = gemm(dyAt, wAt, dxAt, rows, in, out);
   dx.transposeB = true;
-  y.keepA = y.keepB = dw.reuseA = dx.reuseB = copies;
-  m.steps = {y, dw, dx};
+  GemmStep z = gemm(yAt, vAt, zAt, rows, next, out);
+  y.keepA = y.keepB = y.keepC = dw.reuseA = dx.reuseB = z.reuseA = copies;
+  m.steps = {y, dw, dx, z};
   std::string path = dir.file(copies ? "copies.mpcb" : "plain.mpcb");
   writeProgramBundle(path, m);
 
@@ -380,15 +391,17 @@ std::vector<std::vector<uint8_t>> runWidenedCopies(bool copies, const TempDir &d
     std::vector<double> exact;
     for (auto [name, count, seed] : {std::tuple{"x", rows * in, 10 + batch},
                                      std::tuple{"w", in * out, 20 + batch},
-                                     std::tuple{"dy", rows * out, 30 + batch}}) {
+                                     std::tuple{"dy", rows * out, 30 + batch},
+                                     std::tuple{"bias", out, 40 + batch},
+                                     std::tuple{"v", out * next, 50 + batch}}) {
       std::vector<uint8_t> bytes = randomOperand(DType::F16, count, seed, exact);
       EXPECT_EQ(mpc_program_set_input(program.get(), name, bytes.data(), bytes.size()), MPC_OK)
           << mpc_last_error();
     }
     EXPECT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
-    for (auto [name, count] : {std::pair{"y", rows * out}, std::pair{"dw", in * out},
-                               std::pair{"dx", rows * in}}) {
-      std::vector<uint8_t> bytes(count * 4);
+    for (auto [name, bytesOut] : {std::pair{"y", rows * out * 2}, std::pair{"dw", in * out * 4},
+                                  std::pair{"dx", rows * in * 4}, std::pair{"z", rows * next * 4}}) {
+      std::vector<uint8_t> bytes(bytesOut);
       EXPECT_EQ(mpc_program_get_output(program.get(), name, bytes.data(), bytes.size()), MPC_OK)
           << mpc_last_error();
       results.push_back(std::move(bytes));
@@ -397,18 +410,18 @@ std::vector<std::vector<uint8_t>> runWidenedCopies(bool copies, const TempDir &d
   return results;
 }
 
-// GEMMs reading the widened copies of f16 operands that an earlier GEMM of
-// the run kept give the bits of GEMMs widening their own; a second run with
-// other inputs widens them anew.
+// GEMMs reading the widened copies of f16 operands (and of an f16 result)
+// that an earlier GEMM of the run kept give the bits of GEMMs widening
+// their own; a second run with other inputs widens them anew.
 TEST(ProgramGemmCopies, ReusedCopiesGiveTheSameBits) {
   TempDir dir;
   std::vector<std::vector<uint8_t>> plain = runWidenedCopies(false, dir);
   std::vector<std::vector<uint8_t>> copies = runWidenedCopies(true, dir);
-  ASSERT_EQ(plain.size(), 6u);
-  ASSERT_EQ(copies.size(), 6u);
+  ASSERT_EQ(plain.size(), 8u);
+  ASSERT_EQ(copies.size(), 8u);
   for (size_t i = 0; i < plain.size(); ++i)
-    EXPECT_EQ(plain[i], copies[i]) << "run " << i / 3 << ", output " << i % 3;
-  EXPECT_NE(plain[1], plain[4]) << "the two runs' inputs differ";
+    EXPECT_EQ(plain[i], copies[i]) << "run " << i / 4 << ", output " << i % 4;
+  EXPECT_NE(plain[1], plain[5]) << "the two runs' inputs differ";
 }
 
 std::string caseName(const ::testing::TestParamInfo<GemmCase> &info) {
