@@ -7,8 +7,9 @@
 // oneDNN, bf16 GEMMs and large fp32 ones with oneDNN (OnednnMatmul.h).
 // Operands that are not already in the compute type are widened into
 // scratch memory (bf16 ones only without oneDNN), or, for an f16 operand
-// the manifest asks to keep, into a copy that later steps reuse
-// (GemmOperandCopies); the compute type is f32,
+// the manifest asks to keep, into a copy that later steps reuse; a kept f16
+// result's stored values go to such a copy too (GemmOperandCopies). The
+// compute type is f32,
 // which gives fp16/bf16 products accumulated in fp32 as on the GPU, or f64
 // (cblas_dgemm) when A, B and C are all f64, for reference runs. The
 // epilogue is computed in the compute type and the result rounded once to
