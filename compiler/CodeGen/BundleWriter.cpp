@@ -190,6 +190,22 @@ private:
     }
   }
 
+  /// A GEMM step's operands and its result.
+  enum class Operand { A, B, C };
+
+  /// keep_a, keep_b or keep_c of `gemm`.
+  static bool &keepFlag(rt::GemmStep &gemm, Operand operand) {
+    switch (operand) {
+    case Operand::A:
+      return gemm.keepA;
+    case Operand::B:
+      return gemm.keepB;
+    case Operand::C:
+      return gemm.keepC;
+    }
+    llvm_unreachable("unknown operand");
+  }
+
   /// The CPU widens f16 GEMM operands to fp32 (it has no fp16 GEMM); an
   /// operand that is the same elements as one an earlier GEMM read or wrote,
   /// with no step writing them in between (an activation read again by its
@@ -197,7 +213,6 @@ private:
   /// next layer's GEMM), reuses that widened copy: keep_x on the first
   /// reader (keep_c on the GEMM that wrote them), reuse_x on the later ones.
   void keepWidenedOperands() {
-    enum class Operand { A, B, C };
     struct Elements {
       Extent extent;
       size_t step;
@@ -226,10 +241,7 @@ private:
           continue;
         }
         (operand == Operand::A ? gemm->reuseA : gemm->reuseB) = true;
-        auto &first = std::get<rt::GemmStep>(manifest.steps[earlier->step]);
-        (earlier->operand == Operand::A   ? first.keepA
-         : earlier->operand == Operand::B ? first.keepB
-                                          : first.keepC) = true;
+        keepFlag(std::get<rt::GemmStep>(manifest.steps[earlier->step]), earlier->operand) = true;
       }
       unchanged.insert(unchanged.end(), here.begin(), here.end());
       for (const Extent &written : writes[i])

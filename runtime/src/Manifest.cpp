@@ -396,8 +396,9 @@ Status parseLaunch(const JsonValue &value, const std::string &path,
 
 Status parseGemm(const JsonValue &value, const std::string &path,
                  GemmStep &out) {
-  if (Status status = expectObject(value, path, kGemmKeys,
-                                   {"bias_dtype", "keep_a", "keep_b", "keep_c", "reuse_a", "reuse_b"});
+  if (Status status = expectObject(
+          value, path, kGemmKeys,
+          {"bias_dtype", "keep_a", "keep_b", "keep_c", "reuse_a", "reuse_b"});
       !status.isOk())
     return status;
   ObjectReader fields(value, path);
@@ -590,8 +591,9 @@ private:
   Status widenedCopies() const {
     std::vector<ByteRange> kept; // kept elements not written since
     auto forget = [&](const ByteRange &written) {
-      kept.erase(std::remove_if(kept.begin(), kept.end(),
-                                [&](const ByteRange &k) { return k.overlaps(written); }),
+      kept.erase(std::remove_if(
+                     kept.begin(), kept.end(),
+                     [&](const ByteRange &k) { return k.overlaps(written); }),
                  kept.end());
     };
     for (size_t i = 0; i < manifest_.steps.size(); ++i) {
@@ -612,43 +614,54 @@ private:
         DType dtype;
         int64_t offset, count;
       };
-      Operand operands[] = {{"a", g.keepA, g.reuseA, g.a, g.aDtype, g.offsetA, g.m * g.k},
-                            {"b", g.keepB, g.reuseB, g.b, g.bDtype, g.offsetB, g.k * g.n}};
+      Operand operands[] = {
+          {"a", g.keepA, g.reuseA, g.a, g.aDtype, g.offsetA, g.m * g.k},
+          {"b", g.keepB, g.reuseB, g.b, g.bDtype, g.offsetB, g.k * g.n}};
       std::vector<ByteRange> keptHere;
       for (const Operand &x : operands) {
         if (!x.keep && !x.reuse)
           continue;
         std::string flag = std::string(x.reuse ? "reuse_" : "keep_") + x.name;
         if (x.keep && x.reuse)
-          return fail(member(path, flag), std::string("given with keep_") + x.name +
-                                              ": a reused operand's copy is already kept");
-        if (x.dtype != DType::F16 || g.batch != 1)
           return fail(member(path, flag),
-                      "only an f16 operand of a GEMM with batch 1 has a widened copy");
+                      std::string("given with keep_") + x.name +
+                          ": a reused operand's copy is already kept");
+        if (x.dtype != DType::F16 || g.batch != 1)
+          return fail(
+              member(path, flag),
+              "only an f16 operand of a GEMM with batch 1 has a widened copy");
         uint64_t begin = x.buffer.offset + static_cast<uint64_t>(x.offset) * 2;
-        ByteRange range{x.buffer.space, begin, begin + static_cast<uint64_t>(x.count) * 2};
+        ByteRange range{x.buffer.space, begin,
+                        begin + static_cast<uint64_t>(x.count) * 2};
         if (x.keep) {
           keptHere.push_back(range);
           continue;
         }
-        bool found = std::any_of(kept.begin(), kept.end(), [&](const ByteRange &k) {
-          return k.space == range.space && k.begin == range.begin && k.end == range.end;
-        });
+        bool found =
+            std::any_of(kept.begin(), kept.end(), [&](const ByteRange &k) {
+              return k.space == range.space && k.begin == range.begin &&
+                     k.end == range.end;
+            });
         if (!found)
-          return fail(member(path, flag),
-                      std::string("no earlier GEMM step keeps these elements of operand ") +
-                          x.name + " (or a GEMM result or a copy wrote them since)");
+          return fail(
+              member(path, flag),
+              std::string(
+                  "no earlier GEMM step keeps these elements of operand ") +
+                  x.name + " (or a GEMM result or a copy wrote them since)");
       }
       kept.insert(kept.end(), keptHere.begin(), keptHere.end());
-      ByteRange c{g.c.space, g.c.offset + static_cast<uint64_t>(g.offsetC) * dtypeSize(g.cDtype),
-                  g.c.offset + static_cast<uint64_t>(g.offsetC + (g.batch - 1) * g.strideC +
-                                                     g.m * g.n) *
-                                   dtypeSize(g.cDtype)};
+      ByteRange c{
+          g.c.space,
+          g.c.offset + static_cast<uint64_t>(g.offsetC) * dtypeSize(g.cDtype),
+          g.c.offset + static_cast<uint64_t>(
+                           g.offsetC + (g.batch - 1) * g.strideC + g.m * g.n) *
+                           dtypeSize(g.cDtype)};
       forget(c);
       if (g.keepC) {
         if (g.cDtype != DType::F16 || g.batch != 1)
-          return fail(member(path, "keep_c"),
-                      "only an f16 result of a GEMM with batch 1 has a widened copy");
+          return fail(
+              member(path, "keep_c"),
+              "only an f16 result of a GEMM with batch 1 has a widened copy");
         kept.push_back(c);
       }
     }

@@ -42,7 +42,9 @@
 //     stored (rounded); reuse_a (reuse_b) says that the operand is the same
 //     elements (space, first byte, dtype and count) as an operand or result
 //     an earlier GEMM step keeps, unchanged since then by every step, so
-//     that its kept copy serves. All only when batch is 1.
+//     that its kept copy serves. All only when batch is 1. (They came after
+//     version 1 was first written; a runtime from before them refuses them
+//     as unknown keys.)
 //   - copy: copies `bytes` bytes from `source` to `target` (no overlap).
 //
 // Initializers and their arguments (defaults in parentheses):

@@ -234,24 +234,34 @@ private:
     } else if (const auto *gemm = std::get_if<GemmStep>(&step)) {
       PlannedGemm planned{*gemm, address(gemm->a), address(gemm->b),
                           gemm->bias ? address(*gemm->bias) : nullptr, address(gemm->c), {}};
-      // One copy per kept operand's or result's elements, shared by the
-      // steps reusing it (verified: an earlier step keeps them).
+      // One fp32 copy per kept operand's or result's elements, shared by
+      // the steps reusing it (verified: an earlier step keeps them), and
+      // counted in the backend's memory.
       const uint8_t *firstA = planned.a + gemm->offsetA * dtypeSize(gemm->aDtype);
       const uint8_t *firstB = planned.b + gemm->offsetB * dtypeSize(gemm->bDtype);
-      auto copyOf = [&](const uint8_t *first, int64_t count) -> std::vector<float> & {
-        return widenedCopies_[{first, count}];
+      const uint8_t *firstC = planned.c + gemm->offsetC * dtypeSize(gemm->cDtype);
+      auto keep = [&](const uint8_t *first, int64_t count) {
+        auto [copy, added] = widenedCopies_.try_emplace({first, count});
+        if (added)
+          deviceBytes_ += sizeof(float) * static_cast<uint64_t>(count);
+        return &copy->second;
+      };
+      auto reuse = [&](const uint8_t *first, int64_t count) -> const std::vector<float> * {
+        auto copy = widenedCopies_.find({first, count});
+        return copy == widenedCopies_.end() ? nullptr : &copy->second;
       };
       if (gemm->keepA)
-        planned.copies.keepA = &copyOf(firstA, gemm->m * gemm->k);
+        planned.copies.keepA = keep(firstA, gemm->m * gemm->k);
       if (gemm->keepB)
-        planned.copies.keepB = &copyOf(firstB, gemm->k * gemm->n);
+        planned.copies.keepB = keep(firstB, gemm->k * gemm->n);
       if (gemm->keepC)
-        planned.copies.keepC =
-            &copyOf(planned.c + gemm->offsetC * dtypeSize(gemm->cDtype), gemm->m * gemm->n);
-      if (gemm->reuseA)
-        planned.copies.reuseA = &copyOf(firstA, gemm->m * gemm->k);
-      if (gemm->reuseB)
-        planned.copies.reuseB = &copyOf(firstB, gemm->k * gemm->n);
+        planned.copies.keepC = keep(firstC, gemm->m * gemm->n);
+      if (gemm->reuseA && !(planned.copies.reuseA = reuse(firstA, gemm->m * gemm->k)))
+        return Status::error(MPC_FORMAT_ERROR, "gemm step reuses a widened copy of operand a "
+                                               "that no earlier step keeps");
+      if (gemm->reuseB && !(planned.copies.reuseB = reuse(firstB, gemm->k * gemm->n)))
+        return Status::error(MPC_FORMAT_ERROR, "gemm step reuses a widened copy of operand b "
+                                               "that no earlier step keeps");
       steps_.push_back(planned);
     } else {
       const auto &copy = std::get<CopyStep>(step);
@@ -265,8 +275,8 @@ private:
   HostObject object_;
   HostGemm gemm_;
   std::vector<PlannedStep> steps_;
-  /// Widened copies of kept f16 GEMM operands, by first element and count
-  /// (a map: its elements stay where they are as it grows).
+  /// Widened copies of kept f16 GEMM operands and results, by first element
+  /// and count (a map: its elements stay where they are as it grows).
   std::map<std::pair<const uint8_t *, int64_t>, std::vector<float>> widenedCopies_;
   std::vector<TensorSpec> telemetry_;
   /// Telemetry of the runs since the last collect.

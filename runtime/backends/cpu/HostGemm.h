@@ -9,12 +9,14 @@
 // scratch memory (bf16 ones only without oneDNN), or, for an f16 operand
 // the manifest asks to keep, into a copy that later steps reuse; a kept f16
 // result's stored values go to such a copy too (GemmOperandCopies). The
-// compute type is f32,
-// which gives fp16/bf16 products accumulated in fp32 as on the GPU, or f64
-// (cblas_dgemm) when A, B and C are all f64, for reference runs. The
-// epilogue is computed in the compute type and the result rounded once to
-// C's dtype (when oneDNN multiplies and C is f32 or bf16 without GELU,
-// oneDNN adds the bias and rounds, and the ReLU is applied to C after it):
+// compute type is f32, which gives fp16/bf16 products accumulated in fp32
+// as on the GPU, or f64 (cblas_dgemm) when A, B and C are all f64, for
+// reference runs. The epilogue is computed in the compute type and the
+// result rounded once to C's dtype (when oneDNN multiplies and C is f32 or
+// bf16 without GELU, oneDNN adds the bias and rounds, and the ReLU is
+// applied to C after it). Kept copies are memory for the program's life:
+// 4 bytes per kept element, counted in the backend's device bytes.
+// Epilogues:
 //   bias: adds bias[j] to every column j; relu: max(x, 0), NaN stays NaN;
 //   gelu: the tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
 //   x^3))).

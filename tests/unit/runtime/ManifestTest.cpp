@@ -476,13 +476,15 @@ TEST(Manifest, KeepsAndReusesWidenedCopies) {
   EXPECT_FALSE(gemmStep(parsed, 0).reuseA);
   EXPECT_TRUE(gemmStep(parsed, 1).reuseA);
   EXPECT_FALSE(gemmStep(parsed, 1).keepB);
-  // A launch between them may read x: the compiler answers for kernels.
+  // A launch between them may write x: the verifier cannot see what kernels
+  // write, and the compiler answers for it.
   m.kernels = {KernelSpec{"k0", 1, 256}};
   m.steps.insert(m.steps.begin() + 1, LaunchStep{"k0", {arena(0)}});
   EXPECT_TRUE(verifyManifest(m).isOk()) << verifyManifest(m).message();
   // A kept f16 result serves a later GEMM's operand.
   Manifest chained = widenedCopiesManifest();
-  GemmStep &first = gemmStep(chained, 0), next = gemmStep(chained, 1);
+  GemmStep &first = gemmStep(chained, 0);
+  GemmStep next = gemmStep(chained, 1);
   first.cDtype = DType::F16;
   first.keepC = true;
   next.a = first.c;
@@ -516,6 +518,18 @@ TEST(Manifest, KeepsAndReusesWidenedCopies) {
        "steps[1].reuse_a: no earlier GEMM step keeps these elements"},
       {[](Manifest &m) { gemmStep(m, 0).keepC = true; },
        "steps[0].keep_c: only an f16 result of a GEMM with batch 1 has a widened copy"},
+      {[](Manifest &m) {
+         GemmStep over = gemmStep(m, 0);
+         over.a = arena(1024);
+         over.aDtype = over.bDtype = DType::F32;
+         over.keepA = false;
+         over.c = arena(32); // over x's last 32 bytes
+         over.m = 2;
+         over.n = 4;
+         m.steps.insert(m.steps.begin() + 1, over);
+       },
+       "steps[2].reuse_a: no earlier GEMM step keeps these elements of operand a (or a GEMM "
+       "result or a copy wrote them since)"},
       {[](Manifest &m) { m.steps.insert(m.steps.begin() + 1, CopyStep{arena(3072), arena(8), 8}); },
        "steps[2].reuse_a: no earlier GEMM step keeps these elements of operand a (or a GEMM "
        "result or a copy wrote them since)"},

@@ -341,14 +341,17 @@ TEST(ProgramGemmNan, ReluKeepsNaNOnTheGpu) {
 /// dx = dy w^T and z = y v on f16 operands, the later three reusing (with
 /// `copies`) the widened x and w that the first keeps and the fp32 values
 /// of y it keeps as it rounds them; C of the others is f32. Runs it on two
-/// batches and returns the outputs of both.
+/// batches and returns the outputs of both. The first three are large
+/// enough for oneDNN (OnednnMatmul::kF32MinMacs), the last goes to OpenBLAS.
 std::vector<std::vector<uint8_t>> runWidenedCopies(bool copies, const TempDir &dir) {
-  const int64_t rows = 16, in = 24, out = 20, next = 12;
-  const uint64_t xAt = 0, wAt = 1024, dyAt = 2048, biasAt = 2816, vAt = 3072, yAt = 3584,
-                 dwAt = 4608, dxAt = 6656, zAt = 8704;
+  const int64_t rows = 64, in = 128, out = 128, next = 32;
+  const uint64_t xAt = 0, wAt = xAt + rows * in * 2, dyAt = wAt + in * out * 2,
+                 biasAt = dyAt + rows * out * 2, vAt = biasAt + out * 2,
+                 yAt = vAt + out * next * 2, dwAt = yAt + rows * out * 2,
+                 dxAt = dwAt + in * out * 4, zAt = dxAt + rows * in * 4;
   Manifest m;
   m.program = "copies";
-  m.arenaBytes = 9728;
+  m.arenaBytes = zAt + rows * next * 4;
   m.inputs = {tensorSpec("x", DType::F16, {rows, in}, arena(xAt)),
               tensorSpec("w", DType::F16, {in, out}, arena(wAt)),
               tensorSpec("dy", DType::F16, {rows, out}, arena(dyAt)),
