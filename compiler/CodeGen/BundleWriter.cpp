@@ -169,38 +169,23 @@ public:
   }
 
 private:
-  /// Bytes [begin, end) of one memory space.
-  struct Extent {
-    rt::BufferSpace space;
-    uint64_t begin, end;
-    bool overlaps(const Extent &other) const {
-      return space == other.space && begin < other.end && other.begin < end;
-    }
-    bool operator==(const Extent &other) const {
-      return space == other.space && begin == other.begin && end == other.end;
-    }
-  };
-
   /// Records what the step just added writes.
   void noteWrites(llvm::ArrayRef<Value> buffers) {
-    std::vector<Extent> &extents = writes.emplace_back();
+    std::vector<rt::ByteRange> &ranges = writes.emplace_back();
     for (Value buffer : buffers) {
       rt::BufferRef at = ref(buffer);
-      extents.push_back({at.space, at.offset, at.offset + bytesOf(buffer)});
+      ranges.push_back({at.space, at.offset, at.offset + bytesOf(buffer)});
     }
   }
 
-  /// A GEMM step's operands and its result.
-  enum class Operand { A, B, C };
-
   /// keep_a, keep_b or keep_c of `gemm`.
-  static bool &keepFlag(rt::GemmStep &gemm, Operand operand) {
+  static bool &keepFlag(rt::GemmStep &gemm, rt::GemmOperand operand) {
     switch (operand) {
-    case Operand::A:
+    case rt::GemmOperand::A:
       return gemm.keepA;
-    case Operand::B:
+    case rt::GemmOperand::B:
       return gemm.keepB;
-    case Operand::C:
+    case rt::GemmOperand::C:
       return gemm.keepC;
     }
     llvm_unreachable("unknown operand");
@@ -213,42 +198,36 @@ private:
   /// next layer's GEMM), reuses that widened copy: keep_x on the first
   /// reader (keep_c on the GEMM that wrote them), reuse_x on the later ones.
   void keepWidenedOperands() {
+    using rt::GemmOperand;
     struct Elements {
-      Extent extent;
+      rt::ByteRange bytes;
       size_t step;
-      Operand operand;
+      GemmOperand operand;
     };
     std::vector<Elements> unchanged; // read or written by a GEMM, not written since
-    auto f16Elements = [](const rt::BufferRef &buffer, int64_t offset, int64_t count) {
-      uint64_t begin = buffer.offset + 2 * static_cast<uint64_t>(offset);
-      return Extent{buffer.space, begin, begin + 2 * static_cast<uint64_t>(count)};
-    };
     for (size_t i = 0; i < manifest.steps.size(); ++i) {
       auto *gemm = std::get_if<rt::GemmStep>(&manifest.steps[i]);
       if (gemm && gemm->batch != 1)
         gemm = nullptr;
       std::vector<Elements> here;
-      for (Operand operand : {Operand::A, Operand::B}) {
-        if (!gemm || (operand == Operand::A ? gemm->aDtype : gemm->bDtype) != rt::DType::F16)
+      for (GemmOperand operand : {GemmOperand::A, GemmOperand::B}) {
+        if (!gemm || (operand == GemmOperand::A ? gemm->aDtype : gemm->bDtype) != rt::DType::F16)
           continue;
-        Extent elements = operand == Operand::A
-                              ? f16Elements(gemm->a, gemm->offsetA, gemm->m * gemm->k)
-                              : f16Elements(gemm->b, gemm->offsetB, gemm->k * gemm->n);
+        rt::ByteRange bytes = rt::gemmOperandBytes(*gemm, operand);
         auto earlier =
-            llvm::find_if(unchanged, [&](const Elements &e) { return e.extent == elements; });
+            llvm::find_if(unchanged, [&](const Elements &e) { return e.bytes == bytes; });
         if (earlier == unchanged.end()) {
-          here.push_back({elements, i, operand});
+          here.push_back({bytes, i, operand});
           continue;
         }
-        (operand == Operand::A ? gemm->reuseA : gemm->reuseB) = true;
+        (operand == GemmOperand::A ? gemm->reuseA : gemm->reuseB) = true;
         keepFlag(std::get<rt::GemmStep>(manifest.steps[earlier->step]), earlier->operand) = true;
       }
       unchanged.insert(unchanged.end(), here.begin(), here.end());
-      for (const Extent &written : writes[i])
-        llvm::erase_if(unchanged, [&](const Elements &e) { return e.extent.overlaps(written); });
+      for (const rt::ByteRange &written : writes[i])
+        llvm::erase_if(unchanged, [&](const Elements &e) { return e.bytes.overlaps(written); });
       if (gemm && gemm->cDtype == rt::DType::F16)
-        unchanged.push_back({f16Elements(gemm->c, gemm->offsetC, gemm->m * gemm->n), i,
-                             Operand::C});
+        unchanged.push_back({rt::gemmOperandBytes(*gemm, GemmOperand::C), i, GemmOperand::C});
     }
   }
 
@@ -309,7 +288,7 @@ private:
   mpk::ProgramOp program;
   rt::Manifest manifest;
   /// What each step of the manifest writes.
-  std::vector<std::vector<Extent>> writes;
+  std::vector<std::vector<rt::ByteRange>> writes;
 };
 
 } // namespace

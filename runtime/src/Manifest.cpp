@@ -509,16 +509,28 @@ std::optional<uint64_t> mulAdd(uint64_t a, uint64_t b, uint64_t c) {
   return sum;
 }
 
-/// A byte range [begin, end) of one memory space.
-struct ByteRange {
-  BufferSpace space;
-  uint64_t begin, end;
+} // namespace
 
-  bool overlaps(const ByteRange &other) const {
-    return space == other.space && begin < other.end && other.begin < end &&
-           begin < end && other.begin < other.end;
+ByteRange gemmOperandBytes(const GemmStep &step, GemmOperand operand) {
+  auto bytes = [](const BufferRef &buffer, DType dtype, int64_t offset,
+                  int64_t count) {
+    uint64_t size = dtypeSize(dtype);
+    uint64_t begin = buffer.offset + static_cast<uint64_t>(offset) * size;
+    return ByteRange{buffer.space, begin,
+                     begin + static_cast<uint64_t>(count) * size};
+  };
+  switch (operand) {
+  case GemmOperand::A:
+    return bytes(step.a, step.aDtype, step.offsetA, step.m * step.k);
+  case GemmOperand::B:
+    return bytes(step.b, step.bDtype, step.offsetB, step.k * step.n);
+  case GemmOperand::C:
+    return bytes(step.c, step.cDtype, step.offsetC, step.m * step.n);
   }
-};
+  return {};
+}
+
+namespace {
 
 bool isIdentifier(const std::string &name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
@@ -610,13 +622,11 @@ private:
       struct Operand {
         const char *name;
         bool keep, reuse;
-        const BufferRef &buffer;
         DType dtype;
-        int64_t offset, count;
+        GemmOperand which;
       };
-      Operand operands[] = {
-          {"a", g.keepA, g.reuseA, g.a, g.aDtype, g.offsetA, g.m * g.k},
-          {"b", g.keepB, g.reuseB, g.b, g.bDtype, g.offsetB, g.k * g.n}};
+      Operand operands[] = {{"a", g.keepA, g.reuseA, g.aDtype, GemmOperand::A},
+                            {"b", g.keepB, g.reuseB, g.bDtype, GemmOperand::B}};
       std::vector<ByteRange> keptHere;
       for (const Operand &x : operands) {
         if (!x.keep && !x.reuse)
@@ -630,19 +640,12 @@ private:
           return fail(
               member(path, flag),
               "only an f16 operand of a GEMM with batch 1 has a widened copy");
-        uint64_t begin = x.buffer.offset + static_cast<uint64_t>(x.offset) * 2;
-        ByteRange range{x.buffer.space, begin,
-                        begin + static_cast<uint64_t>(x.count) * 2};
+        ByteRange range = gemmOperandBytes(g, x.which);
         if (x.keep) {
           keptHere.push_back(range);
           continue;
         }
-        bool found =
-            std::any_of(kept.begin(), kept.end(), [&](const ByteRange &k) {
-              return k.space == range.space && k.begin == range.begin &&
-                     k.end == range.end;
-            });
-        if (!found)
+        if (std::find(kept.begin(), kept.end(), range) == kept.end())
           return fail(
               member(path, flag),
               std::string(
@@ -662,7 +665,7 @@ private:
           return fail(
               member(path, "keep_c"),
               "only an f16 result of a GEMM with batch 1 has a widened copy");
-        kept.push_back(c);
+        kept.push_back(gemmOperandBytes(g, GemmOperand::C));
       }
     }
     return Status();

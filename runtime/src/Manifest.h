@@ -68,6 +68,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -190,6 +191,32 @@ struct CopyStep {
 };
 
 using Step = std::variant<LaunchStep, GemmStep, CopyStep>;
+
+/// A byte range [begin, end) of one memory space.
+struct ByteRange {
+  BufferSpace space = BufferSpace::Arena;
+  uint64_t begin = 0, end = 0;
+
+  /// Whether both are non-empty and share a byte.
+  bool overlaps(const ByteRange &other) const {
+    return space == other.space && begin < other.end && other.begin < end &&
+           begin < end && other.begin < other.end;
+  }
+  bool operator==(const ByteRange &other) const {
+    return space == other.space && begin == other.begin && end == other.end;
+  }
+  bool operator<(const ByteRange &other) const {
+    return std::tie(space, begin, end) <
+           std::tie(other.space, other.begin, other.end);
+  }
+};
+
+enum class GemmOperand { A, B, C };
+
+/// The bytes of `operand` of a single product (batch 1): its m x k, k x n
+/// or m x n elements from offset_x on. The elements keep_x and reuse_x
+/// name.
+ByteRange gemmOperandBytes(const GemmStep &step, GemmOperand operand);
 
 struct Manifest {
   std::string program;

@@ -15,7 +15,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <utility>
 #include <variant>
 
 namespace mpc::rt {
@@ -237,29 +236,27 @@ private:
       // One fp32 copy per kept operand's or result's elements, shared by
       // the steps reusing it (verified: an earlier step keeps them), and
       // counted in the backend's memory.
-      const uint8_t *firstA = planned.a + gemm->offsetA * dtypeSize(gemm->aDtype);
-      const uint8_t *firstB = planned.b + gemm->offsetB * dtypeSize(gemm->bDtype);
-      const uint8_t *firstC = planned.c + gemm->offsetC * dtypeSize(gemm->cDtype);
-      auto keep = [&](const uint8_t *first, int64_t count) {
-        auto [copy, added] = widenedCopies_.try_emplace({first, count});
-        if (added)
-          deviceBytes_ += sizeof(float) * static_cast<uint64_t>(count);
+      auto keep = [&](GemmOperand operand) {
+        ByteRange bytes = gemmOperandBytes(*gemm, operand);
+        auto [copy, added] = widenedCopies_.try_emplace(bytes);
+        if (added) // 4 bytes for each 2-byte element
+          deviceBytes_ += 2 * (bytes.end - bytes.begin);
         return &copy->second;
       };
-      auto reuse = [&](const uint8_t *first, int64_t count) -> const std::vector<float> * {
-        auto copy = widenedCopies_.find({first, count});
+      auto reuse = [&](GemmOperand operand) -> const std::vector<float> * {
+        auto copy = widenedCopies_.find(gemmOperandBytes(*gemm, operand));
         return copy == widenedCopies_.end() ? nullptr : &copy->second;
       };
       if (gemm->keepA)
-        planned.copies.keepA = keep(firstA, gemm->m * gemm->k);
+        planned.copies.keepA = keep(GemmOperand::A);
       if (gemm->keepB)
-        planned.copies.keepB = keep(firstB, gemm->k * gemm->n);
+        planned.copies.keepB = keep(GemmOperand::B);
       if (gemm->keepC)
-        planned.copies.keepC = keep(firstC, gemm->m * gemm->n);
-      if (gemm->reuseA && !(planned.copies.reuseA = reuse(firstA, gemm->m * gemm->k)))
+        planned.copies.keepC = keep(GemmOperand::C);
+      if (gemm->reuseA && !(planned.copies.reuseA = reuse(GemmOperand::A)))
         return Status::error(MPC_FORMAT_ERROR, "gemm step reuses a widened copy of operand a "
                                                "that no earlier step keeps");
-      if (gemm->reuseB && !(planned.copies.reuseB = reuse(firstB, gemm->k * gemm->n)))
+      if (gemm->reuseB && !(planned.copies.reuseB = reuse(GemmOperand::B)))
         return Status::error(MPC_FORMAT_ERROR, "gemm step reuses a widened copy of operand b "
                                                "that no earlier step keeps");
       steps_.push_back(planned);
@@ -275,9 +272,9 @@ private:
   HostObject object_;
   HostGemm gemm_;
   std::vector<PlannedStep> steps_;
-  /// Widened copies of kept f16 GEMM operands and results, by first element
-  /// and count (a map: its elements stay where they are as it grows).
-  std::map<std::pair<const uint8_t *, int64_t>, std::vector<float>> widenedCopies_;
+  /// Widened copies of kept f16 GEMM operands and results, by their bytes
+  /// (a map: its elements stay where they are as it grows).
+  std::map<ByteRange, std::vector<float>> widenedCopies_;
   std::vector<TensorSpec> telemetry_;
   /// Telemetry of the runs since the last collect.
   std::vector<TelemetryRecord> completed_;

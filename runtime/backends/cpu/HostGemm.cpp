@@ -398,30 +398,27 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
         reluInPlace(step.cDtype, cBytes, cCount);
       continue;
     }
+    // A kept f16 result's copy (single f16 products only).
+    float *rounded = nullptr;
+    if (copies.keepC) {
+      copies.keepC->resize(cCount);
+      rounded = copies.keepC->data();
+    }
     if constexpr (std::is_same_v<T, float>) {
       // (Without an epilogue and a kept copy, narrowElements below is that
       // one pass.)
-      float *rounded = nullptr;
-      if (copies.keepC) {
-        copies.keepC->resize(cCount);
-        rounded = copies.keepC->data();
-      }
       if (step.cDtype == DType::F16 && (step.epilogue != Epilogue::None || rounded) &&
           step.epilogue != Epilogue::Gelu && step.epilogue != Epilogue::BiasGelu) {
         biasReluHalfRows(epilogueHasBias(step.epilogue) ? biasValues : nullptr, relu, cValues,
                          reinterpret_cast<uint16_t *>(cBytes), rounded, step.m, step.n);
         continue;
       }
-      if (rounded) { // GELU: rounded as below, then widened again
-        applyEpilogue(step.epilogue, biasValues, cValues, step.m, step.n);
-        narrowElements(cValues, step.cDtype, cBytes, cCount);
-        widenElements(step.cDtype, cBytes, rounded, cCount);
-        continue;
-      }
     }
     applyEpilogue(step.epilogue, biasValues, cValues, step.m, step.n);
     if (!direct)
       narrowElements(cValues, step.cDtype, cBytes, cCount);
+    if (rounded) // a GELU result: the stored values widened again
+      widenElements(step.cDtype, cBytes, rounded, cCount);
   }
 }
 

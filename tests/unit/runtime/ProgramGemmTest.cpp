@@ -337,13 +337,14 @@ TEST(ProgramGemmNan, ReluKeepsNaNOnTheGpu) {
   expectReluKeepsNaN(DType::F16, DType::F32, "cuda");
 }
 
-/// y = x w (an f16 result with a bias and a ReLU), dw = x^T dy,
+/// y = x w (an f16 result with a bias and `epilogue`), dw = x^T dy,
 /// dx = dy w^T and z = y v on f16 operands, the later three reusing (with
 /// `copies`) the widened x and w that the first keeps and the fp32 values
 /// of y it keeps as it rounds them; C of the others is f32. Runs it on two
 /// batches and returns the outputs of both. The first three are large
 /// enough for oneDNN (OnednnMatmul::kF32MinMacs), the last goes to OpenBLAS.
-std::vector<std::vector<uint8_t>> runWidenedCopies(bool copies, const TempDir &dir) {
+std::vector<std::vector<uint8_t>> runWidenedCopies(bool copies, Epilogue epilogue,
+                                                   const TempDir &dir) {
   const int64_t rows = 64, in = 128, out = 128, next = 32;
   const uint64_t xAt = 0, wAt = xAt + rows * in * 2, dyAt = wAt + in * out * 2,
                  biasAt = dyAt + rows * out * 2, vAt = biasAt + out * 2,
@@ -376,7 +377,7 @@ std::vector<std::vector<uint8_t>> runWidenedCopies(bool copies, const TempDir &d
   y.cDtype = DType::F16;
   y.bias = arena(biasAt);
   y.biasDtype = DType::F16;
-  y.epilogue = Epilogue::BiasRelu;
+  y.epilogue = epilogue;
   GemmStep dw = gemm(xAt, dyAt, dwAt, in, out, rows);
   dw.transposeA = true;
   GemmStep dx = gemm(dyAt, wAt, dxAt, rows, in, out);
@@ -384,7 +385,8 @@ std::vector<std::vector<uint8_t>> runWidenedCopies(bool copies, const TempDir &d
   GemmStep z = gemm(yAt, vAt, zAt, rows, next, out);
   y.keepA = y.keepB = y.keepC = dw.reuseA = dx.reuseB = z.reuseA = copies;
   m.steps = {y, dw, dx, z};
-  std::string path = dir.file(copies ? "copies.mpcb" : "plain.mpcb");
+  std::string path = dir.file(std::string(copies ? "copies-" : "plain-") +
+                              mpc::rt::epilogueName(epilogue) + ".mpcb");
   writeProgramBundle(path, m);
 
   LoadedProgram program;
@@ -415,16 +417,20 @@ std::vector<std::vector<uint8_t>> runWidenedCopies(bool copies, const TempDir &d
 
 // GEMMs reading the widened copies of f16 operands (and of an f16 result)
 // that an earlier GEMM of the run kept give the bits of GEMMs widening
-// their own; a second run with other inputs widens them anew.
+// their own; a second run with other inputs widens them anew. The result's
+// copy is written in the fused bias/ReLU pass, or after a GELU's rounding.
 TEST(ProgramGemmCopies, ReusedCopiesGiveTheSameBits) {
   TempDir dir;
-  std::vector<std::vector<uint8_t>> plain = runWidenedCopies(false, dir);
-  std::vector<std::vector<uint8_t>> copies = runWidenedCopies(true, dir);
-  ASSERT_EQ(plain.size(), 8u);
-  ASSERT_EQ(copies.size(), 8u);
-  for (size_t i = 0; i < plain.size(); ++i)
-    EXPECT_EQ(plain[i], copies[i]) << "run " << i / 4 << ", output " << i % 4;
-  EXPECT_NE(plain[1], plain[5]) << "the two runs' inputs differ";
+  for (Epilogue epilogue : {Epilogue::BiasRelu, Epilogue::BiasGelu}) {
+    SCOPED_TRACE(mpc::rt::epilogueName(epilogue));
+    std::vector<std::vector<uint8_t>> plain = runWidenedCopies(false, epilogue, dir);
+    std::vector<std::vector<uint8_t>> copies = runWidenedCopies(true, epilogue, dir);
+    ASSERT_EQ(plain.size(), 8u);
+    ASSERT_EQ(copies.size(), 8u);
+    for (size_t i = 0; i < plain.size(); ++i)
+      EXPECT_EQ(plain[i], copies[i]) << "run " << i / 4 << ", output " << i % 4;
+    EXPECT_NE(plain[1], plain[5]) << "the two runs' inputs differ";
+  }
 }
 
 std::string caseName(const ::testing::TestParamInfo<GemmCase> &info) {
