@@ -398,7 +398,8 @@ Status parseGemm(const JsonValue &value, const std::string &path,
                  GemmStep &out) {
   if (Status status = expectObject(
           value, path, kGemmKeys,
-          {"bias_dtype", "keep_a", "keep_b", "keep_c", "reuse_a", "reuse_b"});
+          {"bias_dtype", "keep_a", "keep_b", "keep_c", "reuse_a", "reuse_b",
+           "relu_grad_aux", "relu_grad_aux_dtype", "relu_grad_out"});
       !status.isOk())
     return status;
   ObjectReader fields(value, path);
@@ -450,6 +451,29 @@ Status parseGemm(const JsonValue &value, const std::string &path,
     if (value.find(key))
       if (Status status = fields.boolean(key, *flag); !status.isOk())
         return status;
+  }
+  const char *reluGradKeys[] = {"relu_grad_aux", "relu_grad_aux_dtype",
+                                "relu_grad_out"};
+  size_t reluGradGiven = 0;
+  for (const char *key : reluGradKeys)
+    reluGradGiven += value.find(key) != nullptr;
+  out.reluGrad.reset();
+  if (reluGradGiven > 0) {
+    for (const char *key : reluGradKeys)
+      if (!value.find(key))
+        return fail(fields.path(key),
+                    "missing (relu_grad_aux, relu_grad_aux_dtype and "
+                    "relu_grad_out come together)");
+    GemmStep::ReluGrad &hint = out.reluGrad.emplace();
+    if (Status status = fields.buffer("relu_grad_aux", hint.aux);
+        !status.isOk())
+      return status;
+    if (Status status = fields.dtype("relu_grad_aux_dtype", hint.auxDtype);
+        !status.isOk())
+      return status;
+    if (Status status = fields.buffer("relu_grad_out", hint.out);
+        !status.isOk())
+      return status;
   }
   std::string epilogue;
   if (Status status = fields.string("epilogue", epilogue); !status.isOk())
@@ -585,7 +609,10 @@ public:
       if (const auto *launchStep = std::get_if<LaunchStep>(&step))
         status = launch(path, *launchStep, names);
       else if (const auto *gemmStep = std::get_if<GemmStep>(&step))
-        status = gemm(path, *gemmStep);
+        status = gemm(path, *gemmStep,
+                      i + 1 < manifest_.steps.size() &&
+                          std::holds_alternative<LaunchStep>(
+                              manifest_.steps[i + 1]));
       else
         status = copy(path, std::get<CopyStep>(step));
       if (!status.isOk())
@@ -920,7 +947,9 @@ private:
                   "operand " + key, &out);
   }
 
-  Status gemm(const std::string &path, const GemmStep &step) const {
+  /// `launchNext`: whether the next step is a launch (relu_grad_x).
+  Status gemm(const std::string &path, const GemmStep &step,
+              bool launchNext) const {
     for (auto [key, value] :
          {std::pair{"m", step.m}, std::pair{"n", step.n},
           std::pair{"k", step.k}, std::pair{"batch", step.batch}})
@@ -974,6 +1003,49 @@ private:
       return fail(member(path, "c"), "the output overlaps operand a");
     if (c.overlaps(b))
       return fail(member(path, "c"), "the output overlaps operand b");
+    if (step.reluGrad)
+      return reluGrad(path, step, launchNext, c);
+    return Status();
+  }
+
+  /// relu_grad_aux/relu_grad_out: elementwise over C's elements (bytes
+  /// `c`), before a launch (which a backend may skip), on a single product
+  /// whose rounded result is all they need; aux is not C (a backend that
+  /// skips the launch does not write C), out is C or apart from it.
+  Status reluGrad(const std::string &path, const GemmStep &step,
+                  bool launchNext, const ByteRange &c) const {
+    const GemmStep::ReluGrad &hint = *step.reluGrad;
+    if (!launchNext)
+      return fail(member(path, "relu_grad_out"),
+                  "the next step must be the launch that computes it");
+    if (step.batch != 1 || step.epilogue != Epilogue::None || step.keepC)
+      return fail(member(path, "relu_grad_out"),
+                  "only on a GEMM with batch 1, epilogue none and no keep_c");
+    DType dtypes[] = {DType::F32, DType::F16, DType::BF16};
+    if (std::find(std::begin(dtypes), std::end(dtypes), hint.auxDtype) ==
+        std::end(dtypes))
+      return fail(member(path, "relu_grad_aux_dtype"),
+                  std::string("must be f32, f16 or bf16, not ") +
+                      dtypeName(hint.auxDtype));
+    if (std::find(std::begin(dtypes), std::end(dtypes), step.cDtype) ==
+        std::end(dtypes))
+      return fail(member(path, "relu_grad_out"),
+                  std::string("needs C in f32, f16 or bf16, not ") +
+                      dtypeName(step.cDtype));
+    ByteRange aux, out;
+    if (Status status = operand(path, "relu_grad_aux", hint.aux, hint.auxDtype,
+                                0, 0, 1, step.m, step.n, aux);
+        !status.isOk())
+      return status;
+    if (Status status = operand(path, "relu_grad_out", hint.out, step.cDtype,
+                                0, 0, 1, step.m, step.n, out);
+        !status.isOk())
+      return status;
+    if (aux.overlaps(c))
+      return fail(member(path, "relu_grad_aux"), "overlaps the output c");
+    if (out.overlaps(c) && !(out == c))
+      return fail(member(path, "relu_grad_out"),
+                  "overlaps the output c without being it");
     return Status();
   }
 
@@ -1090,6 +1162,10 @@ std::string stepJson(const Step &step) {
         std::pair{"reuse_b", gemm.reuseB}})
     if (flag)
       out += std::string(",\"") + key + "\":true";
+  if (gemm.reluGrad)
+    out += ",\"relu_grad_aux\":" + bufferJson(gemm.reluGrad->aux) +
+           ",\"relu_grad_aux_dtype\":\"" + dtypeName(gemm.reluGrad->auxDtype) +
+           "\",\"relu_grad_out\":" + bufferJson(gemm.reluGrad->out);
   return out + ",\"epilogue\":\"" + epilogueName(gemm.epilogue) + "\"}";
 }
 

@@ -45,6 +45,15 @@
 //     that its kept copy serves. All only when batch is 1. (They came after
 //     version 1 was first written; a runtime from before them refuses them
 //     as unknown keys.)
+//     Optional, for a backend that applies a ReLU's gradient as it rounds a
+//     GEMM's result: relu_grad_aux, relu_grad_aux_dtype and relu_grad_out,
+//     all three or none, say that the next step is a launch whose only
+//     effect is out = aux > 0 ? C : +0 elementwise over C's m x n elements
+//     (aux and out hold that many, out in c_dtype; NaN in aux gives +0), and
+//     that no later step reads C before writing it. Such a backend may then
+//     run both steps as this GEMM writing out (and not C) and skip the
+//     launch; the others run both. Only on a single product (batch 1) with
+//     epilogue none and no keep_c.
 //   - copy: copies `bytes` bytes from `source` to `target` (no overlap).
 //
 // Initializers and their arguments (defaults in parentheses):
@@ -183,6 +192,12 @@ struct GemmStep {
   Epilogue epilogue = Epilogue::None;
   /// keep_a/keep_b/keep_c and reuse_a/reuse_b (see the file comment).
   bool keepA = false, keepB = false, keepC = false, reuseA = false, reuseB = false;
+  /// relu_grad_aux/relu_grad_aux_dtype/relu_grad_out (see the file comment).
+  struct ReluGrad {
+    BufferRef aux, out;
+    DType auxDtype = DType::F32;
+  };
+  std::optional<ReluGrad> reluGrad;
 };
 
 struct CopyStep {

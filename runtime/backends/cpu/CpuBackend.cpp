@@ -67,6 +67,7 @@ struct PlannedGemm {
   const uint8_t *a, *b, *bias;
   uint8_t *c;
   GemmOperandCopies copies;
+  GemmReluGradBuffers reluGrad;
 };
 
 struct PlannedCopy {
@@ -103,9 +104,14 @@ public:
           !status.isOk())
         return status;
     }
-    for (const Step &step : manifest.steps)
-      if (Status status = plan(step); !status.isOk())
+    for (size_t i = 0; i < manifest.steps.size(); ++i) {
+      if (Status status = plan(manifest.steps[i]); !status.isOk())
         return status;
+      // The launch after a relu_grad hint runs inside its GEMM (verified: a
+      // launch follows).
+      if (const auto *gemm = std::get_if<GemmStep>(&manifest.steps[i]); gemm && gemm->reluGrad)
+        ++i;
+    }
     return Status();
   }
 
@@ -188,7 +194,8 @@ private:
     if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
       launch->kernel(launch->table.data());
     } else if (const auto *gemm = std::get_if<PlannedGemm>(&step)) {
-      gemm_.run(gemm->step, gemm->a, gemm->b, gemm->bias, gemm->c, gemm->copies);
+      gemm_.run(gemm->step, gemm->a, gemm->b, gemm->bias, gemm->c, gemm->copies,
+                gemm->reluGrad);
     } else {
       const auto &copy = std::get<PlannedCopy>(step);
       std::memcpy(copy.target, copy.source, copy.bytes);
@@ -210,6 +217,8 @@ private:
               dtypeName(g.bDtype) + (g.transposeB ? "^T" : "") + "->" + dtypeName(g.cDtype);
       if (g.epilogue != Epilogue::None)
         text += std::string(" ") + epilogueName(g.epilogue);
+      if (g.reluGrad)
+        text += " relu_grad";
       return text;
     }
     return "copy " + std::to_string(std::get<PlannedCopy>(step).bytes) + " bytes";
@@ -232,7 +241,10 @@ private:
       steps_.push_back(std::move(planned));
     } else if (const auto *gemm = std::get_if<GemmStep>(&step)) {
       PlannedGemm planned{*gemm, address(gemm->a), address(gemm->b),
-                          gemm->bias ? address(*gemm->bias) : nullptr, address(gemm->c), {}};
+                          gemm->bias ? address(*gemm->bias) : nullptr, address(gemm->c), {},
+                          {}};
+      if (gemm->reluGrad)
+        planned.reluGrad = {address(gemm->reluGrad->aux), address(gemm->reluGrad->out)};
       // One fp32 copy per kept operand's or result's elements, shared by
       // the steps reusing it (verified: an earlier step keeps them), and
       // counted in the backend's memory.

@@ -280,6 +280,112 @@ void reluInPlace(DType dtype, uint8_t *c, size_t count) {
   reluBf16Portable(bits, count);
 }
 
+/// out = aux > 0 ? stored : +0 over `count` elements of a result as stored
+/// (Stored: float for f32, the bits for f16 and bf16); `stored` may be
+/// `out`. For an f16 or bf16 aux, "> 0" is the bits of a positive number up
+/// to +infinity (NaN, zeros and negative numbers are not). Selects only,
+/// written once and built twice like biasReluRows.
+template <typename Stored>
+__attribute__((always_inline)) inline void maskBody(DType auxDtype, const Stored *stored,
+                                                    const uint8_t *aux, Stored *out,
+                                                    size_t count) {
+  // Each iteration reads and writes element i only (out may be stored or
+  // aux), so the loops vectorise.
+  if (auxDtype == DType::F32) {
+    const auto *values = reinterpret_cast<const float *>(aux);
+#pragma GCC ivdep
+    for (size_t i = 0; i < count; ++i) {
+      Stored value = stored[i]; // read either way: no branch
+      out[i] = values[i] > 0.0f ? value : Stored(0);
+    }
+    return;
+  }
+  const auto *bits = reinterpret_cast<const uint16_t *>(aux);
+  const uint16_t infinity = auxDtype == DType::F16 ? 0x7c00u : 0x7f80u;
+#pragma GCC ivdep
+  for (size_t i = 0; i < count; ++i) {
+    // 1 <= bits <= infinity, without branches.
+    bool positive = static_cast<uint16_t>(bits[i] - 1u) < infinity;
+    Stored value = stored[i];
+    out[i] = positive ? value : Stored(0);
+  }
+}
+
+template <typename Stored>
+void maskPortable(DType auxDtype, const Stored *stored, const uint8_t *aux, Stored *out,
+                  size_t count) {
+  maskBody(auxDtype, stored, aux, out, count);
+}
+
+#ifdef MPC_HAVE_X86_DISPATCH
+template <typename Stored>
+__attribute__((target("avx2"))) void maskAvx2(DType auxDtype, const Stored *stored,
+                                               const uint8_t *aux, Stored *out, size_t count) {
+  maskBody(auxDtype, stored, aux, out, count);
+}
+#endif
+
+/// A relu_grad hint on a result already stored in `dtype` (F32, F16 or
+/// BF16) at `stored`: out = aux > 0 ? stored : +0, the values of the launch
+/// the hint stands for. `stored` may be `out`.
+void maskStored(DType dtype, const uint8_t *stored, DType auxDtype, const uint8_t *aux,
+                uint8_t *out, size_t count) {
+  if (dtype == DType::F32) {
+    const auto *from = reinterpret_cast<const float *>(stored);
+    auto *to = reinterpret_cast<float *>(out);
+#ifdef MPC_HAVE_X86_DISPATCH
+    if (haveAvx2())
+      return maskAvx2(auxDtype, from, aux, to, count);
+#endif
+    return maskPortable(auxDtype, from, aux, to, count);
+  }
+  const auto *from = reinterpret_cast<const uint16_t *>(stored);
+  auto *to = reinterpret_cast<uint16_t *>(out);
+#ifdef MPC_HAVE_X86_DISPATCH
+  if (haveAvx2())
+    return maskAvx2(auxDtype, from, aux, to, count);
+#endif
+  maskPortable(auxDtype, from, aux, to, count);
+}
+
+#ifdef MPC_HAVE_X86_DISPATCH
+/// reluGrad of an f16 result with an f16 aux in one pass, eight at a time:
+/// the rounded halves masked where aux's bits are not in [1, 0x7c00].
+__attribute__((target("avx2,f16c"))) void reluGradHalfF16c(const float *c, const uint8_t *aux,
+                                                            uint8_t *out, size_t count) {
+  const auto *auxBits = reinterpret_cast<const uint16_t *>(aux);
+  auto *bits = reinterpret_cast<uint16_t *>(out);
+  const __m128i zero = _mm_setzero_si128(), aboveInfinity = _mm_set1_epi16(0x7c01);
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    __m128i half = _mm256_cvtps_ph(_mm256_loadu_ps(c + i),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m128i mask = _mm_loadu_si128(reinterpret_cast<const __m128i *>(auxBits + i));
+    // As signed 16-bit integers: 0 < bits < 0x7c01.
+    mask = _mm_and_si128(_mm_cmpgt_epi16(mask, zero), _mm_cmpgt_epi16(aboveInfinity, mask));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(bits + i), _mm_and_si128(half, mask));
+  }
+  for (; i < count; ++i)
+    bits[i] = auxBits[i] >= 1 && auxBits[i] <= 0x7c00u ? mpc::from_f32<mpc::half_t>(c[i]).bits
+                                                      : uint16_t(0);
+}
+#endif
+
+/// A relu_grad hint on the f32 result `c` (which may be C itself when C is
+/// f32): out = aux > 0 ? c rounded to `dtype` : +0.
+void reluGrad(DType dtype, const float *c, DType auxDtype, const uint8_t *aux, uint8_t *out,
+              size_t count) {
+#ifdef MPC_HAVE_X86_DISPATCH
+  if (dtype == DType::F16 && auxDtype == DType::F16 && haveAvx2() && haveF16c())
+    return reluGradHalfF16c(c, aux, out, count);
+#endif
+  if (dtype != DType::F32) {
+    narrowElements(c, dtype, out, count);
+    c = nullptr; // rounded into out, masked there
+  }
+  maskStored(dtype, c ? reinterpret_cast<const uint8_t *>(c) : out, auxDtype, aux, out, count);
+}
+
 } // namespace
 
 #ifdef MPC_HAVE_ONEDNN
@@ -294,7 +400,8 @@ HostGemm::~HostGemm() = default;
 template <typename T>
 void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
                      const uint8_t *bias, uint8_t *c, GemmScratch<T> &scratch,
-                     const GemmOperandCopies &copies) {
+                     const GemmOperandCopies &copies,
+                     const GemmReluGradBuffers &reluGrad) {
   const size_t aSize = dtypeSize(step.aDtype), bSize = dtypeSize(step.bDtype),
                cSize = dtypeSize(step.cDtype);
   const size_t aCount = static_cast<size_t>(step.m * step.k);
@@ -396,7 +503,17 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
     if (wroteC) {
       if (relu)
         reluInPlace(step.cDtype, cBytes, cCount);
+      else if (reluGrad.out) // (verified: no epilogue)
+        maskStored(step.cDtype, cBytes, step.reluGrad->auxDtype, reluGrad.aux, reluGrad.out,
+                   cCount);
       continue;
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      if (reluGrad.out) { // (verified: batch 1, no epilogue, no kept result)
+        mpc::rt::reluGrad(step.cDtype, cValues, step.reluGrad->auxDtype, reluGrad.aux,
+                          reluGrad.out, cCount);
+        continue;
+      }
     }
     // A kept f16 result's copy (single f16 products only).
     float *rounded = nullptr;
@@ -423,12 +540,13 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
 }
 
 void HostGemm::run(const GemmStep &step, const uint8_t *a, const uint8_t *b,
-                   const uint8_t *bias, uint8_t *c, const GemmOperandCopies &copies) {
+                   const uint8_t *bias, uint8_t *c, const GemmOperandCopies &copies,
+                   const GemmReluGradBuffers &reluGrad) {
   if (step.aDtype == DType::F64 && step.bDtype == DType::F64 &&
       step.cDtype == DType::F64)
-    runIn(step, a, b, bias, c, double_, copies);
+    runIn(step, a, b, bias, c, double_, copies, reluGrad);
   else
-    runIn(step, a, b, bias, c, single_, copies);
+    runIn(step, a, b, bias, c, single_, copies, reluGrad);
 }
 
 } // namespace mpc::rt

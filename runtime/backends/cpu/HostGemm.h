@@ -20,6 +20,9 @@
 //   bias: adds bias[j] to every column j; relu: max(x, 0), NaN stays NaN;
 //   gelu: the tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
 //   x^3))).
+// A step's relu_grad hint is taken: the result is masked by aux as it is
+// rounded and written to out (or, when oneDNN wrote C, masked from C into
+// out); the CPU backend then skips the launch after the step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +52,13 @@ struct GemmOperandCopies {
   const std::vector<float> *reuseA = nullptr, *reuseB = nullptr;
 };
 
+/// Where a step's relu_grad hint reads aux and writes out (null without
+/// one): the GEMM then writes out (and C only when oneDNN writes it).
+struct GemmReluGradBuffers {
+  const uint8_t *aux = nullptr;
+  uint8_t *out = nullptr;
+};
+
 class HostGemm {
 public:
   HostGemm();
@@ -59,12 +69,14 @@ public:
   /// Runs `step` (a verified step) on its operands: `a`, `b`, `c` and `bias`
   /// (null without a bias) are the addresses of the step's buffers.
   void run(const GemmStep &step, const uint8_t *a, const uint8_t *b,
-           const uint8_t *bias, uint8_t *c, const GemmOperandCopies &copies = {});
+           const uint8_t *bias, uint8_t *c, const GemmOperandCopies &copies = {},
+           const GemmReluGradBuffers &reluGrad = {});
 
 private:
   template <typename T>
   void runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b, const uint8_t *bias,
-             uint8_t *c, GemmScratch<T> &scratch, const GemmOperandCopies &copies);
+             uint8_t *c, GemmScratch<T> &scratch, const GemmOperandCopies &copies,
+             const GemmReluGradBuffers &reluGrad);
 
   GemmScratch<float> single_;
   GemmScratch<double> double_;

@@ -544,6 +544,91 @@ TEST(Manifest, KeepsAndReusesWidenedCopies) {
                 "steps[0].keep_a: expected true or false, got a number");
 }
 
+/// An f16 GEMM dy = dz w (4 x 3) with a relu_grad hint: aux y at arena
+/// 1024, out in place of y, the launch k0 after it.
+Manifest reluGradManifest() {
+  Manifest m;
+  m.program = "relu_grad";
+  m.arenaBytes = 4096;
+  m.kernels = {KernelSpec{"k0", 1, 256}};
+  GemmStep gemm;
+  gemm.a = arena(0);
+  gemm.b = arena(256);
+  gemm.c = arena(512);
+  gemm.aDtype = gemm.bDtype = gemm.cDtype = DType::F16;
+  gemm.m = 4;
+  gemm.n = 3;
+  gemm.k = 8;
+  gemm.reluGrad = GemmStep::ReluGrad{arena(1024), arena(1024), DType::F16};
+  m.steps = {gemm, LaunchStep{"k0", {arena(1024), arena(512), arena(1024)}}};
+  return m;
+}
+
+TEST(Manifest, ReluGradHints) {
+  Manifest m = reluGradManifest();
+  Status status = verifyManifest(m);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  std::string json = writeManifest(m);
+  EXPECT_NE(json.find("\"relu_grad_aux\":{\"space\":\"arena\",\"offset\":1024},"
+                      "\"relu_grad_aux_dtype\":\"f16\",\"relu_grad_out\":{\"space\":"
+                      "\"arena\",\"offset\":1024}"),
+            std::string::npos)
+      << json;
+  Manifest parsed;
+  status = parseManifest(json, parsed);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  ASSERT_TRUE(gemmStep(parsed, 0).reluGrad.has_value());
+  EXPECT_EQ(gemmStep(parsed, 0).reluGrad->aux.offset, 1024u);
+  EXPECT_EQ(gemmStep(parsed, 0).reluGrad->out.offset, 1024u);
+  EXPECT_EQ(gemmStep(parsed, 0).reluGrad->auxDtype, DType::F16);
+  // out may be C itself, and aux f32 or bf16.
+  gemmStep(m, 0).reluGrad->out = arena(512);
+  gemmStep(m, 0).reluGrad->auxDtype = DType::F32;
+  EXPECT_TRUE(verifyManifest(m).isOk()) << verifyManifest(m).message();
+  // Without the hint, nothing of it is written.
+  gemmStep(m, 0).reluGrad.reset();
+  EXPECT_EQ(writeManifest(m).find("relu_grad_"), std::string::npos);
+
+  const EditCase cases[] = {
+      {[](Manifest &m) { m.steps.pop_back(); },
+       "steps[0].relu_grad_out: the next step must be the launch that computes it"},
+      {[](Manifest &m) { m.steps.push_back(m.steps.front()), m.steps.erase(m.steps.begin()); },
+       "steps[1].relu_grad_out: the next step must be the launch that computes it"},
+      {[](Manifest &m) { gemmStep(m, 0).epilogue = Epilogue::Relu; },
+       "steps[0].relu_grad_out: only on a GEMM with batch 1, epilogue none and no keep_c"},
+      {[](Manifest &m) { gemmStep(m, 0).keepC = true; },
+       "steps[0].relu_grad_out: only on a GEMM with batch 1, epilogue none and no keep_c"},
+      {[](Manifest &m) {
+         gemmStep(m, 0).batch = 2;
+         gemmStep(m, 0).strideC = 12;
+       },
+       "steps[0].relu_grad_out: only on a GEMM with batch 1, epilogue none and no keep_c"},
+      {[](Manifest &m) { gemmStep(m, 0).reluGrad->auxDtype = DType::I32; },
+       "steps[0].relu_grad_aux_dtype: must be f32, f16 or bf16, not i32"},
+      {[](Manifest &m) {
+         gemmStep(m, 0).aDtype = gemmStep(m, 0).bDtype = gemmStep(m, 0).cDtype = DType::F64;
+       },
+       "steps[0].relu_grad_out: needs C in f32, f16 or bf16, not f64"},
+      {[](Manifest &m) { gemmStep(m, 0).reluGrad->aux = arena(4090); },
+       "steps[0].relu_grad_aux.offset: operand relu_grad_aux needs bytes [4090, 4114) of the "
+       "arena"},
+      {[](Manifest &m) { gemmStep(m, 0).reluGrad->aux = arena(516); },
+       "steps[0].relu_grad_aux: overlaps the output c"},
+      {[](Manifest &m) { gemmStep(m, 0).reluGrad->out = arena(520); },
+       "steps[0].relu_grad_out: overlaps the output c without being it"},
+  };
+  expectEditsRefused(reluGradManifest, cases);
+  // The three keys come together.
+  std::string text = writeManifest(reluGradManifest());
+  size_t at = text.find(",\"relu_grad_aux_dtype\":\"f16\"");
+  ASSERT_NE(at, std::string::npos);
+  text.erase(at, std::strlen(",\"relu_grad_aux_dtype\":\"f16\""));
+  Manifest out;
+  expectRefused(parseManifest(text, out), MPC_FORMAT_ERROR,
+                "steps[0].relu_grad_aux_dtype: missing (relu_grad_aux, relu_grad_aux_dtype and "
+                "relu_grad_out come together)");
+}
+
 TEST(Manifest, AcceptsEdgeCases) {
   Manifest m = sampleManifest();
   // A tensor that ends exactly at the end of its space, an empty tensor
