@@ -12,7 +12,9 @@
 
 #include "dialects/mpg/IR/MpgOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -103,21 +105,44 @@ public:
         if (auto into = kernels.mergedInto.find(symbol.getValue().str());
             into != kernels.mergedInto.end())
           mergedWrites[into->second].append(mpk::writtenBuffers(&op));
+    auto addLaunch = [&](Operation &op, StringAttr symbol) -> llvm::Error {
+      const mpc::KernelLaunch *launch = launches.lookup(symbol.getValue());
+      if (!launch)
+        return llvm::createStringError("kernel " + symbol.getValue().str() + " was not emitted");
+      rt::LaunchStep step;
+      step.kernel = launch->name;
+      for (Value buffer : launch->buffers)
+        step.buffers.push_back(ref(buffer));
+      manifest.steps.push_back(std::move(step));
+      llvm::SmallVector<Value> writes = mpk::writtenBuffers(&op);
+      writes.append(mergedWrites.lookup(symbol.getValue()));
+      noteWrites(writes);
+      return llvm::Error::success();
+    };
+    auto addGemm = [&](mpk::GemmOp gemm, const rt::GemmStep &step) {
+      manifest.steps.push_back(step);
+      noteWrites(mpk::writtenBuffers(gemm));
+    };
+    // GEMMs with a relu_grad hint, moved down to the launch it stands for.
+    llvm::DenseMap<Operation *, std::pair<mpk::GemmOp, rt::GemmStep>> movedDown;
     for (Operation &op : program.getBody().front()) {
       if (auto symbol = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())) {
         if (kernels.mergedInto.count(symbol.getValue().str()))
           continue; // runs inside the launch of the kernel it was merged into
-        const mpc::KernelLaunch *launch = launches.lookup(symbol.getValue());
-        if (!launch)
-          return llvm::createStringError("kernel " + symbol.getValue().str() + " was not emitted");
-        rt::LaunchStep step;
-        step.kernel = launch->name;
-        for (Value buffer : launch->buffers)
-          step.buffers.push_back(ref(buffer));
-        manifest.steps.push_back(std::move(step));
-        llvm::SmallVector<Value> writes = mpk::writtenBuffers(&op);
-        writes.append(mergedWrites.lookup(symbol.getValue()));
-        noteWrites(writes);
+        if (auto moved = movedDown.find(&op); moved != movedDown.end())
+          addGemm(moved->second.first, moved->second.second);
+        if (llvm::Error failure = addLaunch(op, symbol))
+          return std::move(failure);
+        continue;
+      }
+      if (auto gemm = llvm::dyn_cast<mpk::GemmOp>(op)) {
+        rt::GemmStep step = gemmStep(gemm);
+        if (auto hint = reluGradHint(gemm, kernels)) {
+          step.reluGrad = hint->first;
+          movedDown[hint->second] = {gemm, step};
+          continue;
+        }
+        addGemm(gemm, step);
         continue;
       }
       llvm::TypeSwitch<Operation *>(&op)
@@ -150,10 +175,6 @@ public:
             constantSections.push_back(
                 {c.section, constantBytes(llvm::cast<DenseElementsAttr>(constant.getValue()))});
             manifest.constants.push_back(std::move(c));
-          })
-          .Case([&](mpk::GemmOp gemm) {
-            manifest.steps.push_back(gemmStep(gemm));
-            noteWrites(mpk::writtenBuffers(gemm));
           })
           .Case([&](mpk::CopyOp copy) {
             rt::CopyStep step;
@@ -229,6 +250,119 @@ private:
       if (gemm && gemm->cDtype == rt::DType::F16)
         unchanged.push_back({rt::gemmOperandBytes(*gemm, GemmOperand::C), i, GemmOperand::C});
     }
+  }
+
+  /// Whether `value` is a float constant +0 or -0.
+  static bool isZeroConstant(Value value) {
+    auto constant = value.getDefiningOp<arith::ConstantOp>();
+    auto attr = constant ? llvm::dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+    return attr && attr.getValue().isZero();
+  }
+
+  /// The relu_grad hint of a single product (see Manifest.h) and the launch
+  /// it stands for: when the first op to read C is a launch of its own whose
+  /// body is `select(cmpf ogt(aux, 0), C, +0)` over C's elements (a ReLU's
+  /// gradient, dy = y > 0 ? dx : 0), the steps in between touch no byte of
+  /// C and write no operand of the GEMM (which then moves down to precede
+  /// the launch), and no later step or output reads C's bytes before a step
+  /// writes all of them.
+  std::optional<std::pair<rt::GemmStep::ReluGrad, mpk::PointwiseOp>>
+  reluGradHint(mpk::GemmOp gemm, const mpc::GeneratedKernels &kernels) const {
+    auto cType = llvm::cast<MemRefType>(gemm.getC().getType());
+    Type cElement = cType.getElementType();
+    if (gemm.getBatch() != 1 || gemm.getEpilogue() != mpk::GemmEpilogue::None ||
+        gemm.getOffsetC() != 0 || cType.getNumElements() != gemm.getM() * gemm.getN() ||
+        !(cElement.isF32() || cElement.isF16() || cElement.isBF16()))
+      return std::nullopt;
+    // The first later op to read C.
+    Operation *next = gemm->getNextNode();
+    while (next && !llvm::is_contained(next->getOperands(), gemm.getC()))
+      next = next->getNextNode();
+    auto kernel = llvm::dyn_cast_or_null<mpk::PointwiseOp>(next);
+    if (!kernel || kernel.getInputs().size() != 2 || kernel.getOutputs().size() != 1 ||
+        kernels.mergedInto.count(kernel.getSymName().str()) ||
+        llvm::any_of(kernels.mergedInto,
+                     [&](const auto &merged) { return merged.second == kernel.getSymName(); }))
+      return std::nullopt;
+    for (AffineMap map : kernel.getIndexing().getAsValueRange<AffineMapAttr>())
+      if (!map.isIdentity() || map.getNumDims() != cType.getRank())
+        return std::nullopt;
+    if (kernel.getIteration() != cType.getShape())
+      return std::nullopt;
+    Value out = kernel.getOutputs().front();
+    auto outType = llvm::cast<MemRefType>(out.getType());
+    if (outType.getShape() != cType.getShape() || outType.getElementType() != cElement)
+      return std::nullopt;
+    // The body: constants, the comparison, the select, the yield.
+    Block &body = kernel.getBody().front();
+    auto yield = llvm::dyn_cast<mpk::YieldOp>(body.getTerminator());
+    if (!yield || yield->getNumOperands() != 1 || body.getOperations().size() > 5)
+      return std::nullopt;
+    auto select = yield->getOperand(0).getDefiningOp<arith::SelectOp>();
+    auto compare = select ? select.getCondition().getDefiningOp<arith::CmpFOp>() : nullptr;
+    if (!compare || compare.getPredicate() != arith::CmpFPredicate::OGT ||
+        !isZeroConstant(compare.getRhs()) || !isZeroConstant(select.getFalseValue()) ||
+        llvm::cast<FloatAttr>(select.getFalseValue().getDefiningOp<arith::ConstantOp>().getValue())
+            .getValue()
+            .isNegative())
+      return std::nullopt;
+    auto auxArg = llvm::dyn_cast<BlockArgument>(compare.getLhs());
+    auto cArg = llvm::dyn_cast<BlockArgument>(select.getTrueValue());
+    if (!auxArg || !cArg || auxArg.getOwner() != &body || cArg.getOwner() != &body ||
+        auxArg == cArg || kernel.getInputs()[cArg.getArgNumber()] != gemm.getC())
+      return std::nullopt;
+    Value aux = kernel.getInputs()[auxArg.getArgNumber()];
+    auto auxType = llvm::cast<MemRefType>(aux.getType());
+    Type auxElement = auxType.getElementType();
+    if (auxType.getShape() != cType.getShape() ||
+        !(auxElement.isF32() || auxElement.isF16() || auxElement.isBF16()))
+      return std::nullopt;
+    // A backend taking the hint does not write C: nothing may read it.
+    rt::BufferRef cAt = ref(gemm.getC());
+    rt::ByteRange c{cAt.space, cAt.offset, cAt.offset + bytesOf(gemm.getC())};
+    if (c.space != rt::BufferSpace::Arena)
+      return std::nullopt; // persistent memory is read by the next run
+    auto bytes = [&](Value buffer) {
+      rt::BufferRef at = ref(buffer);
+      return rt::ByteRange{at.space, at.offset, at.offset + bytesOf(buffer)};
+    };
+    if (bytes(aux).overlaps(c) || (bytes(out).overlaps(c) && !(bytes(out) == c)))
+      return std::nullopt;
+    // The GEMM moves down to just before the launch: the steps in between
+    // touch no byte of C and write none of its operands.
+    llvm::SmallVector<rt::ByteRange> operands;
+    for (Value operand : {gemm.getA(), gemm.getB(), gemm.getBias()})
+      if (operand)
+        operands.push_back(bytes(operand));
+    for (Operation *op = gemm->getNextNode(); op != kernel; op = op->getNextNode()) {
+      llvm::SmallVector<Value> written = mpk::writtenBuffers(op);
+      for (Value operand : op->getOperands()) {
+        if (!operand.getDefiningOp<mpk::BufferOp>())
+          continue;
+        rt::ByteRange range = bytes(operand);
+        if (range.overlaps(c) ||
+            (llvm::is_contained(written, operand) &&
+             llvm::any_of(operands, [&](const rt::ByteRange &r) { return r.overlaps(range); })))
+          return std::nullopt;
+      }
+    }
+    for (Operation *op = kernel->getNextNode(); op; op = op->getNextNode()) {
+      llvm::SmallVector<Value> written = mpk::writtenBuffers(op);
+      for (Value operand : op->getOperands())
+        if (operand.getDefiningOp<mpk::BufferOp>() && !llvm::is_contained(written, operand) &&
+            bytes(operand).overlaps(c))
+          return std::nullopt;
+      if (llvm::any_of(written, [&](Value w) {
+            rt::ByteRange range = bytes(w);
+            return range.space == c.space && range.begin <= c.begin && c.end <= range.end;
+          }))
+        break;
+    }
+    rt::GemmStep::ReluGrad hint;
+    hint.aux = ref(aux);
+    hint.auxDtype = dtypeOf(auxElement);
+    hint.out = ref(out);
+    return std::pair{hint, kernel};
   }
 
   static rt::BufferRef ref(Value buffer) {

@@ -192,7 +192,7 @@ TEST_P(CudaEmulatedTraining, MatchesTheCpuBitwiseInOneGraphLaunchPerStep) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, CudaEmulatedTraining,
                          ::testing::Values(Example{"mlp", "fp16"}, Example{"mlp", "fp32"},
-                                           Example{"cnn", "fp16"},
+                                           Example{"mlp", "bf16"}, Example{"cnn", "fp16"},
                                            Example{"transformer_block", "fp16"},
                                            Example{"transformer_block", "bf16"},
                                            Example{"char_lstm", "fp16"}),

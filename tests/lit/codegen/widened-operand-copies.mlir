@@ -71,12 +71,14 @@ mpg.graph @chained_overwritten {
 
 // The digits MLP's fp16 training step: the input batch x, fc2's weight and
 // the logits' gradient are each read by two GEMMs (forward, then the input
-// or weight gradient), widened once; the hidden activation h is written by
+// or weight gradient; the logits' gradient by fc2's weight gradient, then
+// by the input gradient, which moves down to the ReLU's gradient it takes
+// as relu_grad, see relu-grad-hint.mlir), widened once; the hidden activation h is written by
 // fc1's GEMM, which keeps its fp32 values for the two GEMMs reading it.
 // FP16: "m":64,"n":128,"k":64,{{.*}}"transpose_a":false,"transpose_b":false,"keep_a":true,"keep_c":true,"epilogue":"bias_relu"
 // FP16: "m":64,"n":10,"k":128,{{.*}}"transpose_a":false,"transpose_b":false,"keep_b":true,"reuse_a":true,"epilogue":"bias"
-// FP16: "m":64,"n":128,"k":10,{{.*}}"transpose_a":false,"transpose_b":true,"keep_a":true,"reuse_b":true,"epilogue":"none"
-// FP16: "m":128,"n":10,"k":64,{{.*}}"transpose_a":true,"transpose_b":false,"reuse_a":true,"reuse_b":true,"epilogue":"none"
+// FP16: "m":128,"n":10,"k":64,{{.*}}"transpose_a":true,"transpose_b":false,"keep_b":true,"reuse_a":true,"epilogue":"none"
+// FP16: "m":64,"n":128,"k":10,{{.*}}"transpose_a":false,"transpose_b":true,"reuse_a":true,"reuse_b":true,"relu_grad_aux"
 // FP16: "m":64,"n":128,"k":64,{{.*}}"transpose_a":true,"transpose_b":false,"reuse_a":true,"epilogue":"none"
 
 // fp32 operands are not widened, and bf16 ones go to oneDNN as they are
