@@ -137,7 +137,7 @@ public:
       }
       if (auto gemm = llvm::dyn_cast<mpk::GemmOp>(op)) {
         rt::GemmStep step = gemmStep(gemm);
-        if (auto hint = reluGradHint(gemm, kernels)) {
+        if (auto hint = reluGradHint(gemm, kernels, mergedWrites)) {
           step.reluGrad = hint->first;
           movedDown[hint->second] = {gemm, step};
           continue;
@@ -266,8 +266,11 @@ private:
   /// C and write no operand of the GEMM (which then moves down to precede
   /// the launch), and no later step or output reads C's bytes before a step
   /// writes all of them.
+  /// `mergedWrites`: what kernels merged into a launch write, by that
+  /// launch (they run at its place).
   std::optional<std::pair<rt::GemmStep::ReluGrad, mpk::PointwiseOp>>
-  reluGradHint(mpk::GemmOp gemm, const mpc::GeneratedKernels &kernels) const {
+  reluGradHint(mpk::GemmOp gemm, const mpc::GeneratedKernels &kernels,
+               const llvm::StringMap<llvm::SmallVector<Value>> &mergedWrites) const {
     auto cType = llvm::cast<MemRefType>(gemm.getC().getType());
     Type cElement = cType.getElementType();
     if (gemm.getBatch() != 1 || gemm.getEpilogue() != mpk::GemmEpilogue::None ||
@@ -336,7 +339,13 @@ private:
         operands.push_back(bytes(operand));
     for (Operation *op = gemm->getNextNode(); op != kernel; op = op->getNextNode()) {
       llvm::SmallVector<Value> written = mpk::writtenBuffers(op);
-      for (Value operand : op->getOperands()) {
+      llvm::SmallVector<Value> touched(op->getOperands());
+      if (auto symbol = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())) {
+        llvm::SmallVector<Value> merged = mergedWrites.lookup(symbol.getValue());
+        written.append(merged);
+        touched.append(merged);
+      }
+      for (Value operand : touched) {
         if (!operand.getDefiningOp<mpk::BufferOp>())
           continue;
         rt::ByteRange range = bytes(operand);
