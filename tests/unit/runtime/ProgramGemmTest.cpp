@@ -7,7 +7,9 @@
 // f64 operands and results, transposes, batches with offsets and strides
 // (a stride of 0 shares an operand), every epilogue. Bytes of C outside the
 // batch's outputs must stay untouched. With CUDA, the same programs on the
-// CUDA backend over the emulated GPU agree with the CPU bitwise.
+// CUDA backend over the emulated GPU agree with the CPU bitwise. Also the
+// CPU's widened copies of f16 operands and its relu_grad hints, against
+// the same programs without them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +21,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <ostream>
 #include <tuple>
@@ -29,6 +33,7 @@ using mpc::rt::Epilogue;
 using mpc::rt::GemmStep;
 using mpc::rt::Manifest;
 using mpc::test::arena;
+using mpc::test::compileHostObject;
 using mpc::test::LoadedProgram;
 using mpc::test::randomValues;
 using mpc::test::TempDir;
@@ -430,6 +435,160 @@ TEST(ProgramGemmCopies, ReusedCopiesGiveTheSameBits) {
     for (size_t i = 0; i < plain.size(); ++i)
       EXPECT_EQ(plain[i], copies[i]) << "run " << i / 4 << ", output " << i % 4;
     EXPECT_NE(plain[1], plain[5]) << "the two runs' inputs differ";
+  }
+}
+
+/// A relu_grad hint's GEMM and the launch it stands for: C = A B (A and
+/// B of C's dtype, f32 for an f32 C), then out = aux > 0 ? C : +0.
+struct ReluGradCase {
+  DType c, aux;
+  int64_t m, n, k;
+  bool outIsC; // out in place of C
+};
+
+const char *storageType(DType dtype) {
+  return dtype == DType::F16 ? "mpc::half_t" : dtype == DType::BF16 ? "mpc::bf16_t" : "float";
+}
+
+/// The launch's kernel k0 as the emitter would write it for `g`; with
+/// `poisoned`, one that writes 3 everywhere instead (for a program whose
+/// launch must not run).
+std::string reluGradKernel(const ReluGradCase &g, bool poisoned = false) {
+  std::string c = storageType(g.c), aux = storageType(g.aux);
+  if (poisoned)
+    return std::string(R"(
+#include "mpc/device/types.cuh"
+#include "mpc/device/pointwise.cuh"
+MPC_KERNEL(k0) {
+  )") + c + " *out = static_cast<" + c + " *>(mpc_buffers[2]);\n  for (int64_t i = 0; i < " +
+           std::to_string(g.m * g.n) + "; ++i)\n    out[i] = mpc::from_f32<" + c +
+           ">(3.0f);\n}\n";
+  return std::string(R"(
+#include "mpc/device/types.cuh"
+#include "mpc/device/math.cuh"
+#include "mpc/device/pointwise.cuh"
+struct ReluGrad {
+  const )") + aux + " *aux; const " + c + " *c; " + c + R"( *out;
+  MPC_HD void operator()(int64_t i) const {
+    out[i] = mpc::from_f32<)" + c + R"(>(mpc::to_f32(aux[i]) > 0.0f ? mpc::to_f32(c[i]) : 0.0f);
+  }
+};
+MPC_KERNEL(k0) {
+  mpc::pointwise()" + std::to_string(g.m * g.n) + ", ReluGrad{static_cast<const " + aux +
+         " *>(mpc_buffers[0]), static_cast<const " + c + " *>(mpc_buffers[1]), static_cast<" +
+         c + " *>(mpc_buffers[2])});\n}\n";
+}
+
+/// aux: values in [-1, 1) with every 8th of them +0, -0, NaN, +inf or
+/// -inf, and some the smallest positive or negative subnormal, the largest
+/// finite value or the NaN just above +inf, stored as `dtype`.
+std::vector<uint8_t> reluGradAux(DType dtype, int64_t count) {
+  std::vector<double> values = randomValues<double>(count, -1.0, 1.0, 7);
+  const double special[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, 0, 0, 0};
+  for (int64_t i = 0; i < count; i += 8)
+    values[i] = special[(i / 8) % 8];
+  std::vector<uint8_t> bytes(count * mpc::rt::dtypeSize(dtype));
+  mpc::rt::narrowElements(values.data(), dtype, bytes.data(), count);
+  // By their bits: subnormals, the largest finite value, the lowest NaN.
+  for (int64_t i = 40; i < count; i += 64) {
+    if (dtype == DType::F32) {
+      const uint32_t bits[] = {0x00000001u, 0x80000001u, 0x7f7fffffu, 0x7f800001u};
+      std::memcpy(bytes.data() + i * 4, &bits[(i / 64) % 4], 4);
+    } else {
+      const bool half = dtype == DType::F16;
+      const uint16_t bits[] = {0x0001u, 0x8001u, uint16_t(half ? 0x7bffu : 0x7f7fu),
+                               uint16_t(half ? 0x7c01u : 0x7f81u)};
+      std::memcpy(bytes.data() + i * 2, &bits[(i / 64) % 4], 2);
+    }
+  }
+  return bytes;
+}
+
+/// Runs `g` with or without the hint on the CPU and returns out's bytes.
+std::vector<uint8_t> runReluGrad(const ReluGradCase &g, bool hint, const std::string &object,
+                                 const TempDir &dir) {
+  DType operands = g.c == DType::F32 ? DType::F32 : g.c;
+  const uint64_t size = mpc::rt::dtypeSize(g.c), auxSize = mpc::rt::dtypeSize(g.aux);
+  const uint64_t aAt = 0, bAt = alignUp(aAt + g.m * g.k * mpc::rt::dtypeSize(operands));
+  const uint64_t auxAt = alignUp(bAt + g.k * g.n * mpc::rt::dtypeSize(operands));
+  const uint64_t cAt = alignUp(auxAt + g.m * g.n * auxSize);
+  const uint64_t outAt = g.outIsC ? cAt : alignUp(cAt + g.m * g.n * size);
+  Manifest m;
+  m.program = "relu_grad";
+  m.arenaBytes = alignUp(outAt + g.m * g.n * size);
+  m.inputs = {tensorSpec("a", operands, {g.m, g.k}, arena(aAt)),
+              tensorSpec("b", operands, {g.k, g.n}, arena(bAt)),
+              tensorSpec("aux", g.aux, {g.m, g.n}, arena(auxAt))};
+  m.outputs = {tensorSpec("out", g.c, {g.m, g.n}, arena(outAt))};
+  m.kernels = {mpc::rt::KernelSpec{"k0", 1, 256}};
+  GemmStep gemm;
+  gemm.a = arena(aAt);
+  gemm.b = arena(bAt);
+  gemm.c = arena(cAt);
+  gemm.aDtype = gemm.bDtype = operands;
+  gemm.cDtype = g.c;
+  gemm.m = g.m;
+  gemm.n = g.n;
+  gemm.k = g.k;
+  if (hint)
+    gemm.reluGrad = GemmStep::ReluGrad{arena(auxAt), arena(outAt), g.aux};
+  m.steps = {gemm, mpc::rt::LaunchStep{"k0", {arena(auxAt), arena(cAt), arena(outAt)}}};
+  std::string path = dir.file(hint ? "hint.mpcb" : "plain.mpcb");
+  writeProgramBundle(path, m, {{"host.so", object}});
+
+  LoadedProgram program;
+  EXPECT_EQ(program.load(path, 0, "cpu"), MPC_OK) << mpc_last_error();
+  std::vector<double> exact;
+  auto set = [&](const char *name, const std::vector<uint8_t> &bytes) {
+    EXPECT_EQ(mpc_program_set_input(program.get(), name, bytes.data(), bytes.size()), MPC_OK)
+        << mpc_last_error();
+  };
+  set("a", randomOperand(operands, g.m * g.k, 11, exact));
+  set("b", randomOperand(operands, g.k * g.n, 12, exact));
+  set("aux", reluGradAux(g.aux, g.m * g.n));
+  EXPECT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
+  std::vector<uint8_t> out(g.m * g.n * size);
+  EXPECT_EQ(mpc_program_get_output(program.get(), "out", out.data(), out.size()), MPC_OK)
+      << mpc_last_error();
+  return out;
+}
+
+// The CPU backend takes a relu_grad hint (it runs the GEMM masking its
+// result and skips the launch, here one that would write 3s) and gives the
+// bits of the launch after the plain GEMM. For every dtype of C and aux;
+// sizes OpenBLAS and oneDNN take (oneDNN writes a bf16 or f32 C itself,
+// which is then masked) and a tail after the vectors; out in place of C;
+// aux values that are zeros of either sign, NaNs, infinities, subnormals
+// and the largest finite value.
+TEST(ProgramGemmReluGrad, TheHintGivesTheLaunchsBits) {
+  const ReluGradCase cases[] = {
+      {DType::F16, DType::F16, 64, 128, 128, false}, {DType::F16, DType::F16, 5, 21, 7, false},
+      {DType::F16, DType::F32, 64, 128, 128, false}, {DType::F16, DType::BF16, 5, 21, 7, true},
+      {DType::BF16, DType::BF16, 64, 128, 128, false}, {DType::BF16, DType::F16, 5, 21, 7, false},
+      {DType::BF16, DType::BF16, 64, 128, 128, true}, {DType::F32, DType::F32, 64, 128, 128, false},
+      {DType::F32, DType::BF16, 5, 21, 7, true},      {DType::F32, DType::F16, 64, 128, 128, true},
+  };
+  for (const ReluGradCase &g : cases) {
+    SCOPED_TRACE(std::string("C ") + mpc::rt::dtypeName(g.c) + ", aux " +
+                 mpc::rt::dtypeName(g.aux) + ", " + std::to_string(g.m) + "x" +
+                 std::to_string(g.n) + "x" + std::to_string(g.k) +
+                 (g.outIsC ? ", out in place of C" : ""));
+    TempDir dir;
+    std::string object = compileHostObject(reluGradKernel(g));
+    // The hinted program's launch writes 3s: the CPU must not run it.
+    std::string poisoned = compileHostObject(reluGradKernel(g, true));
+    ASSERT_FALSE(object.empty());
+    ASSERT_FALSE(poisoned.empty());
+    std::vector<uint8_t> plain = runReluGrad(g, false, object, dir);
+    std::vector<uint8_t> hinted = runReluGrad(g, true, poisoned, dir);
+    ASSERT_EQ(plain.size(), hinted.size());
+    EXPECT_TRUE(plain == hinted) << "the hinted GEMM's out differs from the launch's";
+    // The mask did something: zeros where aux <= 0 or NaN, values elsewhere.
+    std::vector<double> values(g.m * g.n);
+    mpc::rt::widenElements(g.c, hinted.data(), values.data(), values.size());
+    size_t zeros = std::count(values.begin(), values.end(), 0.0);
+    EXPECT_GT(zeros, values.size() / 4);
+    EXPECT_LT(zeros, values.size() * 3 / 4);
   }
 }
 
