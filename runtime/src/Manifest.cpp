@@ -1011,7 +1011,8 @@ private:
   /// relu_grad_aux/relu_grad_out: elementwise over C's elements (bytes
   /// `c`), before a launch (which a backend may skip), on a single product
   /// whose rounded result is all they need; aux is not C (a backend that
-  /// skips the launch does not write C), out is C or apart from it.
+  /// skips the launch does not write C), out is C or apart from it, and aux
+  /// or apart from it.
   Status reluGrad(const std::string &path, const GemmStep &step,
                   bool launchNext, const ByteRange &c) const {
     const GemmStep::ReluGrad &hint = *step.reluGrad;
@@ -1046,6 +1047,12 @@ private:
     if (out.overlaps(c) && !(out == c))
       return fail(member(path, "relu_grad_out"),
                   "overlaps the output c without being it");
+    // Elementwise: out may replace aux element for element, or be apart.
+    if (out.overlaps(aux) &&
+        !(out == aux && dtypeSize(hint.auxDtype) == dtypeSize(step.cDtype)))
+      return fail(member(path, "relu_grad_out"),
+                  "overlaps relu_grad_aux without being it, element for "
+                  "element");
     return Status();
   }
 

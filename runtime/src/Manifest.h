@@ -49,7 +49,8 @@
 //     GEMM's result: relu_grad_aux, relu_grad_aux_dtype and relu_grad_out,
 //     all three or none, say that the next step is a launch whose only
 //     effect is out = aux > 0 ? C : +0 elementwise over C's m x n elements
-//     (aux and out hold that many, out in c_dtype; NaN in aux gives +0), and
+//     (aux and out hold that many, out in c_dtype; NaN in aux gives +0; out
+//     is C, or aux with elements of aux's size, or apart from both), and
 //     that no later step reads C before writing it. Such a backend may then
 //     run both steps as this GEMM writing out (and not C) and skip the
 //     launch; the others run both. Only on a single product (batch 1) with

@@ -372,18 +372,22 @@ __attribute__((target("avx2,f16c"))) void reluGradHalfF16c(const float *c, const
 #endif
 
 /// A relu_grad hint on the f32 result `c` (which may be C itself when C is
-/// f32): out = aux > 0 ? c rounded to `dtype` : +0.
+/// f32): out = aux > 0 ? c rounded to `dtype` : +0. out may be aux (the
+/// gradient written in place of the activation), so an f16 or bf16 result
+/// is rounded into `rounded` first, not into out.
 void reluGrad(DType dtype, const float *c, DType auxDtype, const uint8_t *aux, uint8_t *out,
-              size_t count) {
+              size_t count, std::vector<uint8_t> &rounded) {
 #ifdef MPC_HAVE_X86_DISPATCH
   if (dtype == DType::F16 && auxDtype == DType::F16 && haveAvx2() && haveF16c())
-    return reluGradHalfF16c(c, aux, out, count);
+    return reluGradHalfF16c(c, aux, out, count); // (reads aux i before writing out i)
 #endif
-  if (dtype != DType::F32) {
-    narrowElements(c, dtype, out, count);
-    c = nullptr; // rounded into out, masked there
-  }
-  maskStored(dtype, c ? reinterpret_cast<const uint8_t *>(c) : out, auxDtype, aux, out, count);
+  if (dtype == DType::F32)
+    return maskStored(dtype, reinterpret_cast<const uint8_t *>(c), auxDtype, aux, out, count);
+  // Grown, never shrunk, like the widening scratch.
+  if (rounded.size() < count * 2)
+    rounded.resize(count * 2);
+  narrowElements(c, dtype, rounded.data(), count);
+  maskStored(dtype, rounded.data(), auxDtype, aux, out, count);
 }
 
 } // namespace
@@ -511,7 +515,7 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
     if constexpr (std::is_same_v<T, float>) {
       if (reluGrad.out) { // (verified: batch 1, no epilogue, no kept result)
         mpc::rt::reluGrad(step.cDtype, cValues, step.reluGrad->auxDtype, reluGrad.aux,
-                          reluGrad.out, cCount);
+                          reluGrad.out, cCount, scratch.rounded);
         continue;
       }
     }

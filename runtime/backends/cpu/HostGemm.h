@@ -39,8 +39,12 @@ namespace mpc::rt {
 
 class OnednnMatmul;
 
-/// Scratch memory for widened operands of one compute type.
-template <typename T> struct GemmScratch { std::vector<T> a, b, c, bias; };
+/// Scratch memory for widened operands of one compute type, and for a
+/// result rounded before a relu_grad hint's mask.
+template <typename T> struct GemmScratch {
+  std::vector<T> a, b, c, bias;
+  std::vector<uint8_t> rounded;
+};
 
 /// Widened fp32 copies of f16 operands that outlive their step (the
 /// manifest's keep_a/keep_b/keep_c and reuse_a/reuse_b): a kept operand is

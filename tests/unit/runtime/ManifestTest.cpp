@@ -581,7 +581,10 @@ TEST(Manifest, ReluGradHints) {
   EXPECT_EQ(gemmStep(parsed, 0).reluGrad->aux.offset, 1024u);
   EXPECT_EQ(gemmStep(parsed, 0).reluGrad->out.offset, 1024u);
   EXPECT_EQ(gemmStep(parsed, 0).reluGrad->auxDtype, DType::F16);
-  // out may be C itself, and aux f32 or bf16.
+  // out may be C itself, and aux f32 or bf16 (out in place of a bf16 aux
+  // too).
+  gemmStep(m, 0).reluGrad->auxDtype = DType::BF16;
+  EXPECT_TRUE(verifyManifest(m).isOk()) << verifyManifest(m).message();
   gemmStep(m, 0).reluGrad->out = arena(512);
   gemmStep(m, 0).reluGrad->auxDtype = DType::F32;
   EXPECT_TRUE(verifyManifest(m).isOk()) << verifyManifest(m).message();
@@ -616,6 +619,10 @@ TEST(Manifest, ReluGradHints) {
        "steps[0].relu_grad_aux: overlaps the output c"},
       {[](Manifest &m) { gemmStep(m, 0).reluGrad->out = arena(520); },
        "steps[0].relu_grad_out: overlaps the output c without being it"},
+      {[](Manifest &m) { gemmStep(m, 0).reluGrad->out = arena(1026); },
+       "steps[0].relu_grad_out: overlaps relu_grad_aux without being it, element for element"},
+      {[](Manifest &m) { gemmStep(m, 0).reluGrad->auxDtype = DType::F32; },
+       "steps[0].relu_grad_out: overlaps relu_grad_aux without being it, element for element"},
   };
   expectEditsRefused(reluGradManifest, cases);
   // The three keys come together.

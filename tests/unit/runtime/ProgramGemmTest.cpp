@@ -440,10 +440,12 @@ TEST(ProgramGemmCopies, ReusedCopiesGiveTheSameBits) {
 
 /// A relu_grad hint's GEMM and the launch it stands for: C = A B (A and
 /// B of C's dtype, f32 for an f32 C), then out = aux > 0 ? C : +0.
+enum class ReluGradOut { Apart, AtC, AtAux };
+
 struct ReluGradCase {
   DType c, aux;
   int64_t m, n, k;
-  bool outIsC; // out in place of C
+  ReluGradOut out; // where out is
 };
 
 const char *storageType(DType dtype) {
@@ -512,10 +514,12 @@ std::vector<uint8_t> runReluGrad(const ReluGradCase &g, bool hint, const std::st
   const uint64_t aAt = 0, bAt = alignUp(aAt + g.m * g.k * mpc::rt::dtypeSize(operands));
   const uint64_t auxAt = alignUp(bAt + g.k * g.n * mpc::rt::dtypeSize(operands));
   const uint64_t cAt = alignUp(auxAt + g.m * g.n * auxSize);
-  const uint64_t outAt = g.outIsC ? cAt : alignUp(cAt + g.m * g.n * size);
+  const uint64_t outAt = g.out == ReluGradOut::AtC     ? cAt
+                         : g.out == ReluGradOut::AtAux ? auxAt
+                                                       : alignUp(cAt + g.m * g.n * size);
   Manifest m;
   m.program = "relu_grad";
-  m.arenaBytes = alignUp(outAt + g.m * g.n * size);
+  m.arenaBytes = alignUp(std::max(outAt, cAt) + g.m * g.n * size);
   m.inputs = {tensorSpec("a", operands, {g.m, g.k}, arena(aAt)),
               tensorSpec("b", operands, {g.k, g.n}, arena(bAt)),
               tensorSpec("aux", g.aux, {g.m, g.n}, arena(auxAt))};
@@ -557,22 +561,37 @@ std::vector<uint8_t> runReluGrad(const ReluGradCase &g, bool hint, const std::st
 // result and skips the launch, here one that would write 3s) and gives the
 // bits of the launch after the plain GEMM. For every dtype of C and aux;
 // sizes OpenBLAS and oneDNN take (oneDNN writes a bf16 or f32 C itself,
-// which is then masked) and a tail after the vectors; out in place of C;
-// aux values that are zeros of either sign, NaNs, infinities, subnormals
-// and the largest finite value.
+// which is then masked) and a tail after the vectors; out apart, in place
+// of C, or in place of aux (as the compiler plans a ReLU's gradient, over
+// the activation), which the mask must read before out is written; aux
+// values that are zeros of either sign, NaNs, infinities, subnormals and
+// the largest finite value.
 TEST(ProgramGemmReluGrad, TheHintGivesTheLaunchsBits) {
+  using Out = ReluGradOut;
   const ReluGradCase cases[] = {
-      {DType::F16, DType::F16, 64, 128, 128, false}, {DType::F16, DType::F16, 5, 21, 7, false},
-      {DType::F16, DType::F32, 64, 128, 128, false}, {DType::F16, DType::BF16, 5, 21, 7, true},
-      {DType::BF16, DType::BF16, 64, 128, 128, false}, {DType::BF16, DType::F16, 5, 21, 7, false},
-      {DType::BF16, DType::BF16, 64, 128, 128, true}, {DType::F32, DType::F32, 64, 128, 128, false},
-      {DType::F32, DType::BF16, 5, 21, 7, true},      {DType::F32, DType::F16, 64, 128, 128, true},
+      {DType::F16, DType::F16, 64, 128, 128, Out::Apart},
+      {DType::F16, DType::F16, 5, 21, 7, Out::Apart},
+      {DType::F16, DType::F16, 64, 128, 128, Out::AtAux},
+      {DType::F16, DType::F32, 64, 128, 128, Out::Apart},
+      {DType::F16, DType::BF16, 5, 21, 7, Out::AtC},
+      {DType::F16, DType::BF16, 5, 21, 7, Out::AtAux},
+      {DType::BF16, DType::BF16, 64, 128, 128, Out::Apart},
+      {DType::BF16, DType::BF16, 64, 128, 128, Out::AtC},
+      {DType::BF16, DType::BF16, 64, 128, 128, Out::AtAux},
+      {DType::BF16, DType::BF16, 5, 21, 7, Out::AtAux},
+      {DType::BF16, DType::F16, 5, 21, 7, Out::Apart},
+      {DType::F32, DType::F32, 64, 128, 128, Out::Apart},
+      {DType::F32, DType::F32, 5, 21, 7, Out::AtAux},
+      {DType::F32, DType::BF16, 5, 21, 7, Out::AtC},
+      {DType::F32, DType::F16, 64, 128, 128, Out::AtC},
   };
   for (const ReluGradCase &g : cases) {
     SCOPED_TRACE(std::string("C ") + mpc::rt::dtypeName(g.c) + ", aux " +
                  mpc::rt::dtypeName(g.aux) + ", " + std::to_string(g.m) + "x" +
                  std::to_string(g.n) + "x" + std::to_string(g.k) +
-                 (g.outIsC ? ", out in place of C" : ""));
+                 (g.out == Out::AtC     ? ", out in place of C"
+                  : g.out == Out::AtAux ? ", out in place of aux"
+                                        : ""));
     TempDir dir;
     std::string object = compileHostObject(reluGradKernel(g));
     // The hinted program's launch writes 3s: the CPU must not run it.
