@@ -252,6 +252,32 @@ private:
     }
   }
 
+  /// The buffers `op` reads: a pointwise or reduction kernel's inputs, a
+  /// GEMM's operands, a copy's source; for other kernels (their result is
+  /// their last operand) every other operand, for any other op (an output)
+  /// every operand.
+  static llvm::SmallVector<Value> readBuffers(Operation *op) {
+    if (auto pointwise = llvm::dyn_cast<mpk::PointwiseOp>(op))
+      return llvm::to_vector(pointwise.getInputs());
+    if (auto reduce = llvm::dyn_cast<mpk::ReduceOp>(op)) {
+      llvm::SmallVector<Value> read(reduce.getInputs());
+      llvm::append_range(read, reduce.getEpilogueInputs());
+      return read;
+    }
+    if (auto gemm = llvm::dyn_cast<mpk::GemmOp>(op)) {
+      llvm::SmallVector<Value> read{gemm.getA(), gemm.getB()};
+      if (gemm.getBias())
+        read.push_back(gemm.getBias());
+      return read;
+    }
+    if (auto copy = llvm::dyn_cast<mpk::CopyOp>(op))
+      return {copy.getSource()};
+    llvm::SmallVector<Value> read(op->getOperands());
+    if (op->hasAttr(SymbolTable::getSymbolAttrName()) && !read.empty())
+      read.pop_back();
+    return read;
+  }
+
   /// Whether `value` is a float constant +0 or -0.
   static bool isZeroConstant(Value value) {
     auto constant = value.getDefiningOp<arith::ConstantOp>();
@@ -267,7 +293,8 @@ private:
   /// the launch), and no later step or output reads C's bytes before a step
   /// writes all of them.
   /// `mergedWrites`: what kernels merged into a launch write, by that
-  /// launch (they run at its place).
+  /// launch (they run at its place); a key for every launch with merged
+  /// kernels.
   std::optional<std::pair<rt::GemmStep::ReluGrad, mpk::PointwiseOp>>
   reluGradHint(mpk::GemmOp gemm, const mpc::GeneratedKernels &kernels,
                const llvm::StringMap<llvm::SmallVector<Value>> &mergedWrites) const {
@@ -331,6 +358,11 @@ private:
     };
     if (bytes(aux).overlaps(c) || (bytes(out).overlaps(c) && !(bytes(out) == c)))
       return std::nullopt;
+    // out replaces aux element for element, or is apart from it.
+    if (bytes(out).overlaps(bytes(aux)) &&
+        !(bytes(out) == bytes(aux) &&
+          auxElement.getIntOrFloatBitWidth() == cElement.getIntOrFloatBitWidth()))
+      return std::nullopt;
     // The GEMM moves down to just before the launch: the steps in between
     // touch no byte of C and write none of its operands.
     llvm::SmallVector<rt::ByteRange> operands;
@@ -338,14 +370,13 @@ private:
       if (operand)
         operands.push_back(bytes(operand));
     for (Operation *op = gemm->getNextNode(); op != kernel; op = op->getNextNode()) {
+      // A launch running kernels merged into it runs them at its place,
+      // whatever they read and write: no move past one.
+      if (auto symbol = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+          symbol && mergedWrites.count(symbol.getValue()))
+        return std::nullopt;
       llvm::SmallVector<Value> written = mpk::writtenBuffers(op);
-      llvm::SmallVector<Value> touched(op->getOperands());
-      if (auto symbol = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())) {
-        llvm::SmallVector<Value> merged = mergedWrites.lookup(symbol.getValue());
-        written.append(merged);
-        touched.append(merged);
-      }
-      for (Value operand : touched) {
+      for (Value operand : op->getOperands()) {
         if (!operand.getDefiningOp<mpk::BufferOp>())
           continue;
         rt::ByteRange range = bytes(operand);
@@ -357,9 +388,8 @@ private:
     }
     for (Operation *op = kernel->getNextNode(); op; op = op->getNextNode()) {
       llvm::SmallVector<Value> written = mpk::writtenBuffers(op);
-      for (Value operand : op->getOperands())
-        if (operand.getDefiningOp<mpk::BufferOp>() && !llvm::is_contained(written, operand) &&
-            bytes(operand).overlaps(c))
+      for (Value operand : readBuffers(op))
+        if (operand.getDefiningOp<mpk::BufferOp>() && bytes(operand).overlaps(c))
           return std::nullopt;
       if (llvm::any_of(written, [&](Value w) {
             rt::ByteRange range = bytes(w);

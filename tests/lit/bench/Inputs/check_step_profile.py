@@ -2,7 +2,7 @@
 (`mpc report --json` of the same graph): one entry per step, in order, each
 named as the step it timed, with a non-negative time, and the total the sum
 (a GEMM with a relu_grad hint times the launch after it too, which has no
-entry of its own).
+entry of its own, so entries are numbered as the backend runs the steps).
 
   check_step_profile.py PROFILE.json REPORT.json
 """
