@@ -137,7 +137,7 @@ public:
       }
       if (auto gemm = llvm::dyn_cast<mpk::GemmOp>(op)) {
         rt::GemmStep step = gemmStep(gemm);
-        if (auto hint = reluGradHint(gemm, kernels, mergedWrites)) {
+        if (auto hint = reluGradHint(gemm, kernels)) {
           step.reluGrad = hint->first;
           movedDown[hint->second] = {gemm, step};
           continue;
@@ -193,10 +193,8 @@ private:
   /// Records what the step just added writes.
   void noteWrites(llvm::ArrayRef<Value> buffers) {
     std::vector<rt::ByteRange> &ranges = writes.emplace_back();
-    for (Value buffer : buffers) {
-      rt::BufferRef at = ref(buffer);
-      ranges.push_back({at.space, at.offset, at.offset + bytesOf(buffer)});
-    }
+    for (Value buffer : buffers)
+      ranges.push_back(byteRange(buffer));
   }
 
   /// keep_a, keep_b or keep_c of `gemm`.
@@ -252,37 +250,12 @@ private:
     }
   }
 
-  /// The buffers `op` reads: a pointwise or reduction kernel's inputs, a
-  /// GEMM's operands, a copy's source; for other kernels (their result is
-  /// their last operand) every other operand, for any other op (an output)
-  /// every operand.
-  static llvm::SmallVector<Value> readBuffers(Operation *op) {
-    if (auto pointwise = llvm::dyn_cast<mpk::PointwiseOp>(op))
-      return llvm::to_vector(pointwise.getInputs());
-    if (auto reduce = llvm::dyn_cast<mpk::ReduceOp>(op)) {
-      llvm::SmallVector<Value> read(reduce.getInputs());
-      llvm::append_range(read, reduce.getEpilogueInputs());
-      return read;
-    }
-    if (auto gemm = llvm::dyn_cast<mpk::GemmOp>(op)) {
-      llvm::SmallVector<Value> read{gemm.getA(), gemm.getB()};
-      if (gemm.getBias())
-        read.push_back(gemm.getBias());
-      return read;
-    }
-    if (auto copy = llvm::dyn_cast<mpk::CopyOp>(op))
-      return {copy.getSource()};
-    llvm::SmallVector<Value> read(op->getOperands());
-    if (op->hasAttr(SymbolTable::getSymbolAttrName()) && !read.empty())
-      read.pop_back();
-    return read;
-  }
-
-  /// Whether `value` is a float constant +0 or -0.
-  static bool isZeroConstant(Value value) {
+  /// The value of a float constant, if `value` is one.
+  static std::optional<llvm::APFloat> floatConstant(Value value) {
     auto constant = value.getDefiningOp<arith::ConstantOp>();
-    auto attr = constant ? llvm::dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
-    return attr && attr.getValue().isZero();
+    if (auto attr = constant ? llvm::dyn_cast<FloatAttr>(constant.getValue()) : nullptr)
+      return attr.getValue();
+    return std::nullopt;
   }
 
   /// The relu_grad hint of a single product (see Manifest.h) and the launch
@@ -292,12 +265,8 @@ private:
   /// C and write no operand of the GEMM (which then moves down to precede
   /// the launch), and no later step or output reads C's bytes before a step
   /// writes all of them.
-  /// `mergedWrites`: what kernels merged into a launch write, by that
-  /// launch (they run at its place); a key for every launch with merged
-  /// kernels.
   std::optional<std::pair<rt::GemmStep::ReluGrad, mpk::PointwiseOp>>
-  reluGradHint(mpk::GemmOp gemm, const mpc::GeneratedKernels &kernels,
-               const llvm::StringMap<llvm::SmallVector<Value>> &mergedWrites) const {
+  reluGradHint(mpk::GemmOp gemm, const mpc::GeneratedKernels &kernels) const {
     auto cType = llvm::cast<MemRefType>(gemm.getC().getType());
     Type cElement = cType.getElementType();
     if (gemm.getBatch() != 1 || gemm.getEpilogue() != mpk::GemmEpilogue::None ||
@@ -308,11 +277,14 @@ private:
     Operation *next = gemm->getNextNode();
     while (next && !llvm::is_contained(next->getOperands(), gemm.getC()))
       next = next->getNextNode();
+    // Whether the launch of kernel `name` also runs kernels merged into it.
+    auto hostsMerged = [&](llvm::StringRef name) {
+      return llvm::any_of(kernels.mergedInto,
+                          [&](const auto &merged) { return merged.second == name; });
+    };
     auto kernel = llvm::dyn_cast_or_null<mpk::PointwiseOp>(next);
     if (!kernel || kernel.getInputs().size() != 2 || kernel.getOutputs().size() != 1 ||
-        kernels.mergedInto.count(kernel.getSymName().str()) ||
-        llvm::any_of(kernels.mergedInto,
-                     [&](const auto &merged) { return merged.second == kernel.getSymName(); }))
+        kernels.mergedInto.count(kernel.getSymName().str()) || hostsMerged(kernel.getSymName()))
       return std::nullopt;
     for (AffineMap map : kernel.getIndexing().getAsValueRange<AffineMapAttr>())
       if (!map.isIdentity() || map.getNumDims() != cType.getRank())
@@ -330,11 +302,11 @@ private:
       return std::nullopt;
     auto select = yield->getOperand(0).getDefiningOp<arith::SelectOp>();
     auto compare = select ? select.getCondition().getDefiningOp<arith::CmpFOp>() : nullptr;
-    if (!compare || compare.getPredicate() != arith::CmpFPredicate::OGT ||
-        !isZeroConstant(compare.getRhs()) || !isZeroConstant(select.getFalseValue()) ||
-        llvm::cast<FloatAttr>(select.getFalseValue().getDefiningOp<arith::ConstantOp>().getValue())
-            .getValue()
-            .isNegative())
+    if (!compare || compare.getPredicate() != arith::CmpFPredicate::OGT)
+      return std::nullopt;
+    std::optional<llvm::APFloat> threshold = floatConstant(compare.getRhs()); // +0 or -0
+    std::optional<llvm::APFloat> otherwise = floatConstant(select.getFalseValue());
+    if (!threshold || !threshold->isZero() || !otherwise || !otherwise->isPosZero())
       return std::nullopt;
     auto auxArg = llvm::dyn_cast<BlockArgument>(compare.getLhs());
     auto cArg = llvm::dyn_cast<BlockArgument>(select.getTrueValue());
@@ -348,19 +320,15 @@ private:
         !(auxElement.isF32() || auxElement.isF16() || auxElement.isBF16()))
       return std::nullopt;
     // A backend taking the hint does not write C: nothing may read it.
-    rt::BufferRef cAt = ref(gemm.getC());
-    rt::ByteRange c{cAt.space, cAt.offset, cAt.offset + bytesOf(gemm.getC())};
+    rt::ByteRange c = byteRange(gemm.getC());
     if (c.space != rt::BufferSpace::Arena)
       return std::nullopt; // persistent memory is read by the next run
-    auto bytes = [&](Value buffer) {
-      rt::BufferRef at = ref(buffer);
-      return rt::ByteRange{at.space, at.offset, at.offset + bytesOf(buffer)};
-    };
-    if (bytes(aux).overlaps(c) || (bytes(out).overlaps(c) && !(bytes(out) == c)))
+    rt::ByteRange auxBytes = byteRange(aux), outBytes = byteRange(out);
+    if (auxBytes.overlaps(c) || (outBytes.overlaps(c) && !(outBytes == c)))
       return std::nullopt;
     // out replaces aux element for element, or is apart from it.
-    if (bytes(out).overlaps(bytes(aux)) &&
-        !(bytes(out) == bytes(aux) &&
+    if (outBytes.overlaps(auxBytes) &&
+        !(outBytes == auxBytes &&
           auxElement.getIntOrFloatBitWidth() == cElement.getIntOrFloatBitWidth()))
       return std::nullopt;
     // The GEMM moves down to just before the launch: the steps in between
@@ -368,18 +336,18 @@ private:
     llvm::SmallVector<rt::ByteRange> operands;
     for (Value operand : {gemm.getA(), gemm.getB(), gemm.getBias()})
       if (operand)
-        operands.push_back(bytes(operand));
+        operands.push_back(byteRange(operand));
     for (Operation *op = gemm->getNextNode(); op != kernel; op = op->getNextNode()) {
       // A launch running kernels merged into it runs them at its place,
       // whatever they read and write: no move past one.
       if (auto symbol = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
-          symbol && mergedWrites.count(symbol.getValue()))
+          symbol && hostsMerged(symbol.getValue()))
         return std::nullopt;
       llvm::SmallVector<Value> written = mpk::writtenBuffers(op);
       for (Value operand : op->getOperands()) {
         if (!operand.getDefiningOp<mpk::BufferOp>())
           continue;
-        rt::ByteRange range = bytes(operand);
+        rt::ByteRange range = byteRange(operand);
         if (range.overlaps(c) ||
             (llvm::is_contained(written, operand) &&
              llvm::any_of(operands, [&](const rt::ByteRange &r) { return r.overlaps(range); })))
@@ -388,11 +356,11 @@ private:
     }
     for (Operation *op = kernel->getNextNode(); op; op = op->getNextNode()) {
       llvm::SmallVector<Value> written = mpk::writtenBuffers(op);
-      for (Value operand : readBuffers(op))
-        if (operand.getDefiningOp<mpk::BufferOp>() && bytes(operand).overlaps(c))
+      for (Value operand : mpk::readBuffers(op))
+        if (operand.getDefiningOp<mpk::BufferOp>() && byteRange(operand).overlaps(c))
           return std::nullopt;
       if (llvm::any_of(written, [&](Value w) {
-            rt::ByteRange range = bytes(w);
+            rt::ByteRange range = byteRange(w);
             return range.space == c.space && range.begin <= c.begin && c.end <= range.end;
           }))
         break;
@@ -411,6 +379,12 @@ private:
                                                  : rt::BufferSpace::Persistent;
     r.offset = op.getOffset();
     return r;
+  }
+
+  /// The bytes of `buffer` in its memory space.
+  static rt::ByteRange byteRange(Value buffer) {
+    rt::BufferRef at = ref(buffer);
+    return {at.space, at.offset, at.offset + bytesOf(buffer)};
   }
 
   static uint64_t bytesOf(Value buffer) {

@@ -1022,14 +1022,14 @@ private:
     if (step.batch != 1 || step.epilogue != Epilogue::None || step.keepC)
       return fail(member(path, "relu_grad_out"),
                   "only on a GEMM with batch 1, epilogue none and no keep_c");
-    DType dtypes[] = {DType::F32, DType::F16, DType::BF16};
-    if (std::find(std::begin(dtypes), std::end(dtypes), hint.auxDtype) ==
-        std::end(dtypes))
+    auto maskable = [](DType dtype) {
+      return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
+    };
+    if (!maskable(hint.auxDtype))
       return fail(member(path, "relu_grad_aux_dtype"),
                   std::string("must be f32, f16 or bf16, not ") +
                       dtypeName(hint.auxDtype));
-    if (std::find(std::begin(dtypes), std::end(dtypes), step.cDtype) ==
-        std::end(dtypes))
+    if (!maskable(step.cDtype))
       return fail(member(path, "relu_grad_out"),
                   std::string("needs C in f32, f16 or bf16, not ") +
                       dtypeName(step.cDtype));

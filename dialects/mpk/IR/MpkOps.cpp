@@ -434,7 +434,7 @@ LogicalResult GatherOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// What steps write
+// What steps read and write
 //===----------------------------------------------------------------------===//
 
 llvm::SmallVector<Value> mlir::mpk::writtenBuffers(Operation *op) {
@@ -449,6 +449,28 @@ llvm::SmallVector<Value> mlir::mpk::writtenBuffers(Operation *op) {
   if (op->hasAttr(SymbolTable::getSymbolAttrName()) && op->getNumOperands() > 0)
     return {op->getOperands().back()};
   return {};
+}
+
+llvm::SmallVector<Value> mlir::mpk::readBuffers(Operation *op) {
+  if (auto pointwise = llvm::dyn_cast<PointwiseOp>(op))
+    return llvm::to_vector(pointwise.getInputs());
+  if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
+    llvm::SmallVector<Value> read(reduce.getInputs());
+    llvm::append_range(read, reduce.getEpilogueInputs());
+    return read;
+  }
+  if (auto gemm = llvm::dyn_cast<GemmOp>(op)) {
+    llvm::SmallVector<Value> read{gemm.getA(), gemm.getB()};
+    if (gemm.getBias())
+      read.push_back(gemm.getBias());
+    return read;
+  }
+  if (auto copy = llvm::dyn_cast<CopyOp>(op))
+    return {copy.getSource()};
+  llvm::SmallVector<Value> read(op->getOperands());
+  if (op->hasAttr(SymbolTable::getSymbolAttrName()) && !read.empty())
+    read.pop_back();
+  return read;
 }
 
 #define GET_OP_CLASSES

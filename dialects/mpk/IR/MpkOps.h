@@ -30,6 +30,12 @@ namespace mlir::mpk {
 /// its last operands, in order. Empty for ops that are not steps.
 llvm::SmallVector<Value> writtenBuffers(Operation *op);
 
+/// The buffers that `op` reads: the inputs (and epilogue inputs) of
+/// mpk.pointwise and mpk.reduce, A, B and the bias of mpk.gemm, the source
+/// of mpk.copy, every operand but the last of every other kernel, and every
+/// operand of any other op (mpk.output reads its buffer at the end).
+llvm::SmallVector<Value> readBuffers(Operation *op);
+
 } // namespace mlir::mpk
 
 #endif // MPC_DIALECT_MPK_MPKOPS_H

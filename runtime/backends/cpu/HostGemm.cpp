@@ -285,6 +285,12 @@ void reluInPlace(DType dtype, uint8_t *c, size_t count) {
 /// `out`. For an f16 or bf16 aux, "> 0" is the bits of a positive number up
 /// to +infinity (NaN, zeros and negative numbers are not). Selects only,
 /// written once and built twice like biasReluRows.
+/// Whether the f16 or bf16 `bits` are a positive number up to `infinity`
+/// (its bits), without branches.
+__attribute__((always_inline)) inline bool positiveBits(uint16_t bits, uint16_t infinity) {
+  return static_cast<uint16_t>(bits - 1u) < infinity;
+}
+
 template <typename Stored>
 __attribute__((always_inline)) inline void maskBody(DType auxDtype, const Stored *stored,
                                                     const uint8_t *aux, Stored *out,
@@ -304,10 +310,8 @@ __attribute__((always_inline)) inline void maskBody(DType auxDtype, const Stored
   const uint16_t infinity = auxDtype == DType::F16 ? 0x7c00u : 0x7f80u;
 #pragma GCC ivdep
   for (size_t i = 0; i < count; ++i) {
-    // 1 <= bits <= infinity, without branches.
-    bool positive = static_cast<uint16_t>(bits[i] - 1u) < infinity;
     Stored value = stored[i];
-    out[i] = positive ? value : Stored(0);
+    out[i] = positiveBits(bits[i], infinity) ? value : Stored(0);
   }
 }
 
@@ -325,27 +329,27 @@ __attribute__((target("avx2"))) void maskAvx2(DType auxDtype, const Stored *stor
 }
 #endif
 
-/// A relu_grad hint on a result already stored in `dtype` (F32, F16 or
-/// BF16) at `stored`: out = aux > 0 ? stored : +0, the values of the launch
-/// the hint stands for. `stored` may be `out`.
-void maskStored(DType dtype, const uint8_t *stored, DType auxDtype, const uint8_t *aux,
-                uint8_t *out, size_t count) {
-  if (dtype == DType::F32) {
-    const auto *from = reinterpret_cast<const float *>(stored);
-    auto *to = reinterpret_cast<float *>(out);
-#ifdef MPC_HAVE_X86_DISPATCH
-    if (haveAvx2())
-      return maskAvx2(auxDtype, from, aux, to, count);
-#endif
-    return maskPortable(auxDtype, from, aux, to, count);
-  }
-  const auto *from = reinterpret_cast<const uint16_t *>(stored);
-  auto *to = reinterpret_cast<uint16_t *>(out);
+/// maskBody on elements stored as Stored, in the build this CPU runs.
+template <typename Stored>
+void maskAs(DType auxDtype, const uint8_t *stored, const uint8_t *aux, uint8_t *out,
+            size_t count) {
+  const auto *from = reinterpret_cast<const Stored *>(stored);
+  auto *to = reinterpret_cast<Stored *>(out);
 #ifdef MPC_HAVE_X86_DISPATCH
   if (haveAvx2())
     return maskAvx2(auxDtype, from, aux, to, count);
 #endif
   maskPortable(auxDtype, from, aux, to, count);
+}
+
+/// A relu_grad hint on a result already stored in `dtype` (F32, F16 or
+/// BF16) at `stored`: out = aux > 0 ? stored : +0, the values of the launch
+/// the hint stands for. `stored` may be `out`.
+void maskStored(DType dtype, const uint8_t *stored, DType auxDtype, const uint8_t *aux,
+                uint8_t *out, size_t count) {
+  if (dtype == DType::F32)
+    return maskAs<float>(auxDtype, stored, aux, out, count);
+  maskAs<uint16_t>(auxDtype, stored, aux, out, count);
 }
 
 #ifdef MPC_HAVE_X86_DISPATCH
@@ -366,8 +370,8 @@ __attribute__((target("avx2,f16c"))) void reluGradHalfF16c(const float *c, const
     _mm_storeu_si128(reinterpret_cast<__m128i *>(bits + i), _mm_and_si128(half, mask));
   }
   for (; i < count; ++i)
-    bits[i] = auxBits[i] >= 1 && auxBits[i] <= 0x7c00u ? mpc::from_f32<mpc::half_t>(c[i]).bits
-                                                      : uint16_t(0);
+    bits[i] = positiveBits(auxBits[i], 0x7c00u) ? mpc::from_f32<mpc::half_t>(c[i]).bits
+                                                : uint16_t(0);
 }
 #endif
 
