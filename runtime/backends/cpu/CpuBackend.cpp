@@ -7,12 +7,12 @@
 #include "CpuBackend.h"
 
 #include "HostGemm.h"
+#include "HostMemory.h"
 #include "HostObject.h"
 #include "HostTensor.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <variant>
@@ -20,41 +20,6 @@
 namespace mpc::rt {
 
 namespace {
-
-/// Alignment of both memory spaces, as cudaMalloc gives on the GPU.
-constexpr size_t kMemoryAlignment = 256;
-
-struct FreeDeleter {
-  void operator()(uint8_t *memory) const { std::free(memory); }
-};
-
-/// Zeroed, aligned host memory of one space.
-class HostMemory {
-public:
-  Status allocate(const std::string &bundlePath, BufferSpace space,
-                  uint64_t bytes) {
-    // aligned_alloc wants a non-zero multiple of the alignment.
-    uint64_t rounded =
-        (bytes + kMemoryAlignment) / kMemoryAlignment * kMemoryAlignment;
-    void *memory =
-        rounded >= bytes
-            ? std::aligned_alloc(kMemoryAlignment, static_cast<size_t>(rounded))
-            : nullptr;
-    if (!memory)
-      return Status::error(MPC_RESOURCE_EXHAUSTED,
-                           bundlePath + ": cannot allocate " +
-                               std::to_string(bytes) + " bytes of " +
-                               bufferSpaceName(space) + " memory");
-    std::memset(memory, 0, static_cast<size_t>(rounded));
-    memory_.reset(static_cast<uint8_t *>(memory));
-    return Status();
-  }
-
-  uint8_t *at(uint64_t offset) const { return memory_.get() + offset; }
-
-private:
-  std::unique_ptr<uint8_t, FreeDeleter> memory_;
-};
 
 struct PlannedLaunch {
   std::string name;
