@@ -27,7 +27,8 @@ OnednnMatmul::~OnednnMatmul() = default;
 
 bool OnednnMatmul::handles(DType dtype, int64_t m, int64_t n, int64_t k) {
   if (dtype == DType::F32)
-    return m * n * k >= kF32MinMacs && !(n < kF32NarrowColumns && k > m);
+    return m * n * k >= kF32MinMacs &&
+           (transposesNarrow(m, n) || !(n < kF32NarrowColumns && k > m));
   if (dtype != DType::BF16 || m * n * k < kBf16MinMacs)
     return false;
   if (bf16Support_ < 0)
@@ -101,6 +102,22 @@ bool OnednnMatmul::runBatched(DType dtype, DType cDtype, bool transposeA, bool t
   // Batches whose products overlap in C are not GEMMs oneDNN computes.
   if (batch > 1 && strideC < m * n)
     return false;
+  if (batch == 1 && transposesNarrow(m, n)) {
+    if (cDtype != DType::F32 || bias)
+      return false;
+    // C^T (n x m) = op(B)^T op(A)^T, B read as the first operand: op(B)^T
+    // is B read transposed unless op transposes it already, and likewise A.
+    if (transposed_.size() < static_cast<size_t>(m * n))
+      transposed_.resize(static_cast<size_t>(m * n));
+    if (!runBatched(dtype, DType::F32, !transposeB, !transposeA, n, m, k, 1, b, 0, a, 0,
+                    nullptr, transposed_.data(), 0))
+      return false;
+    auto *values = static_cast<float *>(c);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        values[i * n + j] = transposed_[j * m + i];
+    return true;
+  }
   if (batch == 1)
     strideA = strideB = strideC = 0;
   Primitive *p = primitive({static_cast<int>(dtype), static_cast<int>(cDtype), transposeA,

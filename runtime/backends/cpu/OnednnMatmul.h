@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <vector>
 
 namespace mpc::rt {
 
@@ -32,20 +33,21 @@ public:
 
   /// Whether run() takes `dtype` operands (F32 or BF16) of this size: bf16
   /// problems of at least kBf16MinMacs multiply-adds when this CPU has a bf16
-  /// kernel; f32 ones of at least kF32MinMacs, except a narrow C (fewer than
-  /// kF32NarrowColumns columns) over a long sum (k > m), such as the logits
-  /// layer's forward GEMM. Elsewhere widening and OpenBLAS are faster.
-  /// Measured with one thread on AMD Zen 4, oneDNN's time against
+  /// kernel; f32 ones of at least kF32MinMacs, except a C of fewer than
+  /// kF32NarrowColumns columns over a long sum (k > m) that is not computed
+  /// as its transpose (transposesNarrow). Elsewhere widening and OpenBLAS are
+  /// faster. Measured with one thread on AMD Zen 4, oneDNN's time against
   /// OpenBLAS's: 1.1x to 1.5x below about 2^19 multiply-adds, 0.81x to 0.93x
-  /// from 2^20; 256x10x1024 1.4x, 256x1024x10 0.46x, 1024x10x256 0.62x to
-  /// 0.92x (bench/results/2026-12-01-cpu-vs-pytorch-4.md).
+  /// from 2^20; 256x1024x10 0.46x, 1024x10x256 0.62x to 0.92x
+  /// (bench/results/2026-12-01-cpu-vs-pytorch-4.md).
   bool handles(DType dtype, int64_t m, int64_t n, int64_t k);
 
   /// c (m x n) = op(a) op(b) [+ bias], row-major, op a transpose when
   /// asked, bias (n f32 values, or null) added to every row in fp32 before
   /// c is rounded to `cDtype` (F32 or BF16); false when oneDNN cannot, and
   /// the caller computes c another way. (No activation: oneDNN's ReLU
-  /// post-op turns NaN into 0, and a NaN must reach the loss scaler.)
+  /// post-op turns NaN into 0, and a NaN must reach the loss scaler.) A
+  /// narrow c (transposesNarrow) is computed only in f32 without a bias.
   bool run(DType dtype, DType cDtype, bool transposeA, bool transposeB, int64_t m,
            int64_t n, int64_t k, const void *a, const void *b, const float *bias, void *c);
 
@@ -58,6 +60,23 @@ public:
                   const void *b, int64_t strideB, const float *bias, void *c,
                   int64_t strideC);
 
+  /// Whether a single product with this C is computed as its transpose,
+  /// C^T = op(B)^T op(A)^T, and transposed back: a C of at most
+  /// kMaxNarrowColumns columns and at least 4 rows per column (a logits
+  /// layer's product and its weight gradient). oneDNN's kernels run along a
+  /// row of C, 16 columns at a time, and a narrow C leaves most lanes idle.
+  /// Measured alone with one thread on AMD Zen 4
+  /// (bench/results/2026-12-02-cpu-narrow-gemms.md): 256x10x1024 takes 35 µs
+  /// instead of 83 in bf16 and 80 instead of 166 in f32 (OpenBLAS: 121),
+  /// 1024x10x256 41 instead of 76 and 68 instead of 113 (OpenBLAS: 159).
+  /// From 13 columns the gain depends on the shape (256x15x512 is slower
+  /// transposed, 256x15x1024 faster), and below 4 rows per column there is
+  /// none, so those stay as they are.
+  static bool transposesNarrow(int64_t m, int64_t n) {
+    return n <= kMaxNarrowColumns && m >= 4 * n;
+  }
+
+  static constexpr int64_t kMaxNarrowColumns = 12;
   static constexpr int64_t kBf16MinMacs = int64_t(1) << 16;
   static constexpr int64_t kF32MinMacs = int64_t(1) << 20;
   static constexpr int64_t kF32NarrowColumns = 16;
@@ -74,6 +93,8 @@ private:
   std::unique_ptr<Engine> engine_;
   std::map<Key, std::unique_ptr<Primitive>> primitives_;
   int bf16Support_ = -1; // unknown, no, yes
+  /// C^T of a narrow product before it is transposed into C.
+  std::vector<float> transposed_;
 };
 
 } // namespace mpc::rt

@@ -675,13 +675,29 @@ const GemmCase kCases[] = {
      256, 256, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::BiasRelu},
     // From OnednnMatmul::kF32MinMacs (2^20) products oneDNN takes f32 and
     // widened fp16 operands, transposed or not; a narrow C over a long sum
-    // stays with OpenBLAS.
+    // too, computed as its transpose.
     {"F32MidTransposedABBias", DType::F32, DType::F32, DType::F32, DType::F32, 128,
      128, 64, 1, 0, 0, 0, 0, 0, 0, true, true, Epilogue::Bias},
     {"F16MidTransposedBRelu", DType::F16, DType::F16, DType::F32, std::nullopt, 128,
      96, 96, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::Relu},
     {"F32NarrowLongSum", DType::F32, DType::F32, DType::F32, std::nullopt, 64, 10,
      2048, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::None},
+    // Narrow products oneDNN computes as their transpose
+    // (OnednnMatmul::transposesNarrow), the epilogue and rounding after: a
+    // logits layer and its weight gradient, one column, twelve (the most),
+    // and thirteen (computed as they are).
+    {"Bf16ToBf16NarrowBias", DType::BF16, DType::BF16, DType::BF16, DType::F32, 256, 10,
+     1024, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::Bias},
+    {"Bf16ToF32NarrowTransposedA", DType::BF16, DType::BF16, DType::F32, std::nullopt, 1024,
+     10, 256, 1, 0, 0, 0, 0, 0, 0, true, false, Epilogue::None},
+    {"F32OneColumnTransposedBBiasRelu", DType::F32, DType::F32, DType::F32, DType::F32, 512,
+     1, 2048, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::BiasRelu},
+    {"Bf16ToBf16TwelveColumnsTransposedABRelu", DType::BF16, DType::BF16, DType::BF16,
+     std::nullopt, 48, 12, 128, 1, 0, 0, 0, 0, 0, 0, true, true, Epilogue::Relu},
+    {"F16ToF32NarrowGelu", DType::F16, DType::F16, DType::F32, std::nullopt, 128, 8, 1024, 1,
+     0, 0, 0, 0, 0, 0, false, false, Epilogue::Gelu},
+    {"Bf16ToBf16ThirteenColumnsBias", DType::BF16, DType::BF16, DType::BF16, DType::F32, 64,
+     13, 128, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::Bias},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, ProgramGemm, ::testing::ValuesIn(kCases),
