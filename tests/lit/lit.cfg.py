@@ -67,3 +67,7 @@ if shutil.which("rsvg-convert"):
 # script(1) (bsdutils, essential in Debian) gives `mpc train` a terminal.
 if shutil.which("script"):
     config.available_features.add("script")
+# mpc-cpu-peak is built for x86-64 only.
+import platform
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("x86_64")
