@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """One runtime setting, on and off, side by side: the same bundles timed by
-`mpc-bench --profile` with the environment as it is and with NAME=VALUE
-added, alternating (the order flips every round), one thread.
+`mpc-bench --profile` without NAME in the environment ("as is": the
+runtime's default) and with NAME=VALUE, alternating (the order flips every
+round), one thread.
 
 For a change that is a runtime setting (MPC_CPU_HUGE_PAGES=0, say), this
 is the A/B of that change alone: same build, same bundles, same machine
 state to within a round. Per model and mode it prints the medians of the
 step's wall time, the steps' times summed by kind (GEMMs, kernels), and the
-slowest kernel (in a training step, the optimizer's update), for each side,
-and the ratios setting / as is.
+kernel slowest by its median as is (in a training step, the optimizer's
+update), for each side, and the ratios with / as is.
 
   bench/cpu_setting_ab.py --env NAME=VALUE [--mpc build/bin/mpc]
                           [--models "wide_mlp"] [--modes "fp32 bf16"] [--rounds 5]
@@ -30,23 +31,25 @@ STEPS = {"mlp": 2000, "wide_mlp": 20, "cnn": 20, "transformer_block": 200}
 SIDES = ("as is", "with setting")
 
 
-def profile(bench, bundle, steps, warmup, extra):
-    env = dict(os.environ, **ONE_THREAD, **extra)
+def profile(bench, bundle, steps, warmup, name, value):
+    env = dict(os.environ, **ONE_THREAD)
+    env.pop(name, None)
+    if value is not None:
+        env[name] = value
     out = subprocess.run([bench, bundle, "--steps", str(steps), "--warmup", str(warmup),
                           "--repeats", "1", "--profile"], capture_output=True, text=True, env=env)
     if out.returncode != 0:
         sys.exit("mpc-bench failed on %s:\n%s" % (bundle, out.stderr))
     result = json.loads(out.stdout)
     sums = {"gemm": 0.0, "kernel": 0.0, "copy": 0.0}
-    slowest = ("", 0.0)
+    kernels = {}
     for entry in result["profile"]:
         kind = entry["what"].split()[0]
         sums[kind] += entry["us"] / 1e3
-        if kind == "kernel" and entry["us"] > slowest[1]:
-            slowest = (entry["what"].split()[1], entry["us"])
+        if kind == "kernel":
+            kernels[entry["what"].split()[1]] = entry["us"] / 1e3
     return {"step_ms": result["ms_per_step"], "gemm_ms": sums["gemm"],
-            "kernel_ms": sums["kernel"], "slowest_kernel": slowest[0],
-            "slowest_kernel_ms": slowest[1] / 1e3}
+            "kernel_ms": sums["kernel"], "kernels": kernels}
 
 
 def main():
@@ -85,9 +88,9 @@ def run(args, name, value, bench, rounds, work):
             steps = 3 if args.quick else STEPS.get(case[0], 50)
             order = SIDES if r % 2 == 0 else SIDES[::-1]
             for side in order:
-                extra = {name: value} if side == SIDES[1] else {}
                 samples[case, side].append(
-                    profile(bench, bundles[case], steps, 1 if args.quick else 2, extra))
+                    profile(bench, bundles[case], steps, 1 if args.quick else 2, name,
+                            value if side == SIDES[1] else None))
         print("round %d/%d done" % (r + 1, rounds), file=sys.stderr)
 
     def median(case, side, key):
@@ -100,11 +103,16 @@ def run(args, name, value, bench, rounds, work):
           "| kernels as is | kernels with | slowest kernel | as is | with | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for case in cases:
+        kernel_median = lambda side, kernel: statistics.median(
+            s["kernels"].get(kernel, 0.0) for s in samples[case, side])
+        slowest = max(samples[case, SIDES[0]][0]["kernels"],
+                      key=lambda kernel: kernel_median(SIDES[0], kernel), default="")
         entry = {}
         for side in SIDES:
             entry[side] = {key: median(case, side, key)
-                           for key in ("step_ms", "gemm_ms", "kernel_ms", "slowest_kernel_ms")}
-            entry[side]["slowest_kernel"] = samples[case, side][0]["slowest_kernel"]
+                           for key in ("step_ms", "gemm_ms", "kernel_ms")}
+            entry[side]["slowest_kernel"] = slowest
+            entry[side]["slowest_kernel_ms"] = kernel_median(side, slowest) if slowest else 0.0
         a, b = entry[SIDES[0]], entry[SIDES[1]]
         ratio = lambda key: b[key] / a[key] if a[key] else float("nan")
         entry["step_ratio"] = ratio("step_ms")

@@ -68,6 +68,5 @@ if shutil.which("rsvg-convert"):
 if shutil.which("script"):
     config.available_features.add("script")
 # mpc-cpu-peak is built for x86-64 only.
-import platform
-if platform.machine() in ("x86_64", "AMD64"):
-    config.available_features.add("x86_64")
+if os.path.exists(os.path.join(config.mpc_tools_dir, "mpc-cpu-peak")):
+    config.available_features.add("mpc-cpu-peak")

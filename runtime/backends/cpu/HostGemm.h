@@ -14,7 +14,8 @@
 // reference runs. The epilogue is computed in the compute type and the
 // result rounded once to C's dtype (when oneDNN multiplies and C is f32 or
 // bf16 without GELU, oneDNN adds the bias and rounds, and the ReLU is
-// applied to C after it). Kept copies are memory for the program's life:
+// applied to C after it; except for a narrow C, which oneDNN computes as
+// its transpose in f32, OnednnMatmul::transposesNarrow). Kept copies are memory for the program's life:
 // 4 bytes per kept element, counted in the backend's device bytes.
 // Epilogues:
 //   bias: adds bias[j] to every column j; relu: max(x, 0), NaN stays NaN;

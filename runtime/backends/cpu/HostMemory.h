@@ -3,9 +3,10 @@
 // Part of mpc, a mixed-precision training compiler.
 //
 // Zeroed, aligned host memory for one of a program's memory spaces (the
-// arena, the persistent space). A space of at least kHugePageBytes is
-// aligned to that size and, on Linux, advised to be backed by transparent
-// huge pages (madvise MADV_HUGEPAGE, before the first touch). The update
+// arena, the persistent space). On Linux a space of at least
+// kHugePageBytes is a mapping of its own, aligned to that size and advised
+// to be backed by transparent huge pages (madvise MADV_HUGEPAGE, before its
+// first touch); smaller ones come from aligned_alloc. The update
 // kernels stream through every parameter, its gradient and its optimizer
 // state once a step: with 4 KiB pages the CPU's prefetchers stop at every
 // page boundary and each page costs a TLB miss. Measured on the wide MLP's
@@ -31,6 +32,13 @@
 
 namespace mpc::rt {
 
+/// How HostMemory gives a space back: munmap for a mapping of its own
+/// (mappedBytes long), free otherwise.
+struct HostMemoryRelease {
+  size_t mappedBytes = 0;
+  void operator()(uint8_t *memory) const;
+};
+
 class HostMemory {
 public:
   /// Alignment of every space, as cudaMalloc gives on the GPU.
@@ -49,10 +57,7 @@ public:
   bool hugePagesAdvised() const { return hugePagesAdvised_; }
 
 private:
-  struct FreeDeleter {
-    void operator()(uint8_t *memory) const { std::free(memory); }
-  };
-  std::unique_ptr<uint8_t, FreeDeleter> memory_;
+  std::unique_ptr<uint8_t, HostMemoryRelease> memory_;
   bool hugePagesAdvised_ = false;
 };
 

@@ -27,8 +27,7 @@ OnednnMatmul::~OnednnMatmul() = default;
 
 bool OnednnMatmul::handles(DType dtype, int64_t m, int64_t n, int64_t k) {
   if (dtype == DType::F32)
-    return m * n * k >= kF32MinMacs &&
-           (transposesNarrow(m, n) || !(n < kF32NarrowColumns && k > m));
+    return m * n * k >= kF32MinMacs;
   if (dtype != DType::BF16 || m * n * k < kBf16MinMacs)
     return false;
   if (bf16Support_ < 0)

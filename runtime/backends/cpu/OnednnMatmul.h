@@ -33,13 +33,13 @@ public:
 
   /// Whether run() takes `dtype` operands (F32 or BF16) of this size: bf16
   /// problems of at least kBf16MinMacs multiply-adds when this CPU has a bf16
-  /// kernel; f32 ones of at least kF32MinMacs, except a C of fewer than
-  /// kF32NarrowColumns columns over a long sum (k > m) that is not computed
-  /// as its transpose (transposesNarrow). Elsewhere widening and OpenBLAS are
-  /// faster. Measured with one thread on AMD Zen 4, oneDNN's time against
-  /// OpenBLAS's: 1.1x to 1.5x below about 2^19 multiply-adds, 0.81x to 0.93x
-  /// from 2^20; 256x1024x10 0.46x, 1024x10x256 0.62x to 0.92x
-  /// (bench/results/2026-12-01-cpu-vs-pytorch-4.md).
+  /// kernel, f32 ones of at least kF32MinMacs. Below those widening and
+  /// OpenBLAS are faster. Measured with one thread on AMD Zen 4, oneDNN's
+  /// time against OpenBLAS's: 1.1x to 1.5x below about 2^19 multiply-adds,
+  /// 0.81x to 0.93x from 2^20 (bench/results/2026-12-01-cpu-vs-pytorch-4.md);
+  /// a C of few columns over a long sum, which OpenBLAS ran faster, is
+  /// computed as its transpose (transposesNarrow) or, from 13 columns, is
+  /// faster in oneDNN as it is (bench/results/2026-12-02-cpu-narrow-gemms.md).
   bool handles(DType dtype, int64_t m, int64_t n, int64_t k);
 
   /// c (m x n) = op(a) op(b) [+ bias], row-major, op a transpose when
@@ -73,13 +73,12 @@ public:
   /// transposed, 256x15x1024 faster), and below 4 rows per column there is
   /// none, so those stay as they are.
   static bool transposesNarrow(int64_t m, int64_t n) {
-    return n <= kMaxNarrowColumns && m >= 4 * n;
+    return n > 0 && n <= kMaxNarrowColumns && m >= 4 * n;
   }
 
   static constexpr int64_t kMaxNarrowColumns = 12;
   static constexpr int64_t kBf16MinMacs = int64_t(1) << 16;
   static constexpr int64_t kF32MinMacs = int64_t(1) << 20;
-  static constexpr int64_t kF32NarrowColumns = 16;
 
 private:
   struct Engine;

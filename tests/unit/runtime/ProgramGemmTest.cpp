@@ -684,12 +684,19 @@ const GemmCase kCases[] = {
      2048, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::None},
     // Narrow products oneDNN computes as their transpose
     // (OnednnMatmul::transposesNarrow), the epilogue and rounding after: a
-    // logits layer and its weight gradient, one column, twelve (the most),
-    // and thirteen (computed as they are).
+    // logits layer and its weight gradient (f32 and bf16, each transpose),
+    // one column, twelve (the most), and thirteen and fifteen (computed as
+    // they are).
     {"Bf16ToBf16NarrowBias", DType::BF16, DType::BF16, DType::BF16, DType::F32, 256, 10,
      1024, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::Bias},
     {"Bf16ToF32NarrowTransposedA", DType::BF16, DType::BF16, DType::F32, std::nullopt, 1024,
      10, 256, 1, 0, 0, 0, 0, 0, 0, true, false, Epilogue::None},
+    {"F32NarrowTransposedBBias", DType::F32, DType::F32, DType::F32, DType::F32, 256, 10, 512,
+     1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::Bias},
+    {"F32NarrowTransposedA", DType::F32, DType::F32, DType::F32, std::nullopt, 1024, 10, 256,
+     1, 0, 0, 0, 0, 0, 0, true, false, Epilogue::None},
+    {"F32FifteenColumnsLongSum", DType::F32, DType::F32, DType::F32, std::nullopt, 128, 15,
+     1024, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::None},
     {"F32OneColumnTransposedBBiasRelu", DType::F32, DType::F32, DType::F32, DType::F32, 512,
      1, 2048, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::BiasRelu},
     {"Bf16ToBf16TwelveColumnsTransposedABRelu", DType::BF16, DType::BF16, DType::BF16,
