@@ -1598,6 +1598,56 @@ private:
        << "          }\n";
   }
 
+  /// The largest window (elements) of emitTiledMaxPoolGrad's unrolled body.
+  static constexpr int64_t kMaxTiledWindow = 16;
+
+  /// Emits the host's plane form of max pooling's gradient when the windows
+  /// tile the h x w plane from its corner (stride = kernel, no padding, at
+  /// most kMaxTiledWindow elements): a loop along each row of windows whose
+  /// body, unrolled over the window, finds the first maximum in row-major
+  /// order by comparing mpc::first_max_key's integers (the same choice as
+  /// emitWindowFirstMax's, ties and NaNs included, without its branches,
+  /// which mispredict on real data and keep the loop from vectorising) and
+  /// writes every element of the window once: 0 + the window's gradient at
+  /// that maximum, 0 elsewhere. Rows and columns no window covers get 0.
+  /// `gradient` reads the gradient of window (oh, ow), `input` the plane at
+  /// an offset; `write` makes a stored value of a float.
+  static void emitTiledMaxPoolGrad(llvm::raw_ostream &os, mpk::Pool2DGradOp k, int64_t h, int64_t w,
+                                   int64_t ho, int64_t wo, const std::string &gradient,
+                                   llvm::function_ref<std::string(const std::string &)> input,
+                                   llvm::function_ref<std::string(const std::string &)> write) {
+    int64_t kh = k.getKernel()[0], kw = k.getKernel()[1];
+    auto at = [&](int64_t a, int64_t c) {
+      return "(oh * " + std::to_string(kh) + " + " + std::to_string(a) + ") * " +
+             std::to_string(w) + " + ow * " + std::to_string(kw) + " + " + std::to_string(c);
+    };
+    os << "    for (int64_t oh = 0; oh < " << ho << "; ++oh) {\n"
+       << "      MPC_INDEPENDENT_ITERATIONS\n"
+       << "      for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n"
+       << "        const float g = " << gradient << ";\n"
+       << "        int32_t best = mpc::first_max_key(" << input(at(0, 0)) << ");\n"
+       << "        int32_t first = 0;\n";
+    for (int64_t e = 1; e < kh * kw; ++e)
+      os << "        {\n          const int32_t v = mpc::first_max_key("
+         << input(at(e / kw, e % kw)) << ");\n"
+         << "          const bool take = v > best;\n"
+         << "          best = take ? v : best;\n"
+         << "          first = take ? " << e << " : first;\n        }\n";
+    for (int64_t e = 0; e < kh * kw; ++e)
+      os << "        plane[" << at(e / kw, e % kw) << "] = first == " << e << " ? "
+         << write("0.0f + g") << " : " << write("0.0f") << ";\n";
+    os << "      }\n";
+    if (wo * kw < w)
+      os << "      for (int64_t a = 0; a < " << kh << "; ++a)\n"
+         << "        for (int64_t z = " << wo * kw << "; z < " << w << "; ++z)\n"
+         << "          plane[(oh * " << kh << " + a) * " << w << " + z] = " << write("0.0f")
+         << ";\n";
+    os << "    }\n";
+    if (ho * kh < h)
+      os << "    for (int64_t e = " << ho * kh * w << "; e < " << h * w << "; ++e)\n"
+         << "      plane[e] = " << write("0.0f") << ";\n";
+  }
+
   /// Emits, likewise, `count`: the elements average pooling divides the
   /// window's sum by (with or without the padding, as the op says).
   static void emitWindowCount(llvm::raw_ostream &os, mpk::Pool2DGradOp k, int64_t h, int64_t w) {
@@ -1661,7 +1711,9 @@ private:
     // The host's form, row = one image plane. Windows that do not overlap
     // (stride >= kernel) each hand their gradient to their own inputs: the
     // plane is zeroed and every window writes 0 + its share (the gather
-    // above adds it to 0 as well). Overlapping windows gather as above.
+    // above adds it to 0 as well); max pooling's windows that tile the plane
+    // write every element once instead (emitTiledMaxPoolGrad). Overlapping
+    // windows gather as above.
     int64_t planes = inShape[0] * inShape[1];
     int64_t n = product(inShape);
     std::string type = storageType(elementOf(buffers.back()));
@@ -1671,6 +1723,11 @@ private:
       // gradient plane narrowed from one (when they are small enough for
       // the stack), so that the loops below read and write floats.
       bool stage = is16Bit(elementOf(buffers.back())) && h * w <= 4096;
+      // Windows that tile the plane from its corner (stride = kernel, no
+      // padding) have a form of their own that writes every element once.
+      bool tiledMax = isMax && stride[0] == kernel[0] && stride[1] == kernel[1] &&
+                      llvm::all_of(pad, [](int64_t p) { return p == 0; }) &&
+                      kernel[0] * kernel[1] <= kMaxTiledWindow;
       std::string g = "dyv", x = "xv", plane = "plane";
       if (stage) {
         os << "    float dyv[" << ho * wo << "];\n"
@@ -1680,15 +1737,17 @@ private:
           os << "    float xv[" << h * w << "];\n"
              << "    mpc::widen_chunk(" << m[1] << " + r * " << h * w << ", xv, " << h * w
              << ");\n";
-        os << "    float plane[" << h * w << "];\n"
-           << "    for (int64_t e = 0; e < " << h * w << "; ++e)\n      plane[e] = 0.0f;\n";
+        os << "    float plane[" << h * w << "];\n";
+        if (!tiledMax)
+          os << "    for (int64_t e = 0; e < " << h * w << "; ++e)\n      plane[e] = 0.0f;\n";
       } else {
         g = dy + " + r * " + std::to_string(ho * wo);
         if (isMax)
           x = m[1] + " + r * " + std::to_string(h * w);
-        os << "    " << type << " *plane = " << dx << " + r * " << h * w << ";\n"
-           << "    for (int64_t e = 0; e < " << h * w << "; ++e)\n"
-           << "      plane[e] = " << storeExpr(buffers.back(), "0.0f") << ";\n";
+        os << "    " << type << " *plane = " << dx << " + r * " << h * w << ";\n";
+        if (!tiledMax)
+          os << "    for (int64_t e = 0; e < " << h * w << "; ++e)\n"
+             << "      plane[e] = " << storeExpr(buffers.back(), "0.0f") << ";\n";
       }
       auto read = [&](const std::string &from, Value buffer, const std::string &at) {
         return stage ? from + "[" + at + "]" : loadExpr(buffer, "(" + from + ")", at);
@@ -1696,27 +1755,33 @@ private:
       auto write = [&](const std::string &value) {
         return stage ? value : storeExpr(buffers.back(), value);
       };
-      os << "    for (int64_t oh = 0; oh < " << ho << "; ++oh)\n"
-         << "      for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n"
-         << "        const float g = " << read(g, buffers[0], "oh * " + std::to_string(wo) + " + ow")
-         << ";\n"
-         << "        const int64_t h0 = oh * " << stride[0] << " - " << pad[0] << ", w0 = ow * "
-         << stride[1] << " - " << pad[1] << ";\n";
-      if (isMax) {
-        emitWindowFirstMax(os, k, h, w, read(x, buffers[1], "y * " + std::to_string(w) + " + z"));
-        os << "        if (bh >= 0)\n"
-           << "          plane[bh * " << w << " + bw] = " << write("0.0f + g") << ";\n";
+      if (tiledMax) {
+        emitTiledMaxPoolGrad(
+            os, k, h, w, ho, wo, read(g, buffers[0], "oh * " + std::to_string(wo) + " + ow"),
+            [&](const std::string &at) { return read(x, buffers[1], at); }, write);
       } else {
-        emitWindowCount(os, k, h, w);
-        os << "        const float share = 0.0f + g / static_cast<float>(count);\n"
-           << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
-           << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c) {\n"
-           << "            const int64_t y = h0 + a, z = w0 + c;\n"
-           << "            if (y >= 0 && y < " << h << " && z >= 0 && z < " << w << ")\n"
-           << "              plane[y * " << w << " + z] = " << write("share") << ";\n"
-           << "          }\n";
+        os << "    for (int64_t oh = 0; oh < " << ho << "; ++oh)\n"
+           << "      for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n"
+           << "        const float g = "
+           << read(g, buffers[0], "oh * " + std::to_string(wo) + " + ow") << ";\n"
+           << "        const int64_t h0 = oh * " << stride[0] << " - " << pad[0] << ", w0 = ow * "
+           << stride[1] << " - " << pad[1] << ";\n";
+        if (isMax) {
+          emitWindowFirstMax(os, k, h, w, read(x, buffers[1], "y * " + std::to_string(w) + " + z"));
+          os << "        if (bh >= 0)\n"
+             << "          plane[bh * " << w << " + bw] = " << write("0.0f + g") << ";\n";
+        } else {
+          emitWindowCount(os, k, h, w);
+          os << "        const float share = 0.0f + g / static_cast<float>(count);\n"
+             << "        for (int64_t a = 0; a < " << kernel[0] << "; ++a)\n"
+             << "          for (int64_t c = 0; c < " << kernel[1] << "; ++c) {\n"
+             << "            const int64_t y = h0 + a, z = w0 + c;\n"
+             << "            if (y >= 0 && y < " << h << " && z >= 0 && z < " << w << ")\n"
+             << "              plane[y * " << w << " + z] = " << write("share") << ";\n"
+             << "          }\n";
+        }
+        os << "      }\n";
       }
-      os << "      }\n";
       if (stage)
         os << "    mpc::narrow_chunk(plane, " << dx << " + r * " << h * w << ", " << h * w
            << ");\n";
@@ -1771,37 +1836,44 @@ private:
        << "    " << m[1] << "[i] = inside ? " << m[0] << "[((n * " << w.image[1]
        << " + ch) * " << w.image[2] << " + ih) * " << w.image[3] << " + iw] : "
        << "mpc::from_f32<" << type << ">(0.0f);\n  }\n";
-    // The host's form: row (n, ckk, oh) is Wo contiguous columns, zeros
-    // where the window reads padding and the input row (with stride) between.
+    // The host's form: row (n, ckk) is the Ho x Wo columns of one kernel
+    // element, an output row at a time: zeros where the window reads
+    // padding and the input row (with stride) between. A row of its own per
+    // output row cost more in overhead than in copying (14 elements for a
+    // 14x14 image).
     os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
-    emitDecompose(os, "    ", "r", {colShape[0], colShape[1], w.outH}, {"n", "ckk", "oh"});
+    emitDecompose(os, "    ", "r", {colShape[0], colShape[1]}, {"n", "ckk"});
     os << "    const int64_t ch = ckk / " << area << ";\n"
        << "    const int64_t ki = (ckk / " << w.kernel[1] << ") % " << w.kernel[0] << ";\n"
        << "    const int64_t kj = ckk % " << w.kernel[1] << ";\n"
-       << "    const int64_t ih = oh * " << w.stride[0] << " - " << w.pad[0] << " + ki * "
-       << w.dilation[0] << ";\n"
        << "    const int64_t shift = kj * " << w.dilation[1] << " - " << w.pad[1] << ";\n"
-       << "    " << type << " *out = " << m[1] << " + r * " << w.outW << ";\n"
        << "    // Columns ow with 0 <= ow * stride + shift < W read the input.\n"
        << "    int64_t lo = shift >= 0 ? 0 : (-shift + " << w.stride[1] - 1 << ") / " << w.stride[1]
        << ";\n"
        << "    int64_t hi = shift >= " << w.image[3] << " ? 0 : (" << w.image[3] - 1
        << " - shift) / " << w.stride[1] << " + 1;\n"
        << "    hi = hi < " << w.outW << " ? hi : " << w.outW << ";\n"
-       << "    if (ih < 0 || ih >= " << w.image[2] << " || lo > hi)\n      lo = hi = 0;\n"
-       << "    const " << type << " *line = " << m[0] << " + ((n * " << w.image[1]
-       << " + ch) * " << w.image[2] << " + (ih < 0 ? 0 : ih < " << w.image[2] << " ? ih : "
-       << w.image[2] - 1 << ")) * " << w.image[3] << ";\n";
+       << "    lo = lo < hi ? lo : hi;\n"
+       << "    const " << type << " *image = " << m[0] << " + (n * " << w.image[1] << " + ch) * "
+       << w.image[2] * w.image[3] << ";\n"
+       << "    " << type << " *out = " << m[1] << " + r * " << w.outH * w.outW << ";\n"
+       << "    for (int64_t oh = 0; oh < " << w.outH << "; ++oh, out += " << w.outW << ") {\n"
+       << "      const int64_t ih = oh * " << w.stride[0] << " - " << w.pad[0] << " + ki * "
+       << w.dilation[0] << ";\n"
+       << "      const bool inside = ih >= 0 && ih < " << w.image[2] << ";\n"
+       << "      const int64_t from = inside ? lo : " << w.outW << ", to = inside ? hi : "
+       << w.outW << ";\n"
+       << "      const " << type << " *line = image + (inside ? ih : 0) * " << w.image[3] << ";\n";
     // fp16/bf16 elements are copied as their bits (a copy of the struct
     // does not vectorise); zero is all bits clear in every type.
     std::string bits = is16Bit(elementOf(in)) ? ".bits" : "";
-    os << "    for (int64_t ow = 0; ow < lo; ++ow)\n      out[ow]" << bits << " = 0;\n"
-       << "    for (int64_t ow = lo; ow < hi; ++ow)\n      out[ow]" << bits << " = line[ow * "
+    os << "      for (int64_t ow = 0; ow < from; ++ow)\n        out[ow]" << bits << " = 0;\n"
+       << "      for (int64_t ow = from; ow < to; ++ow)\n        out[ow]" << bits << " = line[ow * "
        << w.stride[1] << " + shift]" << bits << ";\n"
-       << "    for (int64_t ow = hi; ow < " << w.outW << "; ++ow)\n      out[ow]" << bits
+       << "      for (int64_t ow = to; ow < " << w.outW << "; ++ow)\n        out[ow]" << bits
        << " = 0;\n"
-       << "  }\n#endif\n";
-    int64_t rows = colShape[0] * colShape[1] * w.outH;
+       << "    }\n  }\n#endif\n";
+    int64_t rows = colShape[0] * colShape[1];
     os << "  static constexpr int64_t kRows = " << rows << ";\n";
     int64_t n = product(colShape);
     endFunctor(os, k.getSymName(), {in, cols}, {false, true},
@@ -1835,46 +1907,55 @@ private:
        << ") * " << w.outW << " + tw / " << w.stride[1] << "]);\n"
        << "      }\n    }\n"
        << "    " << m[1] << "[i] = mpc::from_f32<" << type << ">(acc);\n  }\n";
-    // The host's form: row (n, ch, h) accumulates whole column runs into a
-    // row of sums, in the same order per element.
+    // The host's form: row (n, ch) is an image plane; each of its rows h
+    // accumulates whole column runs into a row of sums, in the same order
+    // per element. (A row of its own per image row cost more in overhead
+    // than in adding for small images.)
     int64_t width = w.image[3];
     os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
-    emitDecompose(os, "    ", "r", w.image.take_front(3), {"n", "ch", "h"});
-    os << "    float acc[" << width << "];\n"
-       << "    for (int64_t x = 0; x < " << width << "; ++x)\n      acc[x] = 0.0f;\n"
-       << "    for (int64_t ki = 0; ki < " << w.kernel[0] << "; ++ki) {\n"
-       << "      const int64_t th = h + " << w.pad[0] << " - ki * " << w.dilation[0] << ";\n"
-       << "      if (th < 0 || th % " << w.stride[0] << " != 0 || th / " << w.stride[0]
-       << " >= " << w.outH << ")\n        continue;\n"
-       << "      for (int64_t kj = 0; kj < " << w.kernel[1] << "; ++kj) {\n"
-       << "        const " << storageType(elementOf(cols)) << " *in = " << m[0] << " + (n * "
-       << ckk << " + ch * " << area << " + ki * " << w.kernel[1] << " + kj) * " << spatial
-       << " + (th / " << w.stride[0] << ") * " << w.outW << ";\n"
-       << "        const int64_t shift = " << w.pad[1] << " - kj * " << w.dilation[1] << ";\n";
+    emitDecompose(os, "    ", "r", w.image.take_front(2), {"n", "ch"});
+    os << "    for (int64_t h = 0; h < " << w.image[2] << "; ++h) {\n";
+    std::string rowBody;
+    llvm::raw_string_ostream body(rowBody);
+    body << "    float acc[" << width << "];\n"
+         << "    for (int64_t x = 0; x < " << width << "; ++x)\n      acc[x] = 0.0f;\n"
+         << "    for (int64_t ki = 0; ki < " << w.kernel[0] << "; ++ki) {\n"
+         << "      const int64_t th = h + " << w.pad[0] << " - ki * " << w.dilation[0] << ";\n"
+         << "      if (th < 0 || th % " << w.stride[0] << " != 0 || th / " << w.stride[0]
+         << " >= " << w.outH << ")\n        continue;\n"
+         << "      for (int64_t kj = 0; kj < " << w.kernel[1] << "; ++kj) {\n"
+         << "        const " << storageType(elementOf(cols)) << " *in = " << m[0] << " + (n * "
+         << ckk << " + ch * " << area << " + ki * " << w.kernel[1] << " + kj) * " << spatial
+         << " + (th / " << w.stride[0] << ") * " << w.outW << ";\n"
+         << "        const int64_t shift = " << w.pad[1] << " - kj * " << w.dilation[1] << ";\n";
     if (w.stride[1] == 1)
       // Output columns x with 0 <= x + shift < Wo, a contiguous run.
-      os << "        const int64_t lo = shift >= 0 ? 0 : -shift;\n"
-         << "        int64_t hi = " << w.outW << " - shift;\n"
-         << "        hi = hi < " << width << " ? hi : " << width << ";\n"
-         << "        MPC_INDEPENDENT_ITERATIONS\n"
-         << "        for (int64_t x = lo; x < hi; ++x)\n"
-         << "          acc[x] += mpc::to_f32(in[x + shift]);\n";
+      body << "        const int64_t lo = shift >= 0 ? 0 : -shift;\n"
+           << "        int64_t hi = " << w.outW << " - shift;\n"
+           << "        hi = hi < " << width << " ? hi : " << width << ";\n"
+           << "        MPC_INDEPENDENT_ITERATIONS\n"
+           << "        for (int64_t x = lo; x < hi; ++x)\n"
+           << "          acc[x] += mpc::to_f32(in[x + shift]);\n";
     else
-      os << "        for (int64_t x = 0; x < " << width << "; ++x) {\n"
-         << "          const int64_t tw = x + shift;\n"
-         << "          if (tw >= 0 && tw % " << w.stride[1] << " == 0 && tw / " << w.stride[1]
-         << " < " << w.outW << ")\n"
-         << "            acc[x] += mpc::to_f32(in[tw / " << w.stride[1] << "]);\n"
-         << "        }\n";
-    os << "      }\n    }\n";
+      body << "        for (int64_t x = 0; x < " << width << "; ++x) {\n"
+           << "          const int64_t tw = x + shift;\n"
+           << "          if (tw >= 0 && tw % " << w.stride[1] << " == 0 && tw / " << w.stride[1]
+           << " < " << w.outW << ")\n"
+           << "            acc[x] += mpc::to_f32(in[tw / " << w.stride[1] << "]);\n"
+           << "        }\n";
+    body << "      }\n    }\n";
+    std::string rowAt = "(r * " + std::to_string(w.image[2]) + " + h) * " + std::to_string(width);
     if (is16Bit(elementOf(out)))
-      os << "    mpc::narrow_chunk(acc, " << m[1] << " + r * " << width << ", " << width << ");\n";
+      body << "    mpc::narrow_chunk(acc, " << m[1] << " + " << rowAt << ", " << width << ");\n";
     else
-      os << "    " << type << " *row = " << m[1] << " + r * " << width << ";\n"
-         << "    for (int64_t x = 0; x < " << width << "; ++x)\n"
-         << "      row[x] = mpc::from_f32<" << type << ">(acc[x]);\n";
-    os << "  }\n#endif\n";
-    int64_t rows = w.image[0] * w.image[1] * w.image[2];
+      body << "    " << type << " *row = " << m[1] << " + " << rowAt << ";\n"
+           << "    for (int64_t x = 0; x < " << width << "; ++x)\n"
+           << "      row[x] = mpc::from_f32<" << type << ">(acc[x]);\n";
+    // The row's statements, two spaces in, inside the loop over h.
+    for (llvm::StringRef line : llvm::split(llvm::StringRef(rowBody).rtrim('\n'), '\n'))
+      os << "  " << line << "\n";
+    os << "    }\n  }\n#endif\n";
+    int64_t rows = w.image[0] * w.image[1];
     os << "  static constexpr int64_t kRows = " << rows << ";\n";
     int64_t n = product(w.image);
     endFunctor(os, k.getSymName(), {cols, out}, {false, true},

@@ -189,6 +189,21 @@ MPC_HD float max_f(float a, float b) {
   return a < b ? b : a;
 }
 
+/// An integer that orders floats as a search for the first maximum does
+/// (max pooling's gradient): a later value replaces the best so far exactly
+/// when its key is greater. Keys increase with the value; +0 and -0 have
+/// the same key (equal values keep the first); every NaN has the largest
+/// key (a NaN replaces any number and is replaced by nothing). Integer
+/// compares and selects, unlike float ones with NaN tests, let the host
+/// compiler vectorise the search.
+MPC_HD int32_t first_max_key(float x) {
+  const uint32_t bits = detail::floatBits(x);
+  const uint32_t magnitude = bits & 0x7fffffffu;
+  const int32_t ordered = magnitude == 0 ? 0 : static_cast<int32_t>(bits);
+  const int32_t key = ordered ^ ((ordered >> 31) & 0x7fffffff);
+  return magnitude > 0x7f800000u ? 0x7fffffff : key;
+}
+
 /// The smaller of `a` and `b`; NaN if either is NaN, `a` if they are equal
 /// (see max_f).
 MPC_HD float min_f(float a, float b) {

@@ -1,7 +1,7 @@
 """Checks pool-grad-forms.test's outputs against float64 NumPy.
 
   check_pool_grads.py DIR ROWS ELEMENTS
-DIR holds the inputs (x, dy1, dy2, xf, dyf .npy); ROWS and ELEMENTS are the
+DIR holds the inputs (x, dy1, dy2, dy3, xs, xf, dyf .npy); ROWS and ELEMENTS are the
 output prefixes of the two runs. Prints one line per output: whether the
 two runs are bitwise equal and the largest error against the reference
 relative to the output's scale.
@@ -35,7 +35,12 @@ def max_grad(x, dy, kernel, stride, pad):
                 for a in range(kernel):
                     for b in range(kernel):
                         y, z = h0 + a, w0 + b
-                        if 0 <= y < h and 0 <= z < w and (best is None or x[i, j, y, z] > x[i, j][best]):
+                        if not (0 <= y < h and 0 <= z < w):
+                            continue
+                        # The first maximum in row-major order; a NaN is
+                        # larger than any number, and the first NaN stays.
+                        v = x[i, j, y, z]
+                        if best is None or v > x[i, j][best] or (np.isnan(v) and not np.isnan(x[i, j][best])):
                             best = (y, z)
                 if best is not None:
                     dx[i, j][best] += dy[i, j, oh, ow]
@@ -62,12 +67,18 @@ def avg_grad(dy, shape, kernel, stride, pad, include_pad):
 def main():
     folder, rows, elements = sys.argv[1:4]
     load = lambda name: np.load("%s/%s.npy" % (folder, name)).astype(np.float64)
-    x, dy1, dy2 = bf16(load("x")), bf16(load("dy1")), bf16(load("dy2"))
+    x, dy1, dy2, dy3 = bf16(load("x")), bf16(load("dy1")), bf16(load("dy2")), bf16(load("dy3"))
+    xs32, dy332 = load("xs"), load("dy3")
     xf, dyf = load("xf"), load("dyf")
     pad1 = (1, 1, 1, 1)
     references = {
         "max1": (max_grad(x, dy1, 2, 2, pad1), 2.0 ** -8),
         "max2": (max_grad(x, dy2, 2, 3, (0, 0, 0, 0)), 2.0 ** -8),
+        "max3": (max_grad(x, dy3, 2, 2, (0, 0, 0, 0)), 2.0 ** -8),
+        "max4": (max_grad(x, dy2, 3, 3, (0, 0, 0, 0)), 2.0 ** -8),
+        "maxs": (max_grad(bf16(xs32), dy3, 2, 2, (0, 0, 0, 0)), 2.0 ** -8),
+        "maxsf": (max_grad(xs32, dy332, 2, 2, (0, 0, 0, 0)), 2.0 ** -23),
+        "maxf3": (max_grad(xf, dy332, 2, 2, (0, 0, 0, 0)), 2.0 ** -23),
         "avg1": (avg_grad(dy1, x.shape, 2, 2, pad1, False), 2.0 ** -8),
         "avg2": (avg_grad(dy1, x.shape, 2, 2, pad1, True), 2.0 ** -8),
         "avg3": (avg_grad(dy2, x.shape, 2, 3, (0, 0, 0, 0), False), 2.0 ** -8),

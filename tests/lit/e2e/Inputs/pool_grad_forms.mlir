@@ -1,7 +1,11 @@
 // Pooling gradients whose windows do not overlap (the host's plane form),
 // with padding and with strides larger than the window, in bf16 and f32
 // storage (staged through float planes, or not); the bf16 values are
-// casts of f32 inputs and outputs: pool-grad-forms.test.
+// casts of f32 inputs and outputs: pool-grad-forms.test. Max pooling's
+// windows that tile the plane (stride = kernel, no padding) have a form of
+// their own: 2x2 windows over 9x9 planes leave a row and a column that no
+// window covers, 3x3 ones cover them all, and "xs" holds ties, +0 and -0,
+// NaNs and infinities.
 mpg.graph @pool_grads {
   %x32 = mpg.input "x" : tensor<2x3x9x9xf32>
   %dy132 = mpg.input "dy1" : tensor<2x3x5x5xf32>
@@ -9,6 +13,10 @@ mpg.graph @pool_grads {
   %x = mpg.cast %x32 : tensor<2x3x9x9xf32> to tensor<2x3x9x9xbf16>
   %dy1 = mpg.cast %dy132 : tensor<2x3x5x5xf32> to tensor<2x3x5x5xbf16>
   %dy2 = mpg.cast %dy232 : tensor<2x3x3x3xf32> to tensor<2x3x3x3xbf16>
+  %dy332 = mpg.input "dy3" : tensor<2x3x4x4xf32>
+  %dy3 = mpg.cast %dy332 : tensor<2x3x4x4xf32> to tensor<2x3x4x4xbf16>
+  %xs32 = mpg.input "xs" : tensor<2x3x9x9xf32>
+  %xs = mpg.cast %xs32 : tensor<2x3x9x9xf32> to tensor<2x3x9x9xbf16>
   %xf = mpg.input "xf" : tensor<2x3x9x9xf32>
   %dyf = mpg.input "dyf" : tensor<2x3x5x5xf32>
   // Windows 2x2 at stride 2 over a plane padded by one on every side.
@@ -17,6 +25,18 @@ mpg.graph @pool_grads {
   // Windows 2x2 every 3 rows and columns: inputs between windows get 0.
   %max2 = mpg.max_pool2d_grad %x, %dy2 kernel [2, 2] stride [3, 3]
       : tensor<2x3x9x9xbf16>, tensor<2x3x3x3xbf16> -> tensor<2x3x9x9xbf16>
+  // Windows that tile the plane: 2x2 leaving the last row and column out,
+  // and 3x3 covering it; then the special values, in bf16 and f32.
+  %max3 = mpg.max_pool2d_grad %x, %dy3 kernel [2, 2] stride [2, 2]
+      : tensor<2x3x9x9xbf16>, tensor<2x3x4x4xbf16> -> tensor<2x3x9x9xbf16>
+  %max4 = mpg.max_pool2d_grad %x, %dy2 kernel [3, 3] stride [3, 3]
+      : tensor<2x3x9x9xbf16>, tensor<2x3x3x3xbf16> -> tensor<2x3x9x9xbf16>
+  %maxs = mpg.max_pool2d_grad %xs, %dy3 kernel [2, 2] stride [2, 2]
+      : tensor<2x3x9x9xbf16>, tensor<2x3x4x4xbf16> -> tensor<2x3x9x9xbf16>
+  %maxsf = mpg.max_pool2d_grad %xs32, %dy332 kernel [2, 2] stride [2, 2]
+      : tensor<2x3x9x9xf32>, tensor<2x3x4x4xf32> -> tensor<2x3x9x9xf32>
+  %maxf3 = mpg.max_pool2d_grad %xf, %dy332 kernel [2, 2] stride [2, 2]
+      : tensor<2x3x9x9xf32>, tensor<2x3x4x4xf32> -> tensor<2x3x9x9xf32>
   %avg1 = mpg.avg_pool2d_grad %dy1 kernel [2, 2] stride [2, 2] padding [1, 1, 1, 1]
       : tensor<2x3x5x5xbf16> -> tensor<2x3x9x9xbf16>
   %avg2 = mpg.avg_pool2d_grad %dy1 kernel [2, 2] stride [2, 2] padding [1, 1, 1, 1] count_include_pad
@@ -31,6 +51,14 @@ mpg.graph @pool_grads {
   mpg.output "max1" %max132 : tensor<2x3x9x9xf32>
   %max232 = mpg.cast %max2 : tensor<2x3x9x9xbf16> to tensor<2x3x9x9xf32>
   mpg.output "max2" %max232 : tensor<2x3x9x9xf32>
+  %max332 = mpg.cast %max3 : tensor<2x3x9x9xbf16> to tensor<2x3x9x9xf32>
+  mpg.output "max3" %max332 : tensor<2x3x9x9xf32>
+  %max432 = mpg.cast %max4 : tensor<2x3x9x9xbf16> to tensor<2x3x9x9xf32>
+  mpg.output "max4" %max432 : tensor<2x3x9x9xf32>
+  %maxs32 = mpg.cast %maxs : tensor<2x3x9x9xbf16> to tensor<2x3x9x9xf32>
+  mpg.output "maxs" %maxs32 : tensor<2x3x9x9xf32>
+  mpg.output "maxsf" %maxsf : tensor<2x3x9x9xf32>
+  mpg.output "maxf3" %maxf3 : tensor<2x3x9x9xf32>
   %avg132 = mpg.cast %avg1 : tensor<2x3x9x9xbf16> to tensor<2x3x9x9xf32>
   mpg.output "avg1" %avg132 : tensor<2x3x9x9xf32>
   %avg232 = mpg.cast %avg2 : tensor<2x3x9x9xbf16> to tensor<2x3x9x9xf32>
