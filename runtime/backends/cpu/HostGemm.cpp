@@ -453,6 +453,48 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
     }
   }
 #endif
+  // The fp32 products of the whole batch, when one oneDNN call computed
+  // them into scratch (product i at i * cCount); the loop below applies the
+  // epilogue and rounds each into C.
+  T *batchedProducts = nullptr;
+#ifdef MPC_HAVE_ONEDNN
+  if constexpr (std::is_same_v<T, float>) {
+    // Any other strided batch (fp32 operands, or fp16 ones widened once for
+    // the whole batch) in one fp32 oneDNN call as well: a convolution's
+    // per-image GEMMs took 3-4x as long as 32 OpenBLAS calls, one per image
+    // (bench/results/2026-12-02-cpu-vs-pytorch-5.md).
+    if (onednn_ && step.batch > 1 &&
+        onednn_->handles(DType::F32, step.batch * step.m, step.n, step.k)) {
+      // The elements a strided batch spans (a stride of 0 shares one).
+      auto span = [&](int64_t stride, size_t count) {
+        return stride == 0 ? count : static_cast<size_t>((step.batch - 1) * stride) + count;
+      };
+      const float *aAll =
+          asCompute(step.aDtype, a + step.offsetA * aSize, span(step.strideA, aCount), scratch.a);
+      const float *bAll =
+          asCompute(step.bDtype, b + step.offsetB * bSize, span(step.strideB, bCount), scratch.b);
+      if (step.cDtype == DType::F32 && onednnWritesC) {
+        if (onednn_->runBatched(DType::F32, DType::F32, step.transposeA, step.transposeB, step.m,
+                                step.n, step.k, step.batch, aAll, step.strideA, bAll,
+                                step.strideB, biasValues, c + step.offsetC * cSize,
+                                step.strideC)) {
+          if (relu)
+            for (int64_t i = 0; i < step.batch; ++i)
+              reluInPlace(step.cDtype, c + (step.offsetC + i * step.strideC) * cSize, cCount);
+          return;
+        }
+      } else if (step.cDtype != DType::F32) {
+        if (scratch.c.size() < step.batch * cCount)
+          scratch.c.resize(step.batch * cCount);
+        if (onednn_->runBatched(DType::F32, DType::F32, step.transposeA, step.transposeB, step.m,
+                                step.n, step.k, step.batch, aAll, step.strideA, bAll,
+                                step.strideB, nullptr, scratch.c.data(),
+                                static_cast<int64_t>(cCount)))
+          batchedProducts = scratch.c.data();
+      }
+    }
+  }
+#endif
   for (int64_t i = 0; i < step.batch; ++i) {
     const uint8_t *aBytes = a + (step.offsetA + i * step.strideA) * aSize;
     const uint8_t *bBytes = b + (step.offsetB + i * step.strideB) * bSize;
@@ -482,6 +524,10 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
         bValues = asCompute(step.bDtype, bBytes, bCount, scratch.b);
       }
     };
+    if (batchedProducts) {
+      cValues = batchedProducts + i * cCount;
+      done = true;
+    }
 #ifdef MPC_HAVE_ONEDNN
     if constexpr (std::is_same_v<T, float>) {
       // Tries C written by oneDNN, then its f32 product.
@@ -494,7 +540,7 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
         return onednn_->run(operands, DType::F32, step.transposeA, step.transposeB, step.m,
                             step.n, step.k, aData, bData, nullptr, cValues);
       };
-      if (nativeBf16)
+      if (!done && nativeBf16)
         done = runOnednn(DType::BF16, aBytes, bBytes);
       if (!done && onednn_ && onednn_->handles(DType::F32, step.m, step.n, step.k)) {
         widenOperands();

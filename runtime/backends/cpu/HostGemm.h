@@ -15,8 +15,12 @@
 // result rounded once to C's dtype (when oneDNN multiplies and C is f32 or
 // bf16 without GELU, oneDNN adds the bias and rounds, and the ReLU is
 // applied to C after it; except for a narrow C, which oneDNN computes as
-// its transpose in f32, OnednnMatmul::transposesNarrow). Kept copies are memory for the program's life:
-// 4 bytes per kept element, counted in the backend's device bytes.
+// its transpose in f32, OnednnMatmul::transposesNarrow). A strided batch
+// that oneDNN takes is one call for the whole batch: bf16 operands as they
+// are, others widened to fp32 once for the batch (an fp16 C is then
+// rounded from the batch's fp32 products). Kept copies are memory for the
+// program's life: 4 bytes per kept element, counted in the backend's
+// device bytes.
 // Epilogues:
 //   bias: adds bias[j] to every column j; relu: max(x, 0), NaN stays NaN;
 //   gelu: the tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715

@@ -667,6 +667,19 @@ const GemmCase kCases[] = {
      196, 9, 8, 0, 2, 1, 0, 9 * 196 + 2, 8 * 196 + 3, false, false, Epilogue::Relu},
     {"Bf16ToF32SmallBatchedTransposedSharedBBias", DType::BF16, DType::BF16, DType::F32,
      DType::F32, 16, 40, 36, 3, 1, 0, 0, 16 * 36 + 1, 0, 16 * 40, true, true, Epilogue::Bias},
+    // Strided batches of small fp32 and fp16 products (at least
+    // OnednnMatmul::kF32MinMacs in all), one fp32 oneDNN call for the whole
+    // batch: fp32 C written by oneDNN with a shared filter and gaps between
+    // the batches; fp16 operands widened for the whole batch, with a shared
+    // B and transposes; an fp16 C rounded from the batch's fp32 products.
+    {"F32SmallBatchedSharedABiasRelu", DType::F32, DType::F32, DType::F32, DType::F32, 16,
+     196, 72, 32, 0, 3, 1, 0, 72 * 196 + 5, 16 * 196 + 2, false, false, Epilogue::BiasRelu},
+    {"F16ToF32SmallBatchedTransposedASharedBBias", DType::F16, DType::F16, DType::F32,
+     DType::F32, 72, 196, 16, 32, 2, 0, 0, 16 * 72 + 1, 0, 72 * 196, true, false,
+     Epilogue::Bias},
+    {"F16ToF16SmallBatchedTransposedBRelu", DType::F16, DType::F16, DType::F16, std::nullopt,
+     16, 100, 36, 20, 0, 1, 3, 16 * 36, 100 * 36 + 7, 16 * 100 + 1, false, true,
+     Epilogue::Relu},
     {"Bf16ToF32LargeBias", DType::BF16, DType::BF16, DType::F32, DType::F32, 64,
      96, 16, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::Bias},
     {"Bf16ToBf16LargeGelu", DType::BF16, DType::BF16, DType::BF16, std::nullopt,
