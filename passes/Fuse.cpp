@@ -94,31 +94,47 @@ private:
     return it == groupOfOp.end() ? -1 : it->second;
   }
 
-  /// The groups `value` depends on: its own group and, transitively, every
-  /// group that group reads from. Structural ops (reshapes) pass their
-  /// operands' dependencies through.
-  llvm::BitVector depsOf(Value value) const {
+  /// Adds the groups `value` depends on to `deps` (not the set of the
+  /// value's own group): its own group and, transitively, every group that
+  /// group reads from; structural ops (reshapes) pass their operands'
+  /// dependencies through. Whether `deps` grew.
+  bool addDepsOf(Value value, llvm::BitVector &deps) const {
     Operation *def = value.getDefiningOp();
     if (!def)
-      return llvm::BitVector(groups.size());
+      return false;
     auto it = groupOfOp.find(def);
-    if (it != groupOfOp.end())
-      return groupDeps[it->second];
-    llvm::BitVector result(groups.size());
+    if (it != groupOfOp.end()) {
+      const llvm::BitVector &theirs = groupDeps[it->second];
+      if (!theirs.test(deps)) // nothing in theirs that deps lacks
+        return false;
+      deps |= theirs;
+      return true;
+    }
+    bool grew = false;
     for (Value operand : def->getOperands())
-      result |= depsOf(operand);
-    return result;
+      grew |= addDepsOf(operand, deps);
+    return grew;
+  }
+
+  /// Whether `value` depends on group `g` (addDepsOf would add its bit).
+  bool dependsOn(Value value, int g) const {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return false;
+    auto it = groupOfOp.find(def);
+    if (it != groupOfOp.end()) {
+      const llvm::BitVector &deps = groupDeps[it->second];
+      return g < static_cast<int>(deps.size()) && deps.test(g);
+    }
+    return llvm::any_of(def->getOperands(), [&](Value operand) { return dependsOn(operand, g); });
   }
 
   /// Whether adding `op` to group `g` keeps the kernel graph acyclic: no
   /// operand from outside the group may depend on the group.
   bool noCycle(Operation *op, int g) const {
     for (Value operand : op->getOperands())
-      if (groupOf(operand) != g) {
-        llvm::BitVector d = depsOf(operand);
-        if (g < static_cast<int>(d.size()) && d.test(g))
-          return false;
-      }
+      if (groupOf(operand) != g && dependsOn(operand, g))
+        return false;
     return true;
   }
 
@@ -127,15 +143,12 @@ private:
   void join(Operation *op, int g) {
     groups[g].ops.push_back(op);
     groupOfOp[op] = g;
-    llvm::BitVector added(groups.size());
+    groupDeps[g].resize(groups.size());
+    bool grew = false;
     for (Value operand : op->getOperands())
       if (groupOf(operand) != g)
-        added |= depsOf(operand);
-    added.resize(groups.size());
-    groupDeps[g].resize(groups.size());
-    llvm::BitVector before = groupDeps[g];
-    groupDeps[g] |= added;
-    if (groupDeps[g] == before)
+        grew |= addDepsOf(operand, groupDeps[g]);
+    if (!grew)
       return;
     for (size_t h = 0; h < groups.size(); ++h)
       if (static_cast<int>(h) != g && groupDeps[h].size() > static_cast<size_t>(g) &&
