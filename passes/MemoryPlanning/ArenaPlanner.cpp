@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 using namespace mpc::planning;
@@ -150,21 +151,39 @@ ArenaPlan mpc::planning::planArena(const std::vector<BufferRequest> &requests, i
   // or before it, so the peak is at a first use. Buffers of different blocks
   // live at one position need disjoint memory; those of one block need at
   // least the largest of them.
-  std::vector<int64_t> positions;
-  positions.reserve(count);
-  for (const BufferRequest &request : requests)
-    positions.push_back(request.firstUse);
-  std::sort(positions.begin(), positions.end());
-  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
-  std::vector<int64_t> largestLive(blocks.size());
-  for (int64_t position : positions) {
-    std::fill(largestLive.begin(), largestLive.end(), 0);
-    for (size_t index = 0; index < count; ++index) {
-      const BufferRequest &request = requests[index];
-      if (request.firstUse <= position && position <= request.lastUse)
-        largestLive[blockOf[index]] = std::max(largestLive[blockOf[index]], alignedSizes[index]);
-    }
-    int64_t liveBytes = std::accumulate(largestLive.begin(), largestLive.end(), int64_t(0));
+  // Swept over the first uses in order: a buffer joins the live set at its
+  // first use and leaves it after its last; each block counts its largest
+  // live member (a multiset per block), so the peak takes O(n log n).
+  std::vector<size_t> byFirst(count), byLast(count);
+  std::iota(byFirst.begin(), byFirst.end(), size_t(0));
+  std::iota(byLast.begin(), byLast.end(), size_t(0));
+  std::sort(byFirst.begin(), byFirst.end(), [&](size_t lhs, size_t rhs) {
+    return requests[lhs].firstUse < requests[rhs].firstUse;
+  });
+  std::sort(byLast.begin(), byLast.end(), [&](size_t lhs, size_t rhs) {
+    return requests[lhs].lastUse < requests[rhs].lastUse;
+  });
+  std::vector<std::multiset<int64_t>> liveSizes(blocks.size());
+  int64_t liveBytes = 0;
+  auto largest = [&](size_t block) {
+    return liveSizes[block].empty() ? int64_t(0) : *liveSizes[block].rbegin();
+  };
+  auto change = [&](size_t index, bool add) {
+    size_t block = blockOf[index];
+    liveBytes -= largest(block);
+    if (add)
+      liveSizes[block].insert(alignedSizes[index]);
+    else
+      liveSizes[block].erase(liveSizes[block].find(alignedSizes[index]));
+    liveBytes += largest(block);
+  };
+  size_t added = 0, removed = 0;
+  while (added < count) {
+    int64_t position = requests[byFirst[added]].firstUse;
+    while (added < count && requests[byFirst[added]].firstUse == position)
+      change(byFirst[added++], true);
+    while (removed < count && requests[byLast[removed]].lastUse < position)
+      change(byLast[removed++], false);
     plan.peakLiveBytes = std::max(plan.peakLiveBytes, liveBytes);
   }
   return plan;
