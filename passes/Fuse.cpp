@@ -94,10 +94,10 @@ private:
     return it == groupOfOp.end() ? -1 : it->second;
   }
 
-  /// Adds the groups `value` depends on to `deps` (not the set of the
-  /// value's own group): its own group and, transitively, every group that
-  /// group reads from; structural ops (reshapes) pass their operands'
-  /// dependencies through. Whether `deps` grew.
+  /// Adds the groups `value` depends on to `deps`: its own group and,
+  /// transitively, every group that group reads from; structural ops
+  /// (reshapes) pass their operands' dependencies through. Whether `deps`
+  /// grew (never, when `deps` is the value's own group's set).
   bool addDepsOf(Value value, llvm::BitVector &deps) const {
     Operation *def = value.getDefiningOp();
     if (!def)

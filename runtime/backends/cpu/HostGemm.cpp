@@ -405,6 +405,10 @@ void HostGemm::OnednnDeleter::operator()(OnednnMatmul *) const {}
 #endif
 HostGemm::~HostGemm() = default;
 
+/// The most scratch (fp32 elements: 64 MiB) a strided batch's widened
+/// operands and fp32 products may take to be one oneDNN call (see runIn).
+constexpr size_t kMaxBatchScratchFloats = size_t(16) << 20;
+
 template <typename T>
 void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
                      const uint8_t *bias, uint8_t *c, GemmScratch<T> &scratch,
@@ -459,22 +463,43 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
   T *batchedProducts = nullptr;
 #ifdef MPC_HAVE_ONEDNN
   if constexpr (std::is_same_v<T, float>) {
-    // Any other strided batch (fp32 operands, or fp16 ones widened once for
-    // the whole batch) in one fp32 oneDNN call as well: a convolution's
-    // per-image GEMMs took 3-4x as long as 32 OpenBLAS calls, one per image
-    // (bench/results/2026-12-02-cpu-vs-pytorch-5.md).
-    if (onednn_ && step.batch > 1 &&
-        onednn_->handles(DType::F32, step.batch * step.m, step.n, step.k)) {
-      // The elements a strided batch spans (a stride of 0 shares one).
-      auto span = [&](int64_t stride, size_t count) {
-        return stride == 0 ? count : static_cast<size_t>((step.batch - 1) * stride) + count;
-      };
-      const float *aAll =
-          asCompute(step.aDtype, a + step.offsetA * aSize, span(step.strideA, aCount), scratch.a);
-      const float *bAll =
-          asCompute(step.bDtype, b + step.offsetB * bSize, span(step.strideB, bCount), scratch.b);
-      if (step.cDtype == DType::F32 && onednnWritesC) {
-        if (onednn_->runBatched(DType::F32, DType::F32, step.transposeA, step.transposeB, step.m,
+    // Any other strided batch oneDNN takes in one call as well: bf16
+    // operands as they are (into a C the call above does not write: fp16,
+    // or GELU's fp32 result), others widened to fp32 once for the batch. A
+    // convolution's per-image fp32 and fp16 GEMMs took 3-4x as long as 32
+    // OpenBLAS calls, one per image (bench/results/2026-12-02-cpu-vs-pytorch-5.md).
+    // oneDNN writes an fp32 C itself (it has no fp32-operand kernel for a
+    // bf16 C here); any other C is rounded from the batch's fp32 products
+    // (in scratch) by the loop below. Narrow
+    // products stay matrix by matrix (OnednnMatmul::transposesNarrow), and
+    // so do batches whose widened copies and products would take more than
+    // kMaxBatchScratchFloats of scratch, which the backend keeps.
+    const bool bf16Operands = step.aDtype == DType::BF16 && step.bDtype == DType::BF16;
+    const bool intoC = onednnWritesC && !bf16Operands && step.cDtype == DType::F32;
+    const bool viaScratch =
+        step.cDtype != DType::F32 && !(bf16Operands && onednnWritesC);
+    const DType operands = bf16Operands ? DType::BF16 : DType::F32;
+    // The elements a strided batch spans (a stride of 0 shares one).
+    auto span = [&](int64_t stride, size_t count) {
+      return stride == 0 ? count : static_cast<size_t>((step.batch - 1) * stride) + count;
+    };
+    const size_t scratchFloats =
+        (operands == DType::F32 && step.aDtype != DType::F32 ? span(step.strideA, aCount) : 0) +
+        (operands == DType::F32 && step.bDtype != DType::F32 ? span(step.strideB, bCount) : 0) +
+        (viaScratch ? static_cast<size_t>(step.batch) * cCount : 0);
+    if (onednn_ && step.batch > 1 && (intoC || viaScratch) &&
+        !OnednnMatmul::transposesNarrow(step.m, step.n) &&
+        scratchFloats <= kMaxBatchScratchFloats &&
+        onednn_->handles(operands, step.batch * step.m, step.n, step.k)) {
+      const uint8_t *aFirst = a + step.offsetA * aSize, *bFirst = b + step.offsetB * bSize;
+      const void *aAll = operands == DType::BF16
+                             ? static_cast<const void *>(aFirst)
+                             : asCompute(step.aDtype, aFirst, span(step.strideA, aCount), scratch.a);
+      const void *bAll = operands == DType::BF16
+                             ? static_cast<const void *>(bFirst)
+                             : asCompute(step.bDtype, bFirst, span(step.strideB, bCount), scratch.b);
+      if (intoC) {
+        if (onednn_->runBatched(operands, step.cDtype, step.transposeA, step.transposeB, step.m,
                                 step.n, step.k, step.batch, aAll, step.strideA, bAll,
                                 step.strideB, biasValues, c + step.offsetC * cSize,
                                 step.strideC)) {
@@ -483,10 +508,10 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
               reluInPlace(step.cDtype, c + (step.offsetC + i * step.strideC) * cSize, cCount);
           return;
         }
-      } else if (step.cDtype != DType::F32) {
+      } else {
         if (scratch.c.size() < step.batch * cCount)
           scratch.c.resize(step.batch * cCount);
-        if (onednn_->runBatched(DType::F32, DType::F32, step.transposeA, step.transposeB, step.m,
+        if (onednn_->runBatched(operands, DType::F32, step.transposeA, step.transposeB, step.m,
                                 step.n, step.k, step.batch, aAll, step.strideA, bAll,
                                 step.strideB, nullptr, scratch.c.data(),
                                 static_cast<int64_t>(cCount)))

@@ -17,8 +17,8 @@
 // applied to C after it; except for a narrow C, which oneDNN computes as
 // its transpose in f32, OnednnMatmul::transposesNarrow). A strided batch
 // that oneDNN takes is one call for the whole batch: bf16 operands as they
-// are, others widened to fp32 once for the batch (an fp16 C is then
-// rounded from the batch's fp32 products). Kept copies are memory for the
+// are, others widened to fp32 once for the batch; a C oneDNN does not
+// write (fp16, or GELU's) is rounded from the batch's fp32 products. Kept copies are memory for the
 // program's life: 4 bytes per kept element, counted in the backend's
 // device bytes.
 // Epilogues:

@@ -680,6 +680,20 @@ const GemmCase kCases[] = {
     {"F16ToF16SmallBatchedTransposedBRelu", DType::F16, DType::F16, DType::F16, std::nullopt,
      16, 100, 36, 20, 0, 1, 3, 16 * 36, 100 * 36 + 7, 16 * 100 + 1, false, true,
      Epilogue::Relu},
+    // The same for the other C types: bf16 rounded from the batch's fp32
+    // products (with a bias and ReLU, and with GELU), fp32 with GELU
+    // (matrix by matrix), bf16 operands into an fp16 C (one bf16 call into
+    // fp32 products), and narrow products (matrix by matrix).
+    {"F16ToBf16SmallBatchedBiasRelu", DType::F16, DType::F16, DType::BF16, DType::F32, 16, 196,
+     72, 32, 0, 3, 1, 0, 72 * 196 + 5, 16 * 196 + 2, false, false, Epilogue::BiasRelu},
+    {"F32ToBf16SmallBatchedTransposedAGelu", DType::F32, DType::F32, DType::BF16, std::nullopt,
+     72, 196, 16, 32, 2, 0, 0, 16 * 72 + 1, 16 * 196, 72 * 196, true, false, Epilogue::Gelu},
+    {"F32SmallBatchedBiasGelu", DType::F32, DType::F32, DType::F32, DType::F32, 16, 100, 36, 20,
+     0, 1, 3, 16 * 36, 100 * 36 + 7, 16 * 100 + 1, false, true, Epilogue::BiasGelu},
+    {"Bf16ToF16SmallBatchedSharedBRelu", DType::BF16, DType::BF16, DType::F16, std::nullopt, 8,
+     196, 9, 32, 1, 0, 0, 9 * 8 + 3, 0, 8 * 196, false, false, Epilogue::Relu},
+    {"F32NarrowSmallBatched", DType::F32, DType::F32, DType::F32, std::nullopt, 512, 10, 256, 2,
+     0, 0, 0, 512 * 256, 256 * 10, 512 * 10, false, false, Epilogue::None},
     {"Bf16ToF32LargeBias", DType::BF16, DType::BF16, DType::F32, DType::F32, 64,
      96, 16, 1, 0, 0, 0, 0, 0, 0, false, true, Epilogue::Bias},
     {"Bf16ToBf16LargeGelu", DType::BF16, DType::BF16, DType::BF16, std::nullopt,
