@@ -465,15 +465,16 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
   if constexpr (std::is_same_v<T, float>) {
     // Any other strided batch oneDNN takes in one call as well: bf16
     // operands as they are (into a C the call above does not write: fp16,
-    // or GELU's fp32 result), others widened to fp32 once for the batch. A
+    // or bf16 after GELU), others widened to fp32 once for the batch. A
     // convolution's per-image fp32 and fp16 GEMMs took 3-4x as long as 32
-    // OpenBLAS calls, one per image (bench/results/2026-12-02-cpu-vs-pytorch-5.md).
-    // oneDNN writes an fp32 C itself (it has no fp32-operand kernel for a
-    // bf16 C here); any other C is rounded from the batch's fp32 products
-    // (in scratch) by the loop below. Narrow
-    // products stay matrix by matrix (OnednnMatmul::transposesNarrow), and
-    // so do batches whose widened copies and products would take more than
-    // kMaxBatchScratchFloats of scratch, which the backend keeps.
+    // OpenBLAS calls, one per image
+    // (bench/results/2026-12-02-cpu-vs-pytorch-5.md). oneDNN writes an fp32
+    // C itself (it has no fp32-operand kernel for a bf16 C here); any other
+    // C is rounded from the batch's fp32 products (in scratch) by the loop
+    // below. Narrow products stay matrix by matrix
+    // (OnednnMatmul::transposesNarrow), and so do batches whose widened
+    // copies and products would take more than kMaxBatchScratchFloats of
+    // scratch, which the backend keeps.
     const bool bf16Operands = step.aDtype == DType::BF16 && step.bDtype == DType::BF16;
     const bool intoC = onednnWritesC && !bf16Operands && step.cDtype == DType::F32;
     const bool viaScratch =
