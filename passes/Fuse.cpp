@@ -99,34 +99,27 @@ private:
   /// (reshapes) pass their operands' dependencies through. Whether `deps`
   /// grew (never, when `deps` is the value's own group's set).
   bool addDepsOf(Value value, llvm::BitVector &deps) const {
-    Operation *def = value.getDefiningOp();
-    if (!def)
-      return false;
-    auto it = groupOfOp.find(def);
-    if (it != groupOfOp.end()) {
-      const llvm::BitVector &theirs = groupDeps[it->second];
-      if (!theirs.test(deps)) // nothing in theirs that deps lacks
+    if (int h = groupOf(value); h >= 0) {
+      if (!groupDeps[h].test(deps)) // nothing in that set that deps lacks
         return false;
-      deps |= theirs;
+      deps |= groupDeps[h];
       return true;
     }
+    Operation *def = value.getDefiningOp();
     bool grew = false;
-    for (Value operand : def->getOperands())
-      grew |= addDepsOf(operand, deps);
+    if (def)
+      for (Value operand : def->getOperands())
+        grew |= addDepsOf(operand, deps);
     return grew;
   }
 
   /// Whether `value` depends on group `g` (addDepsOf would add its bit).
   bool dependsOn(Value value, int g) const {
+    if (int h = groupOf(value); h >= 0)
+      return g < static_cast<int>(groupDeps[h].size()) && groupDeps[h].test(g);
     Operation *def = value.getDefiningOp();
-    if (!def)
-      return false;
-    auto it = groupOfOp.find(def);
-    if (it != groupOfOp.end()) {
-      const llvm::BitVector &deps = groupDeps[it->second];
-      return g < static_cast<int>(deps.size()) && deps.test(g);
-    }
-    return llvm::any_of(def->getOperands(), [&](Value operand) { return dependsOn(operand, g); });
+    return def && llvm::any_of(def->getOperands(),
+                               [&](Value operand) { return dependsOn(operand, g); });
   }
 
   /// Whether adding `op` to group `g` keeps the kernel graph acyclic: no

@@ -1914,46 +1914,41 @@ private:
     int64_t width = w.image[3];
     os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
     emitDecompose(os, "    ", "r", w.image.take_front(2), {"n", "ch"});
-    os << "    for (int64_t h = 0; h < " << w.image[2] << "; ++h) {\n";
-    std::string rowBody;
-    llvm::raw_string_ostream body(rowBody);
-    body << "    float acc[" << width << "];\n"
-         << "    for (int64_t x = 0; x < " << width << "; ++x)\n      acc[x] = 0.0f;\n"
-         << "    for (int64_t ki = 0; ki < " << w.kernel[0] << "; ++ki) {\n"
-         << "      const int64_t th = h + " << w.pad[0] << " - ki * " << w.dilation[0] << ";\n"
-         << "      if (th < 0 || th % " << w.stride[0] << " != 0 || th / " << w.stride[0]
-         << " >= " << w.outH << ")\n        continue;\n"
-         << "      for (int64_t kj = 0; kj < " << w.kernel[1] << "; ++kj) {\n"
-         << "        const " << storageType(elementOf(cols)) << " *in = " << m[0] << " + (n * "
-         << ckk << " + ch * " << area << " + ki * " << w.kernel[1] << " + kj) * " << spatial
-         << " + (th / " << w.stride[0] << ") * " << w.outW << ";\n"
-         << "        const int64_t shift = " << w.pad[1] << " - kj * " << w.dilation[1] << ";\n";
+    os << "    for (int64_t h = 0; h < " << w.image[2] << "; ++h) {\n"
+       << "      float acc[" << width << "];\n"
+       << "      for (int64_t x = 0; x < " << width << "; ++x)\n        acc[x] = 0.0f;\n"
+       << "      for (int64_t ki = 0; ki < " << w.kernel[0] << "; ++ki) {\n"
+       << "        const int64_t th = h + " << w.pad[0] << " - ki * " << w.dilation[0] << ";\n"
+       << "        if (th < 0 || th % " << w.stride[0] << " != 0 || th / " << w.stride[0]
+       << " >= " << w.outH << ")\n          continue;\n"
+       << "        for (int64_t kj = 0; kj < " << w.kernel[1] << "; ++kj) {\n"
+       << "          const " << storageType(elementOf(cols)) << " *in = " << m[0] << " + (n * "
+       << ckk << " + ch * " << area << " + ki * " << w.kernel[1] << " + kj) * " << spatial
+       << " + (th / " << w.stride[0] << ") * " << w.outW << ";\n"
+       << "          const int64_t shift = " << w.pad[1] << " - kj * " << w.dilation[1] << ";\n";
     if (w.stride[1] == 1)
       // Output columns x with 0 <= x + shift < Wo, a contiguous run.
-      body << "        const int64_t lo = shift >= 0 ? 0 : -shift;\n"
-           << "        int64_t hi = " << w.outW << " - shift;\n"
-           << "        hi = hi < " << width << " ? hi : " << width << ";\n"
-           << "        MPC_INDEPENDENT_ITERATIONS\n"
-           << "        for (int64_t x = lo; x < hi; ++x)\n"
-           << "          acc[x] += mpc::to_f32(in[x + shift]);\n";
+      os << "          const int64_t lo = shift >= 0 ? 0 : -shift;\n"
+         << "          int64_t hi = " << w.outW << " - shift;\n"
+         << "          hi = hi < " << width << " ? hi : " << width << ";\n"
+         << "          MPC_INDEPENDENT_ITERATIONS\n"
+         << "          for (int64_t x = lo; x < hi; ++x)\n"
+         << "            acc[x] += mpc::to_f32(in[x + shift]);\n";
     else
-      body << "        for (int64_t x = 0; x < " << width << "; ++x) {\n"
-           << "          const int64_t tw = x + shift;\n"
-           << "          if (tw >= 0 && tw % " << w.stride[1] << " == 0 && tw / " << w.stride[1]
-           << " < " << w.outW << ")\n"
-           << "            acc[x] += mpc::to_f32(in[tw / " << w.stride[1] << "]);\n"
-           << "        }\n";
-    body << "      }\n    }\n";
+      os << "          for (int64_t x = 0; x < " << width << "; ++x) {\n"
+         << "            const int64_t tw = x + shift;\n"
+         << "            if (tw >= 0 && tw % " << w.stride[1] << " == 0 && tw / " << w.stride[1]
+         << " < " << w.outW << ")\n"
+         << "              acc[x] += mpc::to_f32(in[tw / " << w.stride[1] << "]);\n"
+         << "          }\n";
+    os << "        }\n      }\n";
     std::string rowAt = "(r * " + std::to_string(w.image[2]) + " + h) * " + std::to_string(width);
     if (is16Bit(elementOf(out)))
-      body << "    mpc::narrow_chunk(acc, " << m[1] << " + " << rowAt << ", " << width << ");\n";
+      os << "      mpc::narrow_chunk(acc, " << m[1] << " + " << rowAt << ", " << width << ");\n";
     else
-      body << "    " << type << " *row = " << m[1] << " + " << rowAt << ";\n"
-           << "    for (int64_t x = 0; x < " << width << "; ++x)\n"
-           << "      row[x] = mpc::from_f32<" << type << ">(acc[x]);\n";
-    // The row's statements, two spaces in, inside the loop over h.
-    for (llvm::StringRef line : llvm::split(llvm::StringRef(rowBody).rtrim('\n'), '\n'))
-      os << "  " << line << "\n";
+      os << "      " << type << " *row = " << m[1] << " + " << rowAt << ";\n"
+         << "      for (int64_t x = 0; x < " << width << "; ++x)\n"
+         << "        row[x] = mpc::from_f32<" << type << ">(acc[x]);\n";
     os << "    }\n  }\n#endif\n";
     int64_t rows = w.image[0] * w.image[1];
     os << "  static constexpr int64_t kRows = " << rows << ";\n";

@@ -437,86 +437,69 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
   }
 #endif
   const bool relu = step.epilogue == Epilogue::Relu || step.epilogue == Epilogue::BiasRelu;
-#ifdef MPC_HAVE_ONEDNN
-  if constexpr (std::is_same_v<T, float>) {
-    // A strided batch of bf16 products (a convolution's per-image GEMMs,
-    // attention's per-head ones) in one oneDNN call: for small matrices a
-    // call each, or widening each to fp32 for OpenBLAS, costs more than the
-    // products.
-    if (onednn_ && step.batch > 1 && onednnWritesC && step.aDtype == DType::BF16 &&
-        step.bDtype == DType::BF16 &&
-        onednn_->handles(DType::BF16, step.batch * step.m, step.n, step.k) &&
-        onednn_->runBatched(DType::BF16, step.cDtype, step.transposeA, step.transposeB, step.m,
-                            step.n, step.k, step.batch, a + step.offsetA * aSize, step.strideA,
-                            b + step.offsetB * bSize, step.strideB, biasValues,
-                            c + step.offsetC * cSize, step.strideC)) {
-      if (relu)
-        for (int64_t i = 0; i < step.batch; ++i)
-          reluInPlace(step.cDtype, c + (step.offsetC + i * step.strideC) * cSize, cCount);
-      return;
-    }
-  }
-#endif
   // The fp32 products of the whole batch, when one oneDNN call computed
   // them into scratch (product i at i * cCount); the loop below applies the
   // epilogue and rounds each into C.
   T *batchedProducts = nullptr;
 #ifdef MPC_HAVE_ONEDNN
   if constexpr (std::is_same_v<T, float>) {
-    // Any other strided batch oneDNN takes in one call as well: bf16
-    // operands as they are (into a C the call above does not write: fp16,
-    // or bf16 after GELU), others widened to fp32 once for the batch. A
-    // convolution's per-image fp32 and fp16 GEMMs took 3-4x as long as 32
-    // OpenBLAS calls, one per image
-    // (bench/results/2026-12-02-cpu-vs-pytorch-5.md). oneDNN writes an fp32
-    // C itself (it has no fp32-operand kernel for a bf16 C here); any other
-    // C is rounded from the batch's fp32 products (in scratch) by the loop
-    // below. Narrow products stay matrix by matrix
-    // (OnednnMatmul::transposesNarrow), and so do batches whose widened
-    // copies and products would take more than kMaxBatchScratchFloats of
-    // scratch, which the backend keeps.
-    const bool bf16Operands = step.aDtype == DType::BF16 && step.bDtype == DType::BF16;
-    const bool intoC = onednnWritesC && !bf16Operands && step.cDtype == DType::F32;
-    const bool viaScratch =
-        step.cDtype != DType::F32 && !(bf16Operands && onednnWritesC);
-    const DType operands = bf16Operands ? DType::BF16 : DType::F32;
-    // The elements a strided batch spans (a stride of 0 shares one).
-    auto span = [&](int64_t stride, size_t count) {
-      return stride == 0 ? count : static_cast<size_t>((step.batch - 1) * stride) + count;
-    };
-    const size_t scratchFloats =
-        (operands == DType::F32 && step.aDtype != DType::F32 ? span(step.strideA, aCount) : 0) +
-        (operands == DType::F32 && step.bDtype != DType::F32 ? span(step.strideB, bCount) : 0) +
-        (viaScratch ? static_cast<size_t>(step.batch) * cCount : 0);
-    if (onednn_ && step.batch > 1 && (intoC || viaScratch) &&
-        !OnednnMatmul::transposesNarrow(step.m, step.n) &&
-        scratchFloats <= kMaxBatchScratchFloats &&
-        onednn_->handles(operands, step.batch * step.m, step.n, step.k)) {
-      const uint8_t *aFirst = a + step.offsetA * aSize, *bFirst = b + step.offsetB * bSize;
-      const void *aAll = operands == DType::BF16
-                             ? static_cast<const void *>(aFirst)
-                             : asCompute(step.aDtype, aFirst, span(step.strideA, aCount), scratch.a);
-      const void *bAll = operands == DType::BF16
-                             ? static_cast<const void *>(bFirst)
-                             : asCompute(step.bDtype, bFirst, span(step.strideB, bCount), scratch.b);
-      if (intoC) {
-        if (onednn_->runBatched(operands, step.cDtype, step.transposeA, step.transposeB, step.m,
-                                step.n, step.k, step.batch, aAll, step.strideA, bAll,
-                                step.strideB, biasValues, c + step.offsetC * cSize,
-                                step.strideC)) {
-          if (relu)
-            for (int64_t i = 0; i < step.batch; ++i)
-              reluInPlace(step.cDtype, c + (step.offsetC + i * step.strideC) * cSize, cCount);
-          return;
+    // A strided batch (a convolution's per-image GEMMs, attention's
+    // per-head ones) in one oneDNN call: for small matrices a call each, or
+    // widening each to fp32 for OpenBLAS, costs more than the products; a
+    // convolution's fp32 and fp16 ones took 3-4x as long as 32 OpenBLAS
+    // calls (bench/results/2026-12-02-cpu-vs-pytorch-5.md). bf16 operands
+    // are multiplied as they are, others widened to fp32 once for the
+    // batch. oneDNN writes C itself when it can (bf16 operands into an fp32
+    // or bf16 C, fp32 ones into an fp32 C: it has no fp32-operand kernel
+    // for a bf16 C here); any other C is rounded from the batch's fp32
+    // products (in scratch) by the loop below. Narrow fp32 products stay
+    // matrix by matrix (OnednnMatmul::transposesNarrow), and so do batches
+    // whose widened copies and products would take more than
+    // kMaxBatchScratchFloats of scratch, which the backend keeps.
+    if (onednn_ && step.batch > 1) {
+      const bool bf16Operands = step.aDtype == DType::BF16 && step.bDtype == DType::BF16;
+      const DType operands = bf16Operands ? DType::BF16 : DType::F32;
+      const bool intoC = onednnWritesC && (bf16Operands || step.cDtype == DType::F32);
+      const bool viaScratch = !intoC && step.cDtype != DType::F32;
+      // The elements a strided batch spans (a stride of 0 shares one).
+      auto span = [&](int64_t stride, size_t count) {
+        return stride == 0 ? count : static_cast<size_t>((step.batch - 1) * stride) + count;
+      };
+      const bool widensA = !bf16Operands && step.aDtype != DType::F32;
+      const bool widensB = !bf16Operands && step.bDtype != DType::F32;
+      const size_t scratchFloats = (widensA ? span(step.strideA, aCount) : 0) +
+                                   (widensB ? span(step.strideB, bCount) : 0) +
+                                   (viaScratch ? static_cast<size_t>(step.batch) * cCount : 0);
+      if ((intoC || viaScratch) &&
+          !(!bf16Operands && OnednnMatmul::transposesNarrow(step.m, step.n)) &&
+          scratchFloats <= kMaxBatchScratchFloats &&
+          onednn_->handles(operands, step.batch * step.m, step.n, step.k)) {
+        const uint8_t *aFirst = a + step.offsetA * aSize, *bFirst = b + step.offsetB * bSize;
+        const void *aAll =
+            bf16Operands ? static_cast<const void *>(aFirst)
+                         : asCompute(step.aDtype, aFirst, span(step.strideA, aCount), scratch.a);
+        const void *bAll =
+            bf16Operands ? static_cast<const void *>(bFirst)
+                         : asCompute(step.bDtype, bFirst, span(step.strideB, bCount), scratch.b);
+        if (intoC) {
+          if (onednn_->runBatched(operands, step.cDtype, step.transposeA, step.transposeB, step.m,
+                                  step.n, step.k, step.batch, aAll, step.strideA, bAll,
+                                  step.strideB, biasValues, c + step.offsetC * cSize,
+                                  step.strideC)) {
+            if (relu)
+              for (int64_t i = 0; i < step.batch; ++i)
+                reluInPlace(step.cDtype, c + (step.offsetC + i * step.strideC) * cSize, cCount);
+            return;
+          }
+        } else {
+          if (scratch.c.size() < step.batch * cCount)
+            scratch.c.resize(step.batch * cCount);
+          if (onednn_->runBatched(operands, DType::F32, step.transposeA, step.transposeB, step.m,
+                                  step.n, step.k, step.batch, aAll, step.strideA, bAll,
+                                  step.strideB, nullptr, scratch.c.data(),
+                                  static_cast<int64_t>(cCount)))
+            batchedProducts = scratch.c.data();
         }
-      } else {
-        if (scratch.c.size() < step.batch * cCount)
-          scratch.c.resize(step.batch * cCount);
-        if (onednn_->runBatched(operands, DType::F32, step.transposeA, step.transposeB, step.m,
-                                step.n, step.k, step.batch, aAll, step.strideA, bAll,
-                                step.strideB, nullptr, scratch.c.data(),
-                                static_cast<int64_t>(cCount)))
-          batchedProducts = scratch.c.data();
       }
     }
   }
