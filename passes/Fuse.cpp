@@ -191,6 +191,18 @@ private:
     return false;
   }
 
+  /// Whether the convolution group `group` can take pointwise op `op` as
+  /// its epilogue: a float cast of the convolution's result that nothing
+  /// else reads, so that its GEMMs write C in the cast's type (a widening
+  /// cast: the fp32 products, unrounded, as a dot-product's fp32 consumer
+  /// reads them in gemm groups).
+  bool fitsConvEpilogue(const Group &group, Operation *op) const {
+    auto cast = llvm::dyn_cast<CastOp>(op);
+    return gemmEpilogues && cast && group.stage == EpilogueStage::None && group.gemmTail &&
+           group.gemmTail.hasOneUse() && cast.getOperand() == group.gemmTail &&
+           llvm::isa<FloatType>(cast.getType().getElementType());
+  }
+
   /// Tries to add pointwise `op` to the group producing one of its operands.
   bool joinPointwise(Operation *op) {
     llvm::ArrayRef<int64_t> shape = shapeOf(op->getResult(0));
@@ -210,6 +222,12 @@ private:
             }))
           continue;
         group.epilogue.insert(op);
+        break;
+      case FusionKind::Conv:
+        if (!fitsConvEpilogue(group, op))
+          continue;
+        group.gemmTail = op->getResult(0);
+        group.stage = EpilogueStage::Cast;
         break;
       case FusionKind::Gemm:
         if (!fitsGemmEpilogue(group, op))
@@ -406,8 +424,13 @@ private:
       groups[g].gemmTail = op->getResult(0);
       return;
     }
-    FusionKind kind = llvm::isa<Conv2DOp>(op) ? FusionKind::Conv
-                      : llvm::isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, SoftmaxCrossEntropyOp,
+    if (llvm::isa<Conv2DOp>(op)) {
+      // Open for a cast epilogue only (fitsConvEpilogue).
+      int g = create(op, FusionKind::Conv, shapeOf(op->getResult(0)));
+      groups[g].gemmTail = op->getResult(0);
+      return;
+    }
+    FusionKind kind = llvm::isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, SoftmaxCrossEntropyOp,
                                   SoftmaxCrossEntropyGradOp>(op)
                           ? FusionKind::Row
                           : FusionKind::Single;

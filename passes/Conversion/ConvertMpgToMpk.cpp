@@ -607,7 +607,20 @@ private:
   }
 
   LogicalResult lowerConv(FusionOp fusion) {
-    auto conv = llvm::cast<Conv2DOp>(*fusion.getBody().front().begin());
+    Block &body = fusion.getBody().front();
+    auto conv = llvm::cast<Conv2DOp>(*body.begin());
+    // The GEMMs write C in the type of the group's one epilogue op, a cast
+    // of the convolution's result, when it has one.
+    Value result = conv.getResult();
+    for (Operation &op : llvm::drop_begin(body.without_terminator())) {
+      if (!llvm::isa<CastOp>(op) || op.getOperand(0) != result)
+        return op.emitError() << "'" << op.getName()
+                              << "' in a conv group is not its epilogue (one cast of the "
+                                 "convolution's result)";
+      result = op.getResult(0);
+    }
+    if (llvm::cast<YieldOp>(body.getTerminator()).getValues() != ValueRange{result})
+      return fusion.emitError("a conv group yields exactly the end of its epilogue");
     auto in = conv.getInput().getType(), filter = conv.getFilter().getType();
     auto [n, c, o, groups, spatial, ckk, og, kg] =
         convSizes(in, filter, conv.getType(), conv.getGroupCount());
@@ -624,7 +637,7 @@ private:
     // Per group g: out[n, g] (O/G x HoWo) = filter[g] (O/G x CKK/G) x columns[n, g].
     for (int64_t g = 0; g < groups; ++g) {
       auto gemm = b.create<mpk::GemmOp>(fusion.getLoc(), bufferOf(conv.getFilter()), columns,
-                                        bufferOf(conv.getResult()), Value(), og, spatial, kg);
+                                        bufferOf(result), Value(), og, spatial, kg);
       gemm.setBatch(n);
       gemm.setOffsetA(g * og * kg);
       gemm.setOffsetB(g * kg * spatial);

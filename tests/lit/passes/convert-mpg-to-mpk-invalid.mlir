@@ -47,6 +47,36 @@ mpg.graph @gemm_with_foreign_op attributes {mpg.arena_bytes = 1024 : i64, mpg.pe
 
 // -----
 
+mpg.graph @conv_group_with_relu attributes {mpg.arena_bytes = 8192 : i64, mpg.persistent_bytes = 256 : i64} {
+  %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<1x1x4x4xf32>
+  %w = mpg.param "w" init(zeros) {mpg.persistent_offset = 0 : i64} : tensor<1x1x3x3xf32>
+  %y = mpg.fusion conv(%x, %w : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x4x4xf32> attributes {mpg.arena_offsets = array<i64: 256>, mpg.scratch_offset = 512 : i64} {
+  ^bb0(%a: tensor<1x1x4x4xf32>, %b: tensor<1x1x3x3xf32>):
+    %0 = mpg.conv2d %a, %b padding [1, 1, 1, 1] : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32> -> tensor<1x1x4x4xf32>
+    // expected-error @+1 {{'mpg.relu' in a conv group is not its epilogue (one cast of the convolution's result)}}
+    %1 = mpg.relu %0 : tensor<1x1x4x4xf32>
+    mpg.yield %1 : tensor<1x1x4x4xf32>
+  }
+  mpg.output "y" %y : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+mpg.graph @conv_group_yielding_the_convolution attributes {mpg.arena_bytes = 8192 : i64, mpg.persistent_bytes = 256 : i64} {
+  %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<1x1x4x4xf16>
+  %w = mpg.param "w" init(zeros) {mpg.persistent_offset = 0 : i64} : tensor<1x1x3x3xf16>
+  // expected-error @+1 {{a conv group yields exactly the end of its epilogue}}
+  %y = mpg.fusion conv(%x, %w : tensor<1x1x4x4xf16>, tensor<1x1x3x3xf16>) -> tensor<1x1x4x4xf16> attributes {mpg.arena_offsets = array<i64: 256>, mpg.scratch_offset = 512 : i64} {
+  ^bb0(%a: tensor<1x1x4x4xf16>, %b: tensor<1x1x3x3xf16>):
+    %0 = mpg.conv2d %a, %b padding [1, 1, 1, 1] : tensor<1x1x4x4xf16>, tensor<1x1x3x3xf16> -> tensor<1x1x4x4xf16>
+    %1 = mpg.cast %0 : tensor<1x1x4x4xf16> to tensor<1x1x4x4xf32>
+    mpg.yield %0 : tensor<1x1x4x4xf16>
+  }
+  mpg.output "y" %y : tensor<1x1x4x4xf16>
+}
+
+// -----
+
 mpg.graph @gemm_with_exact_gelu attributes {mpg.arena_bytes = 1024 : i64, mpg.persistent_bytes = 0 : i64} {
   %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<4x4xf32>
   %y = mpg.fusion gemm(%x : tensor<4x4xf32>) -> tensor<4x4xf32> attributes {mpg.arena_offsets = array<i64: 256>} {

@@ -761,6 +761,25 @@ mpg.graph @conv_groups {
 
 // -----
 
+// A conv group with a widening cast as its epilogue: the GEMM reads the
+// f16 columns and writes the f32 result.
+// CHECK-LABEL: mpk.program @conv_cast_epilogue
+// CHECK: %[[Y:.+]] = mpk.buffer arena {{[0-9]+}} : memref<2x4x8x8xf32>
+// CHECK-NEXT: %[[COLS:.+]] = mpk.buffer arena {{[0-9]+}} : memref<2x27x64xf16>
+// CHECK-NEXT: mpk.im2col @k0 %{{.+}} -> %[[COLS]]
+// CHECK-NEXT: mpk.gemm %{{.+}}, %[[COLS]] -> %[[Y]] m 4 n 64 k 27
+// CHECK-SAME: : memref<4x3x3x3xf16>, memref<2x27x64xf16>, memref<2x4x8x8xf32>
+// CHECK-NEXT: mpk.output "y" %[[Y]]
+mpg.graph @conv_cast_epilogue {
+  %x = mpg.input "x" : tensor<2x3x8x8xf16>
+  %w = mpg.param "w" init(zeros) : tensor<4x3x3x3xf16>
+  %c = mpg.conv2d %x, %w padding [1, 1, 1, 1] : tensor<2x3x8x8xf16>, tensor<4x3x3x3xf16> -> tensor<2x4x8x8xf16>
+  %y = mpg.cast %c : tensor<2x4x8x8xf16> to tensor<2x4x8x8xf32>
+  mpg.output "y" %y : tensor<2x4x8x8xf32>
+}
+
+// -----
+
 // Dilation reaches im2col; one group is one GEMM.
 // CHECK-LABEL: mpk.program @conv_dilated
 // CHECK: mpk.im2col @k0 %{{.+}} -> %{{.+}} kernel [3, 3] stride [1, 1] padding [0, 0, 0, 0] dilation [2, 2]

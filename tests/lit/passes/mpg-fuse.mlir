@@ -931,6 +931,68 @@ mpg.graph @conv {
 
 // -----
 
+// A widening cast that is a conv2d's only reader is its group's epilogue:
+// the GEMMs write f32. Without GEMM epilogues it is a pointwise group.
+// CHECK-LABEL: mpg.graph @conv_cast_epilogue
+// CHECK: %[[X:.+]] = mpg.input "x"
+// CHECK: %[[W:.+]] = mpg.param "w"
+// CHECK: %[[C:.+]] = mpg.fusion conv(%[[X]], %[[W]] : tensor<2x3x8x8xf16>, tensor<4x3x3x3xf16>) -> tensor<2x4x8x8xf32> {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<2x3x8x8xf16>, %[[B:.+]]: tensor<4x3x3x3xf16>):
+// CHECK-NEXT: %[[CV:.+]] = mpg.conv2d %[[A]], %[[B]]
+// CHECK-NEXT: %[[WIDE:.+]] = mpg.cast %[[CV]] : tensor<2x4x8x8xf16> to tensor<2x4x8x8xf32>
+// CHECK-NEXT: mpg.yield %[[WIDE]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[R:.+]] = mpg.fusion reduction(%[[C]]
+// NOEPI-LABEL: mpg.graph @conv_cast_epilogue
+// NOEPI: mpg.fusion conv({{.*}}) -> tensor<2x4x8x8xf16> {
+// NOEPI: mpg.fusion pointwise({{.*}} : tensor<2x4x8x8xf16>) -> tensor<2x4x8x8xf32>
+mpg.graph @conv_cast_epilogue {
+  %x = mpg.input "x" : tensor<2x3x8x8xf16>
+  %w = mpg.param "w" init(zeros) : tensor<4x3x3x3xf16>
+  %c = mpg.conv2d %x, %w padding [1, 1, 1, 1] : tensor<2x3x8x8xf16>, tensor<4x3x3x3xf16> -> tensor<2x4x8x8xf16>
+  %wide = mpg.cast %c : tensor<2x4x8x8xf16> to tensor<2x4x8x8xf32>
+  %m = mpg.reduce_mean %wide axes [0, 2, 3] : tensor<2x4x8x8xf32> -> tensor<4xf32>
+  mpg.output "m" %m : tensor<4xf32>
+}
+
+// -----
+
+// The cast stays out when another op reads the convolution's result (the
+// f16 value must be written), and a conv group takes nothing but a cast.
+// CHECK-LABEL: mpg.graph @conv_cast_not_epilogue
+// CHECK: %[[C:.+]] = mpg.fusion conv({{.*}}) -> tensor<2x4x8x8xf16> {
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: mpg.conv2d
+// CHECK-NEXT: mpg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: mpg.fusion pointwise(%[[C]] : tensor<2x4x8x8xf16>) -> tensor<2x4x8x8xf32> {
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: mpg.cast
+// CHECK: %[[D:.+]] = mpg.fusion conv({{.*}}) -> tensor<2x4x8x8xf16> {
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: mpg.conv2d
+// CHECK-NEXT: mpg.yield
+// CHECK-NEXT: }
+// CHECK: mpg.fusion pointwise(%[[D]] : tensor<2x4x8x8xf16>) -> tensor<2x4x8x8xf32> {
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: mpg.relu
+// CHECK-NEXT: mpg.cast
+mpg.graph @conv_cast_not_epilogue {
+  %x = mpg.input "x" : tensor<2x3x8x8xf16>
+  %w = mpg.param "w" init(zeros) : tensor<4x3x3x3xf16>
+  %c = mpg.conv2d %x, %w padding [1, 1, 1, 1] : tensor<2x3x8x8xf16>, tensor<4x3x3x3xf16> -> tensor<2x4x8x8xf16>
+  %wide = mpg.cast %c : tensor<2x4x8x8xf16> to tensor<2x4x8x8xf32>
+  %neg = mpg.neg %c : tensor<2x4x8x8xf16>
+  mpg.output "wide" %wide : tensor<2x4x8x8xf32>
+  mpg.output "neg" %neg : tensor<2x4x8x8xf16>
+  %d = mpg.conv2d %x, %w padding [1, 1, 1, 1] : tensor<2x3x8x8xf16>, tensor<4x3x3x3xf16> -> tensor<2x4x8x8xf16>
+  %r = mpg.relu %d : tensor<2x4x8x8xf16>
+  %rw = mpg.cast %r : tensor<2x4x8x8xf16> to tensor<2x4x8x8xf32>
+  mpg.output "rw" %rw : tensor<2x4x8x8xf32>
+}
+
+// -----
+
 // Pooling, transpose and slice each get a single kernel, and so does the
 // pointwise op after them (nothing fuses into a single group).
 // CHECK-LABEL: mpg.graph @single_ops
