@@ -41,7 +41,8 @@ struct Group {
   /// iteration space of a pointwise group, the reduced shape of a reduction
   /// (its epilogue), the output of a GEMM.
   llvm::SmallVector<int64_t> shape;
-  /// For GEMMs: the value the next epilogue op must consume, and the stage.
+  /// For GEMMs and convolutions: the value the next epilogue op must
+  /// consume, and the stage.
   Value gemmTail;
   EpilogueStage stage = EpilogueStage::None;
   /// For GEMMs with a bias epilogue: the bias's element type.
@@ -192,15 +193,17 @@ private:
   }
 
   /// Whether the convolution group `group` can take pointwise op `op` as
-  /// its epilogue: a float cast of the convolution's result that nothing
-  /// else reads, so that its GEMMs write C in the cast's type (a widening
-  /// cast: the fp32 products, unrounded, as a dot-product's fp32 consumer
-  /// reads them in gemm groups).
+  /// its epilogue: a widening cast (f16/bf16 to f32) of the convolution's
+  /// result that nothing else reads, so that its GEMMs write the f32
+  /// products, unrounded, as a gemm group's cast epilogue does. (Only
+  /// widening: cuBLASLt has no f32-operand product into an f16 C.)
   bool fitsConvEpilogue(const Group &group, Operation *op) const {
     auto cast = llvm::dyn_cast<CastOp>(op);
-    return gemmEpilogues && cast && group.stage == EpilogueStage::None && group.gemmTail &&
-           group.gemmTail.hasOneUse() && cast.getOperand() == group.gemmTail &&
-           llvm::isa<FloatType>(cast.getType().getElementType());
+    if (!gemmEpilogues || !cast || group.stage != EpilogueStage::None || !group.gemmTail ||
+        !group.gemmTail.hasOneUse() || cast.getOperand() != group.gemmTail)
+      return false;
+    Type from = llvm::cast<RankedTensorType>(cast.getOperand().getType()).getElementType();
+    return (from.isF16() || from.isBF16()) && cast.getType().getElementType().isF32();
   }
 
   /// Tries to add pointwise `op` to the group producing one of its operands.

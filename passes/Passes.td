@@ -320,8 +320,12 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
       each intermediate value has no other use (option
       `gemm-epilogues`). Any other consumer starts a pointwise group that
       reads the GEMM's output.
-    - `conv`: each `conv2d`; `single`: every other op (pooling, transpose,
-      slice, concat, embedding, ...) gets a kernel of its own.
+    - `conv`: each `conv2d`, with a widening float cast (f16/bf16 to f32)
+      of its result as its epilogue when nothing else reads the result
+      (option `gemm-epilogues`): the GEMMs then write the f32 products a
+      batch norm reads, instead of rounding them for a cast kernel to
+      widen. `single`: every other op (pooling, transpose, slice, concat,
+      embedding, ...) gets a kernel of its own.
     - Splat constants are cloned into the pointwise and reduction groups
       that use them (their kernels take them as literals).
     - Compute ops whose results nobody reads are removed (whole dead

@@ -958,7 +958,8 @@ mpg.graph @conv_cast_epilogue {
 // -----
 
 // The cast stays out when another op reads the convolution's result (the
-// f16 value must be written), and a conv group takes nothing but a cast.
+// f16 value must be written), and a conv group takes nothing but a
+// widening cast.
 // CHECK-LABEL: mpg.graph @conv_cast_not_epilogue
 // CHECK: %[[C:.+]] = mpg.fusion conv({{.*}}) -> tensor<2x4x8x8xf16> {
 // CHECK-NEXT: ^bb0
@@ -977,6 +978,13 @@ mpg.graph @conv_cast_epilogue {
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: mpg.relu
 // CHECK-NEXT: mpg.cast
+// A narrowing cast stays out too.
+// CHECK: %[[E:.+]] = mpg.fusion conv({{.*}}) -> tensor<2x4x8x8xf32> {
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: mpg.conv2d
+// CHECK-NEXT: mpg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: mpg.fusion pointwise(%[[E]] : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf16> {
 mpg.graph @conv_cast_not_epilogue {
   %x = mpg.input "x" : tensor<2x3x8x8xf16>
   %w = mpg.param "w" init(zeros) : tensor<4x3x3x3xf16>
@@ -989,6 +997,11 @@ mpg.graph @conv_cast_not_epilogue {
   %r = mpg.relu %d : tensor<2x4x8x8xf16>
   %rw = mpg.cast %r : tensor<2x4x8x8xf16> to tensor<2x4x8x8xf32>
   mpg.output "rw" %rw : tensor<2x4x8x8xf32>
+  %xw = mpg.cast %x : tensor<2x3x8x8xf16> to tensor<2x3x8x8xf32>
+  %ww = mpg.cast %w : tensor<4x3x3x3xf16> to tensor<4x3x3x3xf32>
+  %e = mpg.conv2d %xw, %ww padding [1, 1, 1, 1] : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x8x8xf32>
+  %en = mpg.cast %e : tensor<2x4x8x8xf32> to tensor<2x4x8x8xf16>
+  mpg.output "en" %en : tensor<2x4x8x8xf16>
 }
 
 // -----
