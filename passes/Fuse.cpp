@@ -422,19 +422,15 @@ private:
       }
       return;
     }
-    if (llvm::isa<MatmulOp, BatchMatmulOp>(op)) {
-      int g = create(op, FusionKind::Gemm, shapeOf(op->getResult(0)));
-      groups[g].gemmTail = op->getResult(0);
-      return;
-    }
-    if (llvm::isa<Conv2DOp>(op)) {
-      // Open for a cast epilogue only (fitsConvEpilogue).
-      int g = create(op, FusionKind::Conv, shapeOf(op->getResult(0)));
+    // A convolution's group takes a cast epilogue only (fitsConvEpilogue).
+    if (llvm::isa<MatmulOp, BatchMatmulOp, Conv2DOp>(op)) {
+      int g = create(op, llvm::isa<Conv2DOp>(op) ? FusionKind::Conv : FusionKind::Gemm,
+                     shapeOf(op->getResult(0)));
       groups[g].gemmTail = op->getResult(0);
       return;
     }
     FusionKind kind = llvm::isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, SoftmaxCrossEntropyOp,
-                                  SoftmaxCrossEntropyGradOp>(op)
+                                SoftmaxCrossEntropyGradOp>(op)
                           ? FusionKind::Row
                           : FusionKind::Single;
     int g = create(op, kind, shapeOf(op->getResult(0)));

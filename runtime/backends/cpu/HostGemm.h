@@ -18,9 +18,9 @@
 // its transpose in f32, OnednnMatmul::transposesNarrow). A strided batch
 // that oneDNN takes is one call for the whole batch: bf16 operands as they
 // are, others widened to fp32 once for the batch; a C oneDNN does not
-// write (fp16, or GELU's) is rounded from the batch's fp32 products. Kept copies are memory for the
-// program's life: 4 bytes per kept element, counted in the backend's
-// device bytes.
+// write (fp16, or GELU's) is rounded from the batch's fp32 products. Kept
+// copies are memory for the program's life: 4 bytes per kept element,
+// counted in the backend's device bytes.
 // Epilogues:
 //   bias: adds bias[j] to every column j; relu: max(x, 0), NaN stays NaN;
 //   gelu: the tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
