@@ -117,11 +117,13 @@ public:
       llvm::SmallVector<Value> writes = mpk::writtenBuffers(&op);
       writes.append(mergedWrites.lookup(symbol.getValue()));
       noteWrites(writes);
+      lastStep = &op;
       return llvm::Error::success();
     };
     auto addGemm = [&](mpk::GemmOp gemm, const rt::GemmStep &step) {
       manifest.steps.push_back(step);
       noteWrites(mpk::writtenBuffers(gemm));
+      lastStep = gemm;
     };
     // GEMMs with a relu_grad hint, moved down to the launch it stands for.
     llvm::DenseMap<Operation *, std::pair<mpk::GemmOp, rt::GemmStep>> movedDown;
@@ -142,6 +144,7 @@ public:
           movedDown[hint->second] = {gemm, step};
           continue;
         }
+        step.im2colB = im2colHint(gemm, lastStep, kernels);
         addGemm(gemm, step);
         continue;
       }
@@ -183,6 +186,7 @@ public:
             step.bytes = bytesOf(copy.getSource());
             manifest.steps.push_back(step);
             noteWrites(mpk::writtenBuffers(copy));
+            lastStep = copy;
           });
     }
     keepWidenedOperands();
@@ -232,6 +236,9 @@ private:
       for (GemmOperand operand : {GemmOperand::A, GemmOperand::B}) {
         if (!gemm || (operand == GemmOperand::A ? gemm->aDtype : gemm->bDtype) != rt::DType::F16)
           continue;
+        if (operand == GemmOperand::B && gemm->im2colB)
+          continue; // a backend taking the hint gathers B instead
+
         rt::ByteRange bytes = rt::gemmOperandBytes(*gemm, operand);
         auto earlier =
             llvm::find_if(unchanged, [&](const Elements &e) { return e.bytes == bytes; });
@@ -372,6 +379,73 @@ private:
     return std::pair{hint, kernel};
   }
 
+  /// The im2col_b hint (see Manifest.h) of a GEMM whose B is the columns
+  /// that `previous`, the op of the step before it, writes: a launch of its
+  /// own (no kernel merged into it) of an mpk.im2col into arena bytes that
+  /// the GEMM reads whole as its batch of B operands (one per image, from
+  /// the first byte), and that no later op reads before one writes all of
+  /// them.
+  std::optional<rt::GemmStep::Im2col>
+  im2colHint(mpk::GemmOp gemm, Operation *previous, const mpc::GeneratedKernels &kernels) const {
+    auto im2col = llvm::dyn_cast_or_null<mpk::Im2ColOp>(previous);
+    if (!im2col || llvm::any_of(kernels.mergedInto, [&](const auto &merged) {
+          return merged.second == im2col.getSymName();
+        }))
+      return std::nullopt;
+    auto columnsType = llvm::cast<MemRefType>(im2col.getColumns().getType());
+    auto bType = llvm::cast<MemRefType>(gemm.getB().getType());
+    rt::ByteRange columns = byteRange(im2col.getColumns());
+    rt::ByteRange b = byteRange(gemm.getB());
+    int64_t images = columnsType.getDimSize(0);
+    int64_t rows = columnsType.getDimSize(1), cols = columnsType.getDimSize(2);
+    int64_t storedRows = gemm.getTransposeB() ? gemm.getN() : gemm.getK();
+    int64_t storedCols = gemm.getTransposeB() ? gemm.getK() : gemm.getN();
+    if (columns.space != rt::BufferSpace::Arena || columns.space != b.space ||
+        columns.begin != b.begin || columnsType.getElementType() != bType.getElementType() ||
+        gemm.getBatch() != images || gemm.getOffsetB() != 0 || gemm.getStrideB() != rows * cols ||
+        storedRows != rows || storedCols != cols)
+      return std::nullopt;
+    // A backend taking the hint does not write the columns: no op after the
+    // GEMM may read a byte of them before one writes it (the memory plan
+    // gives their bytes to other tensors, piece by piece).
+    llvm::SmallVector<rt::ByteRange> unwritten{columns};
+    for (Operation *op = gemm->getNextNode(); op && !unwritten.empty(); op = op->getNextNode()) {
+      for (Value operand : mpk::readBuffers(op)) {
+        if (!operand.getDefiningOp<mpk::BufferOp>())
+          continue;
+        rt::ByteRange read = byteRange(operand);
+        if (llvm::any_of(unwritten, [&](const rt::ByteRange &r) { return r.overlaps(read); }))
+          return std::nullopt;
+      }
+      for (Value written : mpk::writtenBuffers(op)) {
+        if (!written.getDefiningOp<mpk::BufferOp>())
+          continue;
+        rt::ByteRange w = byteRange(written);
+        llvm::SmallVector<rt::ByteRange> left;
+        for (const rt::ByteRange &r : unwritten) {
+          if (!r.overlaps(w)) {
+            left.push_back(r);
+            continue;
+          }
+          if (r.begin < w.begin)
+            left.push_back({r.space, r.begin, w.begin});
+          if (w.end < r.end)
+            left.push_back({r.space, w.end, r.end});
+        }
+        unwritten = std::move(left);
+      }
+    }
+    auto inputType = llvm::cast<MemRefType>(im2col.getInput().getType());
+    rt::GemmStep::Im2col hint;
+    hint.input = ref(im2col.getInput());
+    hint.shape.assign(inputType.getShape().begin(), inputType.getShape().end());
+    hint.kernel.assign(im2col.getKernel().begin(), im2col.getKernel().end());
+    hint.stride.assign(im2col.getStride().begin(), im2col.getStride().end());
+    hint.padding.assign(im2col.getPadding().begin(), im2col.getPadding().end());
+    hint.dilation.assign(im2col.getDilation().begin(), im2col.getDilation().end());
+    return hint;
+  }
+
   static rt::BufferRef ref(Value buffer) {
     auto op = buffer.getDefiningOp<mpk::BufferOp>();
     rt::BufferRef r;
@@ -434,6 +508,8 @@ private:
 
   mpk::ProgramOp program;
   rt::Manifest manifest;
+  /// The op of the step last added.
+  Operation *lastStep = nullptr;
   /// What each step of the manifest writes.
   std::vector<std::vector<rt::ByteRange>> writes;
 };

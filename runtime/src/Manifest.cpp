@@ -19,6 +19,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <tuple>
 
 namespace mpc::rt {
 
@@ -394,12 +395,31 @@ Status parseLaunch(const JsonValue &value, const std::string &path,
   return fields.array("buffers", out.buffers, parseBuffer);
 }
 
+/// A gemm step's im2col_b (its numbers are checked by verifyManifest).
+Status parseIm2col(const JsonValue &value, const std::string &path,
+                   GemmStep::Im2col &out) {
+  if (Status status = expectObject(
+          value, path, {"input", "shape", "kernel", "stride", "padding", "dilation"});
+      !status.isOk())
+    return status;
+  ObjectReader fields(value, path);
+  if (Status status = fields.buffer("input", out.input); !status.isOk())
+    return status;
+  for (auto [key, dims] :
+       {std::pair{"shape", &out.shape}, std::pair{"kernel", &out.kernel},
+        std::pair{"stride", &out.stride}, std::pair{"padding", &out.padding},
+        std::pair{"dilation", &out.dilation}})
+    if (Status status = fields.shape(key, *dims); !status.isOk())
+      return status;
+  return Status();
+}
+
 Status parseGemm(const JsonValue &value, const std::string &path,
                  GemmStep &out) {
   if (Status status = expectObject(
           value, path, kGemmKeys,
           {"bias_dtype", "keep_a", "keep_b", "keep_c", "reuse_a", "reuse_b",
-           "relu_grad_aux", "relu_grad_aux_dtype", "relu_grad_out"});
+           "relu_grad_aux", "relu_grad_aux_dtype", "relu_grad_out", "im2col_b"});
       !status.isOk())
     return status;
   ObjectReader fields(value, path);
@@ -475,6 +495,11 @@ Status parseGemm(const JsonValue &value, const std::string &path,
         !status.isOk())
       return status;
   }
+  out.im2colB.reset();
+  if (const JsonValue *hint = value.find("im2col_b"))
+    if (Status status = parseIm2col(*hint, fields.path("im2col_b"), out.im2colB.emplace());
+        !status.isOk())
+      return status;
   std::string epilogue;
   if (Status status = fields.string("epilogue", epilogue); !status.isOk())
     return status;
@@ -610,6 +635,8 @@ public:
         status = launch(path, *launchStep, names);
       else if (const auto *gemmStep = std::get_if<GemmStep>(&step))
         status = gemm(path, *gemmStep,
+                      i > 0 && std::holds_alternative<LaunchStep>(
+                                   manifest_.steps[i - 1]),
                       i + 1 < manifest_.steps.size() &&
                           std::holds_alternative<LaunchStep>(
                               manifest_.steps[i + 1]));
@@ -947,9 +974,10 @@ private:
                   "operand " + key, &out);
   }
 
-  /// `launchNext`: whether the next step is a launch (relu_grad_x).
+  /// `launchBefore`: whether the previous step is a launch (im2col_b);
+  /// `launchNext`: whether the next one is (relu_grad_x).
   Status gemm(const std::string &path, const GemmStep &step,
-              bool launchNext) const {
+              bool launchBefore, bool launchNext) const {
     for (auto [key, value] :
          {std::pair{"m", step.m}, std::pair{"n", step.n},
           std::pair{"k", step.k}, std::pair{"batch", step.batch}})
@@ -1004,7 +1032,90 @@ private:
     if (c.overlaps(b))
       return fail(member(path, "c"), "the output overlaps operand b");
     if (step.reluGrad)
-      return reluGrad(path, step, launchNext, c);
+      if (Status status = reluGrad(path, step, launchNext, c); !status.isOk())
+        return status;
+    if (step.im2colB)
+      return im2col(member(path, "im2col_b"), step, launchBefore, b);
+    return Status();
+  }
+
+  /// im2col_b: after a launch (which a backend may skip), on B laid out as
+  /// the columns of an input in B's dtype that does not overlap them (bytes
+  /// `b`), and not kept or reused widened.
+  Status im2col(const std::string &path, const GemmStep &step,
+                bool launchBefore, const ByteRange &b) const {
+    const GemmStep::Im2col &hint = *step.im2colB;
+    if (!launchBefore)
+      return fail(path, "the previous step must be the launch that writes "
+                        "the columns");
+    if (step.keepB || step.reuseB)
+      return fail(path, "not with keep_b or reuse_b");
+    for (auto [key, dims, count, min] :
+         {std::tuple{"shape", &hint.shape, size_t(4), int64_t(1)},
+          std::tuple{"kernel", &hint.kernel, size_t(2), int64_t(1)},
+          std::tuple{"stride", &hint.stride, size_t(2), int64_t(1)},
+          std::tuple{"padding", &hint.padding, size_t(4), int64_t(0)},
+          std::tuple{"dilation", &hint.dilation, size_t(2), int64_t(1)}}) {
+      if (dims->size() != count)
+        return fail(member(path, key), "expected " + std::to_string(count) +
+                                           " numbers, got " +
+                                           std::to_string(dims->size()));
+      for (size_t i = 0; i < count; ++i)
+        if (Status status = range(element(member(path, key), i), (*dims)[i],
+                                  min, kMaxGemmDim);
+            !status.isOk())
+          return status;
+    }
+    // Ho and Wo: the windows must fit the padded image.
+    for (int axis = 0; axis < 2; ++axis) {
+      int64_t padded = hint.shape[2 + axis] + hint.padding[axis] +
+                       hint.padding[2 + axis];
+      int64_t window = hint.dilation[axis] * (hint.kernel[axis] - 1) + 1;
+      if (window > padded)
+        return fail(member(path, "kernel"),
+                    "a window of " + std::to_string(window) +
+                        " does not fit the padded " +
+                        (axis == 0 ? "height " : "width ") +
+                        std::to_string(padded));
+    }
+    const std::vector<int64_t> &shape = hint.shape;
+    // C kH kW rows of Ho Wo columns (each at most kMaxGemmDim: k and n).
+    std::optional<uint64_t> rows =
+        mulAdd(shape[1], hint.kernel[0] * hint.kernel[1], 0);
+    std::optional<uint64_t> cols = mulAdd(hint.outH(), hint.outW(), 0);
+    uint64_t storedRows = step.transposeB ? step.n : step.k;
+    uint64_t storedCols = step.transposeB ? step.k : step.n;
+    if (!rows || !cols || *rows != storedRows || *cols != storedCols)
+      return fail(path, "B stores " + std::to_string(storedRows) + " x " +
+                            std::to_string(storedCols) +
+                            " elements per image, not the columns' " +
+                            (rows ? std::to_string(*rows) : "?") + " x " +
+                            (cols ? std::to_string(*cols) : "?") +
+                            " (C kH kW x Ho Wo)");
+    if (step.batch != shape[0])
+      return fail(path, "batch " + std::to_string(step.batch) +
+                            " is not the images' " + std::to_string(shape[0]));
+    if (step.offsetB != 0 ||
+        static_cast<uint64_t>(step.strideB) != *rows * *cols)
+      return fail(path, "needs offset_b 0 and stride_b " +
+                            std::to_string(*rows * *cols) +
+                            " (the columns of one image)");
+    if (Status status = aligned(member(path, "input"), hint.input, step.bDtype);
+        !status.isOk())
+      return status;
+    std::optional<uint64_t> planes = mulAdd(shape[0], shape[1], 0);
+    std::optional<uint64_t> area = mulAdd(shape[2], shape[3], 0);
+    std::optional<uint64_t> elements =
+        planes && area ? mulAdd(*planes, *area, 0) : std::nullopt;
+    std::optional<uint64_t> bytes =
+        elements ? mulAdd(*elements, dtypeSize(step.bDtype), 0) : std::nullopt;
+    ByteRange input;
+    if (Status status = inside(member(path, "input"), hint.input, bytes, 0,
+                               "the im2col input", &input);
+        !status.isOk())
+      return status;
+    if (input.overlaps(b))
+      return fail(member(path, "input"), "overlaps operand b");
     return Status();
   }
 
@@ -1173,6 +1284,12 @@ std::string stepJson(const Step &step) {
     out += ",\"relu_grad_aux\":" + bufferJson(gemm.reluGrad->aux) +
            ",\"relu_grad_aux_dtype\":\"" + dtypeName(gemm.reluGrad->auxDtype) +
            "\",\"relu_grad_out\":" + bufferJson(gemm.reluGrad->out);
+  if (const GemmStep::Im2col *hint = gemm.im2colB ? &*gemm.im2colB : nullptr)
+    out += ",\"im2col_b\":{\"input\":" + bufferJson(hint->input) +
+           ",\"shape\":" + shapeJson(hint->shape) + ",\"kernel\":" + shapeJson(hint->kernel) +
+           ",\"stride\":" + shapeJson(hint->stride) +
+           ",\"padding\":" + shapeJson(hint->padding) +
+           ",\"dilation\":" + shapeJson(hint->dilation) + "}";
   return out + ",\"epilogue\":\"" + epilogueName(gemm.epilogue) + "\"}";
 }
 

@@ -55,6 +55,21 @@
 //     run both steps as this GEMM writing out (and not C) and skip the
 //     launch; the others run both. Only on a single product (batch 1) with
 //     epilogue none and no keep_c.
+//     Optional, for a backend that builds a convolution's columns as it
+//     reads them: im2col_b, an object {"input": buffer, "shape": [N, C, H,
+//     W], "kernel": [kH, kW], "stride": [sh, sw], "padding": [top, left,
+//     bottom, right], "dilation": [dh, dw]}, says that the previous step is
+//     a launch whose only effect is to write B's elements as the im2col
+//     columns of `input` (N x C x H x W elements of b_dtype): B_b is image
+//     b's columns, stored as C kH kW rows of Ho x Wo (k x n, or n x k with
+//     transpose_b), row (c kH + i) kW + j and column oh Wo + ow holding
+//     input[b, c, oh sh - top + i dh, ow sw - left + j dw], or +0 where that
+//     lies outside the image; Ho = (H + top + bottom - dh (kH - 1) - 1) / sh
+//     + 1, likewise Wo, batch is N, offset_b 0 and stride_b C kH kW Ho Wo.
+//     It also says that no later step reads those bytes of B before writing
+//     them. A backend may then skip the launch and read B from input; the
+//     others run both. Not with keep_b or reuse_b, and input does not
+//     overlap B.
 //   - copy: copies `bytes` bytes from `source` to `target` (no overlap).
 //
 // Initializers and their arguments (defaults in parentheses):
@@ -199,6 +214,24 @@ struct GemmStep {
     DType auxDtype = DType::F32;
   };
   std::optional<ReluGrad> reluGrad;
+  /// im2col_b (see the file comment).
+  struct Im2col {
+    BufferRef input;
+    /// [N, C, H, W].
+    std::vector<int64_t> shape;
+    /// [kH, kW], [sh, sw], [top, left, bottom, right] and [dh, dw].
+    std::vector<int64_t> kernel, stride, padding, dilation;
+    /// Ho and Wo (of a verified hint).
+    int64_t outH() const {
+      return (shape[2] + padding[0] + padding[2] - dilation[0] * (kernel[0] - 1) - 1) /
+                 stride[0] + 1;
+    }
+    int64_t outW() const {
+      return (shape[3] + padding[1] + padding[3] - dilation[1] * (kernel[1] - 1) - 1) /
+                 stride[1] + 1;
+    }
+  };
+  std::optional<Im2col> im2colB;
 };
 
 struct CopyStep {

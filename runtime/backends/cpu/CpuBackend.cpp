@@ -7,12 +7,14 @@
 #include "CpuBackend.h"
 
 #include "HostGemm.h"
+#include "HostIm2col.h"
 #include "HostMemory.h"
 #include "HostObject.h"
 #include "HostTensor.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <variant>
@@ -33,7 +35,25 @@ struct PlannedGemm {
   uint8_t *c;
   GemmOperandCopies copies;
   GemmReluGradBuffers reluGrad;
+  /// With an im2col_b hint taken: the image, whose columns are gathered in
+  /// fp32 for B (`step` then has an f32 B), and its dtype.
+  const uint8_t *im2colInput = nullptr;
+  DType im2colDtype = DType::F16;
 };
+
+/// Whether MPC_CPU_GEMM_HINTS allows taking the manifest's relu_grad and
+/// im2col_b hints (unset, or anything but 0); with 0 every step runs as it
+/// is, for side-by-side measurements and to rule the hints out.
+bool gemmHintsAllowed() {
+  const char *value = std::getenv("MPC_CPU_GEMM_HINTS");
+  return !value || std::strcmp(value, "0") != 0;
+}
+
+/// Whether the CPU takes `step`'s im2col_b hint: for an f16 B, which it
+/// would otherwise widen to fp32 after the launch wrote it.
+bool takesIm2col(const GemmStep &step) {
+  return step.im2colB && step.bDtype == DType::F16;
+}
 
 struct PlannedCopy {
   const uint8_t *source;
@@ -69,12 +89,25 @@ public:
           !status.isOk())
         return status;
     }
-    for (size_t i = 0; i < manifest.steps.size(); ++i) {
-      if (Status status = plan(manifest.steps[i]); !status.isOk())
+    std::vector<Step> steps = manifest.steps;
+    if (!gemmHintsAllowed())
+      for (Step &step : steps)
+        if (auto *gemm = std::get_if<GemmStep>(&step)) {
+          gemm->reluGrad.reset();
+          gemm->im2colB.reset();
+        }
+    for (size_t i = 0; i < steps.size(); ++i) {
+      // The launch before a taken im2col_b hint is the GEMM's gathering of
+      // its columns (verified: the next step is the GEMM).
+      if (std::holds_alternative<LaunchStep>(steps[i]) && i + 1 < steps.size())
+        if (const auto *gemm = std::get_if<GemmStep>(&steps[i + 1]); gemm && takesIm2col(*gemm))
+          continue;
+      if (Status status = plan(steps[i]); !status.isOk())
         return status;
+      stepIndices_.push_back(i);
       // The launch after a relu_grad hint runs inside its GEMM (verified: a
       // launch follows).
-      if (const auto *gemm = std::get_if<GemmStep>(&manifest.steps[i]); gemm && gemm->reluGrad)
+      if (const auto *gemm = std::get_if<GemmStep>(&steps[i]); gemm && gemm->reluGrad)
         ++i;
     }
     return Status();
@@ -134,7 +167,7 @@ public:
     for (size_t i = 0; i < steps_.size(); ++i) {
       std::vector<double> &samples = times[i];
       std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-      out.push_back({i, describe(steps_[i]), samples[samples.size() / 2]});
+      out.push_back({stepIndices_[i], describe(steps_[i]), samples[samples.size() / 2]});
     }
     return Status();
   }
@@ -159,8 +192,13 @@ private:
     if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
       launch->kernel(launch->table.data());
     } else if (const auto *gemm = std::get_if<PlannedGemm>(&step)) {
-      gemm_.run(gemm->step, gemm->a, gemm->b, gemm->bias, gemm->c, gemm->copies,
-                gemm->reluGrad);
+      const uint8_t *b = gemm->b;
+      if (gemm->im2colInput) {
+        gatherColumns(*gemm->step.im2colB, gemm->im2colDtype, gemm->im2colInput,
+                      columns_.data(), columnPlane_);
+        b = reinterpret_cast<const uint8_t *>(columns_.data());
+      }
+      gemm_.run(gemm->step, gemm->a, b, gemm->bias, gemm->c, gemm->copies, gemm->reluGrad);
     } else {
       const auto &copy = std::get<PlannedCopy>(step);
       std::memcpy(copy.target, copy.source, copy.bytes);
@@ -178,12 +216,15 @@ private:
                          std::to_string(g.k);
       if (g.batch > 1)
         text += " batch " + std::to_string(g.batch);
+      DType b = gemm->im2colInput ? gemm->im2colDtype : g.bDtype;
       text += std::string(" ") + dtypeName(g.aDtype) + (g.transposeA ? "^T" : "") + "*" +
-              dtypeName(g.bDtype) + (g.transposeB ? "^T" : "") + "->" + dtypeName(g.cDtype);
+              dtypeName(b) + (g.transposeB ? "^T" : "") + "->" + dtypeName(g.cDtype);
       if (g.epilogue != Epilogue::None)
         text += std::string(" ") + epilogueName(g.epilogue);
       if (g.reluGrad)
         text += " relu_grad";
+      if (gemm->im2colInput)
+        text += " im2col";
       return text;
     }
     return "copy " + std::to_string(std::get<PlannedCopy>(step).bytes) + " bytes";
@@ -210,6 +251,18 @@ private:
                           {}};
       if (gemm->reluGrad)
         planned.reluGrad = {address(gemm->reluGrad->aux), address(gemm->reluGrad->out)};
+      if (takesIm2col(*gemm)) {
+        // B's fp32 columns in memory of the backend's, shared by the steps
+        // (one runs at a time) and counted in its memory.
+        planned.im2colInput = address(gemm->im2colB->input);
+        planned.im2colDtype = gemm->bDtype;
+        planned.step.bDtype = DType::F32;
+        size_t count = columnCount(*gemm->im2colB);
+        if (count > columns_.size()) {
+          deviceBytes_ += (count - columns_.size()) * sizeof(float);
+          columns_.resize(count);
+        }
+      }
       // One fp32 copy per kept operand's or result's elements, shared by
       // the steps reusing it (verified: an earlier step keeps them), and
       // counted in the backend's memory.
@@ -252,6 +305,10 @@ private:
   /// Widened copies of kept f16 GEMM operands and results, by their bytes
   /// (a map: its elements stay where they are as it grows).
   std::map<ByteRange, std::vector<float>> widenedCopies_;
+  /// fp32 columns of taken im2col_b hints, and a padded image plane.
+  std::vector<float> columns_, columnPlane_;
+  /// The manifest's index of each planned step.
+  std::vector<size_t> stepIndices_;
   std::vector<TensorSpec> telemetry_;
   /// Telemetry of the runs since the last collect.
   std::vector<TelemetryRecord> completed_;

@@ -4,7 +4,12 @@
 //
 // The CPU backend keeps the arena and persistent memory in host memory
 // (256-byte aligned, zeroed), runs kernels from the bundle's host object,
-// GEMMs with OpenBLAS (HostGemm.h) and copies with memcpy. Kernel pointer
+// GEMMs with OpenBLAS (HostGemm.h) and copies with memcpy. It takes the
+// manifest's relu_grad hints (the launch after the GEMM runs inside it) and
+// the im2col_b hints of f16 columns (the launch before it is skipped and
+// the GEMM's fp32 columns are gathered from the image, HostIm2col.h), in
+// memory of its own counted in its device bytes; MPC_CPU_GEMM_HINTS=0 in
+// the environment leaves both out. Kernel pointer
 // tables and step operands are resolved once, at creation. A run is done
 // when run() returns, and its telemetry is collected at once. For the
 // benchmarks, timeCpuSteps times each step of the program where it runs.
@@ -44,7 +49,8 @@ struct CpuStepTiming {
 
 /// Performs a CPU backend's whole program `runs` more times, run r on the
 /// inputs of batches[r % batches.size()] (copied in untimed, as run() would),
-/// timing every step on its own: one entry per step, in order. Parameters
+/// timing every step on its own: one entry per step the backend runs, in
+/// order (a launch that a GEMM's hint stands for has none). Parameters
 /// and state change as in a run, but the runs are not counted and record no
 /// telemetry (for the benchmarks). MPC_UNSUPPORTED for another backend.
 Status timeCpuSteps(Backend &backend, const std::vector<std::vector<InputBytes>> &batches,

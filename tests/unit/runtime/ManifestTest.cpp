@@ -636,6 +636,118 @@ TEST(Manifest, ReluGradHints) {
                 "relu_grad_out come together)");
 }
 
+/// A convolution's f16 GEMM with an im2col_b hint: the input [2, 3, 5, 6]
+/// at arena 0, 3 x 2 windows with stride [2, 1], padding [1, 0, 1, 1] and
+/// dilation [1, 2] (Ho 3, Wo 5), so B_b is 18 x 15 columns at arena 512
+/// that the launch k0 writes; the filter (4 x 18) at 2048, C (f32) at 2304.
+Manifest im2colManifest() {
+  Manifest m;
+  m.program = "im2col";
+  m.arenaBytes = 4096;
+  m.kernels = {KernelSpec{"k0", 1, 256}};
+  GemmStep gemm;
+  gemm.a = arena(2048);
+  gemm.b = arena(512);
+  gemm.c = arena(2304);
+  gemm.aDtype = gemm.bDtype = DType::F16;
+  gemm.cDtype = DType::F32;
+  gemm.m = 4;
+  gemm.n = 15;
+  gemm.k = 18;
+  gemm.batch = 2;
+  gemm.strideB = 18 * 15;
+  gemm.strideC = 4 * 15;
+  gemm.im2colB = GemmStep::Im2col{arena(0), {2, 3, 5, 6}, {3, 2}, {2, 1}, {1, 0, 1, 1}, {1, 2}};
+  m.steps = {LaunchStep{"k0", {arena(0), arena(512)}}, gemm};
+  return m;
+}
+
+TEST(Manifest, Im2colHints) {
+  Manifest m = im2colManifest();
+  Status status = verifyManifest(m);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_EQ(gemmStep(m, 1).im2colB->outH(), 3);
+  EXPECT_EQ(gemmStep(m, 1).im2colB->outW(), 5);
+  std::string json = writeManifest(m);
+  EXPECT_NE(json.find("\"im2col_b\":{\"input\":{\"space\":\"arena\",\"offset\":0},\"shape\":"
+                      "[2,3,5,6],\"kernel\":[3,2],\"stride\":[2,1],\"padding\":[1,0,1,1],"
+                      "\"dilation\":[1,2]}"),
+            std::string::npos)
+      << json;
+  Manifest parsed;
+  status = parseManifest(json, parsed);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  ASSERT_TRUE(gemmStep(parsed, 1).im2colB.has_value());
+  const GemmStep::Im2col &hint = *gemmStep(parsed, 1).im2colB;
+  EXPECT_EQ(hint.shape, (std::vector<int64_t>{2, 3, 5, 6}));
+  EXPECT_EQ(hint.kernel, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(hint.stride, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(hint.padding, (std::vector<int64_t>{1, 0, 1, 1}));
+  EXPECT_EQ(hint.dilation, (std::vector<int64_t>{1, 2}));
+  // The filter gradient's form: the columns as a transposed B (n x k).
+  GemmStep &grad = gemmStep(m, 1);
+  grad.transposeB = true;
+  grad.m = 4;
+  grad.n = 18;
+  grad.k = 15;
+  grad.strideA = 4 * 15;
+  grad.a = arena(3072);
+  grad.strideC = 4 * 18;
+  EXPECT_TRUE(verifyManifest(m).isOk()) << verifyManifest(m).message();
+  // Without the hint, nothing of it is written.
+  gemmStep(m, 1).im2colB.reset();
+  EXPECT_EQ(writeManifest(m).find("im2col_b"), std::string::npos);
+
+  const EditCase cases[] = {
+      {[](Manifest &m) { m.steps.erase(m.steps.begin()); },
+       "steps[0].im2col_b: the previous step must be the launch that writes the columns"},
+      {[](Manifest &m) { m.steps.front() = CopyStep{arena(3800), arena(3900), 8}; },
+       "steps[1].im2col_b: the previous step must be the launch that writes the columns"},
+      {[](Manifest &m) { gemmStep(m, 1).keepB = true; },
+       "steps[1].im2col_b: not with keep_b or reuse_b"},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->shape.pop_back(); },
+       "steps[1].im2col_b.shape: expected 4 numbers, got 3"},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->dilation.push_back(1); },
+       "steps[1].im2col_b.dilation: expected 2 numbers, got 3"},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->stride[0] = 0; },
+       "steps[1].im2col_b.stride[0]: 0 is outside [1, 2147483647]"},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->shape[1] = 0; },
+       "steps[1].im2col_b.shape[1]: 0 is outside [1, 2147483647]"},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->padding[1] = -1; },
+       "steps[1].im2col_b.padding[1]: -1 is outside [0, 2147483647]", false},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->kernel[0] = 8; },
+       "steps[1].im2col_b.kernel: a window of 8 does not fit the padded height 7"},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->dilation[1] = 7; },
+       "steps[1].im2col_b.kernel: a window of 8 does not fit the padded width 7"},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->stride[0] = 1; },
+       "steps[1].im2col_b: B stores 18 x 15 elements per image, not the columns' 18 x 25 (C kH "
+       "kW x Ho Wo)"},
+      {[](Manifest &m) { gemmStep(m, 1).transposeB = true; },
+       "steps[1].im2col_b: B stores 15 x 18 elements per image, not the columns' 18 x 15"},
+      {[](Manifest &m) { gemmStep(m, 1).batch = 1; },
+       "steps[1].im2col_b: batch 1 is not the images' 2"},
+      {[](Manifest &m) { gemmStep(m, 1).strideB = 272; },
+       "steps[1].im2col_b: needs offset_b 0 and stride_b 270 (the columns of one image)"},
+      {[](Manifest &m) { gemmStep(m, 1).offsetB = 2; },
+       "steps[1].im2col_b: needs offset_b 0 and stride_b 270 (the columns of one image)"},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->input = arena(1); },
+       "steps[1].im2col_b.input.offset: 1 is not a multiple of 2, the size of f16"},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->input = arena(3900); },
+       "steps[1].im2col_b.input.offset: the im2col input needs bytes [3900, 4260) of the arena"},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->input = arena(1000); },
+       "steps[1].im2col_b.input: overlaps operand b"},
+  };
+  expectEditsRefused(im2colManifest, cases);
+  // The hint's keys are its own.
+  std::string text = writeManifest(im2colManifest());
+  size_t at = text.find("\"dilation\":[1,2]}");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "\"groups\":1,");
+  Manifest out;
+  expectRefused(parseManifest(text, out), MPC_FORMAT_ERROR,
+                "steps[1].im2col_b.groups: unknown key");
+}
+
 TEST(Manifest, AcceptsEdgeCases) {
   Manifest m = sampleManifest();
   // A tensor that ends exactly at the end of its space, an empty tensor

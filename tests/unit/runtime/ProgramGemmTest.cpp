@@ -611,6 +611,167 @@ TEST(ProgramGemmReluGrad, TheHintGivesTheLaunchsBits) {
   }
 }
 
+/// A convolution's GEMM on im2col columns that the launch k0 writes: the
+/// forward product filter (o x C kH kW, shared) by each image's columns
+/// into C_b (o x Ho Wo), or the filter gradient's dY_b (o x Ho Wo) by the
+/// columns transposed into C_b (o x C kH kW).
+struct Im2colCase {
+  const char *name;
+  DType dtype, c;
+  int64_t images, channels, height, width, o;
+  std::vector<int64_t> kernel, stride, padding, dilation;
+  bool filterGradient;
+};
+
+/// k0 for `g`: the im2col columns of the image in plain loops; with
+/// `poisoned`, 3 in every column instead (for a program whose launch must
+/// not run).
+std::string im2colKernel(const Im2colCase &g, const GemmStep::Im2col &hint, bool poisoned) {
+  auto number = [](int64_t value) { return std::to_string(value); };
+  std::string type = storageType(g.dtype);
+  std::string source = R"(
+#include "mpc/device/types.cuh"
+#include "mpc/device/pointwise.cuh"
+MPC_KERNEL(k0) {
+  using T = )" + type + R"(;
+  const T *in = static_cast<const T *>(mpc_buffers[0]);
+  T *cols = static_cast<T *>(mpc_buffers[1]);
+  int64_t at = 0;
+  for (int64_t n = 0; n < )" + number(g.images) + R"(; ++n)
+    for (int64_t ch = 0; ch < )" + number(g.channels) + R"(; ++ch)
+      for (int64_t ki = 0; ki < )" + number(g.kernel[0]) + R"(; ++ki)
+        for (int64_t kj = 0; kj < )" + number(g.kernel[1]) + R"(; ++kj)
+          for (int64_t oh = 0; oh < )" + number(hint.outH()) + R"(; ++oh)
+            for (int64_t ow = 0; ow < )" + number(hint.outW()) + R"(; ++ow, ++at) {
+              const int64_t ih = oh * )" + number(g.stride[0]) + " - " + number(g.padding[0]) +
+                       " + ki * " + number(g.dilation[0]) + R"(;
+              const int64_t iw = ow * )" + number(g.stride[1]) + " - " + number(g.padding[1]) +
+                       " + kj * " + number(g.dilation[1]) + R"(;
+              const bool inside = ih >= 0 && ih < )" + number(g.height) +
+                       " && iw >= 0 && iw < " + number(g.width) + R"(;
+              cols[at] = )" +
+                       (poisoned ? std::string("mpc::from_f32<T>(3.0f)")
+                                 : "inside ? in[((n * " + number(g.channels) + " + ch) * " +
+                                       number(g.height) + " + ih) * " + number(g.width) +
+                                       " + iw] : mpc::from_f32<T>(0.0f)") +
+                       ";\n            }\n}\n";
+  return source;
+}
+
+/// Runs `g` on the CPU, with or without the hint, k0 from `object`, and
+/// returns C's bytes.
+std::vector<uint8_t> runIm2col(const Im2colCase &g, bool hint, const std::string &object,
+                               const TempDir &dir) {
+  GemmStep::Im2col columns{mpc::test::arena(0), {g.images, g.channels, g.height, g.width},
+                           g.kernel, g.stride, g.padding, g.dilation};
+  const int64_t rows = g.channels * g.kernel[0] * g.kernel[1];
+  const int64_t cols = columns.outH() * columns.outW();
+  const uint64_t size = mpc::rt::dtypeSize(g.dtype), cSize = mpc::rt::dtypeSize(g.c);
+  const int64_t inCount = g.images * g.channels * g.height * g.width;
+  const int64_t aCount = g.filterGradient ? g.images * g.o * cols : g.o * rows;
+  const int64_t cCount = g.images * g.o * (g.filterGradient ? rows : cols);
+  const uint64_t colsAt = alignUp(inCount * size);
+  const uint64_t aAt = alignUp(colsAt + g.images * rows * cols * size);
+  const uint64_t cAt = alignUp(aAt + aCount * size);
+  Manifest m;
+  m.program = "im2col";
+  m.arenaBytes = alignUp(cAt + cCount * cSize);
+  m.inputs = {tensorSpec("x", g.dtype, {inCount}, arena(0)),
+              tensorSpec("a", g.dtype, {aCount}, arena(aAt))};
+  m.outputs = {tensorSpec("c", g.c, {cCount}, arena(cAt))};
+  m.kernels = {mpc::rt::KernelSpec{"k0", 1, 256}};
+  GemmStep gemm;
+  gemm.a = arena(aAt);
+  gemm.b = arena(colsAt);
+  gemm.c = arena(cAt);
+  gemm.aDtype = gemm.bDtype = g.dtype;
+  gemm.cDtype = g.c;
+  gemm.batch = g.images;
+  gemm.strideB = rows * cols;
+  gemm.m = g.o;
+  if (g.filterGradient) {
+    gemm.n = rows;
+    gemm.k = cols;
+    gemm.transposeB = true;
+    gemm.strideA = g.o * cols;
+  } else {
+    gemm.n = cols;
+    gemm.k = rows;
+  }
+  gemm.strideC = gemm.m * gemm.n;
+  if (hint)
+    gemm.im2colB = columns;
+  m.steps = {mpc::rt::LaunchStep{"k0", {arena(0), arena(colsAt)}}, gemm};
+  std::string path = dir.file(hint ? "hint.mpcb" : "plain.mpcb");
+  writeProgramBundle(path, m, {{"host.so", object}});
+
+  LoadedProgram program;
+  EXPECT_EQ(program.load(path, 0, "cpu"), MPC_OK) << mpc_last_error();
+  std::vector<double> exact;
+  auto set = [&](const char *name, const std::vector<uint8_t> &bytes) {
+    EXPECT_EQ(mpc_program_set_input(program.get(), name, bytes.data(), bytes.size()), MPC_OK)
+        << mpc_last_error();
+  };
+  set("x", randomOperand(g.dtype, inCount, 21, exact));
+  set("a", randomOperand(g.dtype, aCount, 22, exact));
+  EXPECT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
+  std::vector<uint8_t> out(cCount * cSize);
+  EXPECT_EQ(mpc_program_get_output(program.get(), "c", out.data(), out.size()), MPC_OK)
+      << mpc_last_error();
+  return out;
+}
+
+// The CPU backend takes an im2col_b hint on an f16 B (it gathers the fp32
+// columns from the image and skips the launch, here one that would write
+// 3s) and gives the bits of the launch and the plain GEMM: the forward
+// product and the filter gradient's, strides, dilations, padding on one
+// side only, a single image, a channel's window running off the image, a C
+// in f16, and a batch that oneDNN multiplies in one call. For an f32 B it
+// runs the launch (the poisoned one then changes the result).
+TEST(ProgramGemmIm2col, TheHintGivesTheLaunchsBits) {
+  const Im2colCase cases[] = {
+      {"3x3 same", DType::F16, DType::F32, 3, 2, 7, 6, 5, {3, 3}, {1, 1}, {1, 1, 1, 1},
+       {1, 1}, false},
+      {"strided dilated", DType::F16, DType::F16, 2, 3, 9, 8, 4, {2, 3}, {2, 1}, {0, 1, 1, 0},
+       {2, 1}, false},
+      {"filter gradient", DType::F16, DType::F32, 3, 2, 7, 6, 5, {3, 3}, {2, 2}, {1, 1, 1, 1},
+       {1, 1}, true},
+      {"one image, far padding", DType::F16, DType::F32, 1, 1, 4, 5, 3, {2, 2}, {3, 1},
+       {3, 0, 2, 4}, {1, 3}, false},
+      {"oneDNN batch", DType::F16, DType::F32, 32, 4, 14, 14, 8, {3, 3}, {1, 1}, {1, 1, 1, 1},
+       {1, 1}, false},
+      {"oneDNN filter gradient", DType::F16, DType::F32, 32, 4, 14, 14, 8, {3, 3}, {1, 1},
+       {1, 1, 1, 1}, {1, 1}, true},
+      {"f32 runs the launch", DType::F32, DType::F32, 2, 3, 9, 8, 4, {2, 3}, {2, 1},
+       {0, 1, 1, 0}, {2, 1}, false},
+  };
+  for (const Im2colCase &g : cases) {
+    SCOPED_TRACE(g.name);
+    TempDir dir;
+    GemmStep::Im2col hint{arena(0), {g.images, g.channels, g.height, g.width}, g.kernel,
+                          g.stride, g.padding, g.dilation};
+    std::string object = compileHostObject(im2colKernel(g, hint, false));
+    std::string poisoned = compileHostObject(im2colKernel(g, hint, true));
+    ASSERT_FALSE(object.empty());
+    ASSERT_FALSE(poisoned.empty());
+    std::vector<uint8_t> plain = runIm2col(g, false, object, dir);
+    std::vector<uint8_t> hinted = runIm2col(g, true, poisoned, dir);
+    ASSERT_EQ(plain.size(), hinted.size());
+    if (g.dtype == DType::F32) {
+      EXPECT_FALSE(plain == hinted) << "the CPU skipped the launch of an f32 B";
+      EXPECT_TRUE(plain == runIm2col(g, true, object, dir));
+      continue;
+    }
+    EXPECT_TRUE(plain == hinted) << "the gathered columns' product differs from the launch's";
+    // The product is not trivial: a good part of it is not zero (far
+    // padding gives whole windows of zeros).
+    std::vector<double> values(plain.size() / mpc::rt::dtypeSize(g.c));
+    mpc::rt::widenElements(g.c, hinted.data(), values.data(), values.size());
+    size_t zeros = std::count(values.begin(), values.end(), 0.0);
+    EXPECT_GT(values.size() - zeros, values.size() / 4);
+  }
+}
+
 std::string caseName(const ::testing::TestParamInfo<GemmCase> &info) {
   return info.param.name;
 }
