@@ -95,12 +95,17 @@ private:
     return it == groupOfOp.end() ? -1 : it->second;
   }
 
-  /// Adds the groups `value` depends on to `deps`: its own group and,
-  /// transitively, every group that group reads from; structural ops
-  /// (reshapes) pass their operands' dependencies through. Whether `deps`
-  /// grew (never, when `deps` is the value's own group's set).
-  bool addDepsOf(Value value, llvm::BitVector &deps) const {
+  /// Adds the groups `value` of an op of group `reader` depends on to that
+  /// group's dependencies: the value's own group and, transitively, every
+  /// group that group reads from; structural ops (reshapes) pass their
+  /// operands' dependencies through. Records `reader` as a reader of the
+  /// value's group. Whether the dependencies grew.
+  bool addDepsOf(Value value, int reader) {
     if (int h = groupOf(value); h >= 0) {
+      if (h == reader)
+        return false;
+      readers[h].insert(reader);
+      llvm::BitVector &deps = groupDeps[reader];
       if (!groupDeps[h].test(deps)) // nothing in that set that deps lacks
         return false;
       deps |= groupDeps[h];
@@ -110,8 +115,37 @@ private:
     bool grew = false;
     if (def)
       for (Value operand : def->getOperands())
-        grew |= addDepsOf(operand, deps);
+        grew |= addDepsOf(operand, reader);
     return grew;
+  }
+
+  /// The group that holds the ops of group `g` now: `g`, or the group that
+  /// absorbed it (absorbProducers).
+  int holderOf(int g) const {
+    while (absorbedInto[g] >= 0)
+      g = absorbedInto[g];
+    return g;
+  }
+
+  /// The groups other than `g` that depend on it (whose dependencies hold
+  /// its bit): those reading its values, directly or through other groups.
+  /// A walk over the reader edges, which touches those groups only, where
+  /// testing every group's dependencies costs a pass over all groups for
+  /// each op joining one (quadratic in the graph's size).
+  llvm::SmallVector<int> dependentsOf(int g) const {
+    llvm::SmallVector<int> found, work{g};
+    llvm::DenseSet<int> seen{g};
+    while (!work.empty()) {
+      int at = work.pop_back_val();
+      for (int reader : readers[at]) {
+        int r = holderOf(reader);
+        if (seen.insert(r).second) {
+          found.push_back(r);
+          work.push_back(r);
+        }
+      }
+    }
+    return found;
   }
 
   /// Whether `value` depends on group `g` (addDepsOf would add its bit).
@@ -141,13 +175,11 @@ private:
     bool grew = false;
     for (Value operand : op->getOperands())
       if (groupOf(operand) != g)
-        grew |= addDepsOf(operand, groupDeps[g]);
+        grew |= addDepsOf(operand, g);
     if (!grew)
       return;
-    for (size_t h = 0; h < groups.size(); ++h)
-      if (static_cast<int>(h) != g && groupDeps[h].size() > static_cast<size_t>(g) &&
-          groupDeps[h].test(g))
-        groupDeps[h] |= groupDeps[g];
+    for (int h : dependentsOf(g))
+      groupDeps[h] |= groupDeps[g];
   }
 
   int create(Operation *op, FusionKind kind, llvm::ArrayRef<int64_t> shape) {
@@ -159,6 +191,8 @@ private:
     llvm::BitVector self(groups.size());
     self.set(g);
     groupDeps.push_back(std::move(self));
+    readers.emplace_back();
+    absorbedInto.push_back(-1);
     join(op, g);
     return g;
   }
@@ -295,17 +329,17 @@ private:
             });
           }))
         continue;
-      bool between = false;
-      for (size_t k = 0; k < groups.size() && !between; ++k) {
-        // A group absorbed earlier is empty: its bits stand for the group
-        // that took its ops, whose own bit its dependants carry.
-        if (static_cast<int>(k) == g || static_cast<int>(k) == h || groups[k].ops.empty())
-          continue;
-        auto has = [&](size_t of, size_t bit) {
-          return groupDeps[of].size() > bit && groupDeps[of].test(bit);
-        };
-        between = (has(g, k) && has(k, h)) || (has(h, k) && has(k, g));
-      }
+      // A third group depending on one of the two that the other depends
+      // on. (The walks give groups that hold ops: one absorbed earlier is
+      // empty, and its bits stand for the group that took its ops, whose
+      // own bit its dependants carry.)
+      auto has = [&](int of, int bit) {
+        return groupDeps[of].size() > static_cast<size_t>(bit) && groupDeps[of].test(bit);
+      };
+      llvm::SmallVector<int> dependentsOfProducer = dependentsOf(h);
+      bool between =
+          llvm::any_of(dependentsOfProducer, [&](int k) { return k != g && has(g, k); }) ||
+          llvm::any_of(dependentsOf(g), [&](int k) { return k != h && has(h, k); });
       if (between)
         continue;
       for (Operation *member : producer.ops) {
@@ -321,11 +355,15 @@ private:
       groupDeps[h].resize(groups.size());
       groupDeps[g].resize(groups.size());
       groupDeps[g] |= groupDeps[h];
-      for (size_t k = 0; k < groups.size(); ++k)
-        if (groupDeps[k].size() > static_cast<size_t>(h) && groupDeps[k].test(h)) {
-          groupDeps[k].resize(groups.size());
-          groupDeps[k] |= groupDeps[g];
-        }
+      // What depended on the producer (g among them, as it reads it) now
+      // depends on what the merged group does; its readers read g.
+      for (int k : dependentsOfProducer)
+        groupDeps[k] |= groupDeps[g];
+      for (int reader : readers[h])
+        if (holderOf(reader) != g)
+          readers[g].insert(reader);
+      readers[h].clear();
+      absorbedInto[h] = g;
     }
   }
 
@@ -442,6 +480,12 @@ private:
   llvm::DenseMap<Operation *, int> groupOfOp;
   /// Per group: the groups it depends on, itself included, transitively.
   std::vector<llvm::BitVector> groupDeps;
+  /// Per group: the groups with an op that reads one of its values
+  /// (directly, or through structural ops), the edges dependentsOf walks.
+  std::vector<llvm::SetVector<int, llvm::SmallVector<int, 4>, llvm::SmallDenseSet<int, 4>>>
+      readers;
+  /// Per group: the group that absorbed it, or -1.
+  std::vector<int> absorbedInto;
 };
 
 /// Replaces the ops of `group` by one mpg.fusion op at the end of `body`.

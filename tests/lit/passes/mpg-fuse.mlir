@@ -1254,6 +1254,102 @@ mpg.graph @no_cycle_through_view {
 
 // -----
 
+// A group's dependencies that grow after another group came to read it reach
+// that reader too. The GEMM reads %a's group; then %d joins that group and
+// reads %c's group (which the reduction also reads, so it stays a kernel of
+// its own), so the GEMM depends on %c's group as well. %e reads %c and the
+// GEMM: in %c's group it would close a cycle (%c's group -> %a's group ->
+// GEMM -> %c's group), so it starts a group of its own.
+// CHECK-LABEL: mpg.graph @no_cycle_through_later_dependency
+// CHECK: %[[C:.+]] = mpg.fusion pointwise(%[[Y:.+]] : tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT: ^bb0(%{{.+}}: tensor<4x8xf32>):
+// CHECK-NEXT: mpg.exp
+// CHECK-NEXT: mpg.yield
+// CHECK-NEXT: }
+// CHECK: %[[S:.+]] = mpg.fusion reduction(%[[C]] : tensor<4x8xf32>) -> tensor<4xf32> {
+// CHECK: %[[A:.+]]:2 = mpg.fusion pointwise(%{{.+}}, %[[C]] : tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>, tensor<4x8xf32> {
+// CHECK: %[[M:.+]] = mpg.fusion gemm(%[[A]]#0, %{{.+}} : tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> {
+// CHECK: %[[E:.+]] = mpg.fusion pointwise(%[[C]], %[[M]] : tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT: ^bb0(%[[E0:.+]]: tensor<4x8xf32>, %[[E1:.+]]: tensor<4x8xf32>):
+// CHECK-NEXT: %[[MUL:.+]] = mpg.mul %[[E0]], %[[E1]]
+// CHECK-NEXT: mpg.yield %[[MUL]]
+// CHECK-NEXT: }
+// CHECK: mpg.output "e" %[[E]]
+mpg.graph @no_cycle_through_later_dependency {
+  %x = mpg.input "x" : tensor<4x8xf32>
+  %y = mpg.input "y" : tensor<4x8xf32>
+  %w = mpg.param "w" init(zeros) : tensor<8x8xf32>
+  %a = mpg.exp %x : tensor<4x8xf32>
+  %m = mpg.matmul %a, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %c = mpg.exp %y : tensor<4x8xf32>
+  %s = mpg.reduce_sum %c axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %d = mpg.add %a, %c : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %e = mpg.mul %c, %m : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  mpg.output "d" %d : tensor<4x8xf32>
+  mpg.output "e" %e : tensor<4x8xf32>
+  mpg.output "s" %s : tensor<4xf32>
+}
+
+// -----
+
+// A producer group read through a reshape (which the absorption rule does
+// not count as a third group) is absorbed with that reader still reading it:
+// %h's group goes into %g1's, which reads %z. The reduction of %h then
+// depends on %z's group, and %t, which reads %z and the reduction, cannot
+// join that group (%z -> merged group -> reduction -> %z).
+// CHECK-LABEL: mpg.graph @absorbed_producer_readers_depend_on_the_merged_group
+// CHECK: %[[Z:.+]] = mpg.fusion pointwise(%{{.+}} : tensor<8xf32>) -> tensor<8xf32> {
+// CHECK: %[[G:.+]]:2 = mpg.fusion pointwise(%{{.+}}, %[[Z]] : tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>, tensor<4x8xf32> {
+// CHECK: %[[R:.+]] = mpg.reshape %[[G]]#0
+// CHECK: %[[K:.+]] = mpg.fusion reduction(%[[R]] : tensor<32xf32>) -> tensor<f32> {
+// CHECK: %[[T:.+]] = mpg.fusion pointwise(%[[Z]], %[[K]] : tensor<8xf32>, tensor<f32>) -> tensor<8xf32> {
+// CHECK-NEXT: ^bb0(%[[T0:.+]]: tensor<8xf32>, %[[T1:.+]]: tensor<f32>):
+// CHECK-NEXT: %[[MUL:.+]] = mpg.mul %[[T0]], %[[T1]]
+// CHECK-NEXT: mpg.yield %[[MUL]]
+// CHECK: mpg.output "t" %[[T]]
+mpg.graph @absorbed_producer_readers_depend_on_the_merged_group {
+  %x = mpg.input "x" : tensor<4x8xf32>
+  %y = mpg.input "y" : tensor<8xf32>
+  %z = mpg.exp %y : tensor<8xf32>
+  %h = mpg.exp %x : tensor<4x8xf32>
+  %r = mpg.reshape %h : tensor<4x8xf32> -> tensor<32xf32>
+  %k = mpg.reduce_sum %r axes [0] : tensor<32xf32> -> tensor<f32>
+  %g1 = mpg.add %x, %z : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %g2 = mpg.add %g1, %h : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %t = mpg.mul %z, %k : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  mpg.output "g" %g2 : tensor<4x8xf32>
+  mpg.output "t" %t : tensor<8xf32>
+}
+
+// -----
+
+// The same reader after the absorption: the merged group then reads %w,
+// and the reduction of %h, which read the absorbed group, depends on %w's
+// group too, so %t cannot join it.
+// CHECK-LABEL: mpg.graph @absorbed_producer_readers_follow_the_merged_group
+// CHECK: %[[W:.+]] = mpg.fusion pointwise(%{{.+}} : tensor<8xf32>) -> tensor<8xf32> {
+// CHECK: %[[G:.+]]:2 = mpg.fusion pointwise(%{{.+}}, %[[W]] : tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>, tensor<4x8xf32> {
+// CHECK: %[[R:.+]] = mpg.reshape %[[G]]#0
+// CHECK: %[[K:.+]] = mpg.fusion reduction(%[[R]] : tensor<32xf32>) -> tensor<f32> {
+// CHECK: %[[T:.+]] = mpg.fusion pointwise(%[[W]], %[[K]] : tensor<8xf32>, tensor<f32>) -> tensor<8xf32> {
+// CHECK: mpg.output "t" %[[T]]
+mpg.graph @absorbed_producer_readers_follow_the_merged_group {
+  %x = mpg.input "x" : tensor<4x8xf32>
+  %y = mpg.input "y" : tensor<8xf32>
+  %h = mpg.exp %x : tensor<4x8xf32>
+  %r = mpg.reshape %h : tensor<4x8xf32> -> tensor<32xf32>
+  %k = mpg.reduce_sum %r axes [0] : tensor<32xf32> -> tensor<f32>
+  %g1 = mpg.neg %x : tensor<4x8xf32>
+  %g2 = mpg.add %g1, %h : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %w = mpg.exp %y : tensor<8xf32>
+  %g3 = mpg.add %g2, %w : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %t = mpg.mul %w, %k : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  mpg.output "g" %g3 : tensor<4x8xf32>
+  mpg.output "t" %t : tensor<8xf32>
+}
+
+// -----
+
 // Nothing fuses: every op keeps its place, each in a group of its own.
 // CHECK-LABEL: mpg.graph @nothing_fuses
 // CHECK-NEXT: %[[X:.+]] = mpg.input "x" : tensor<2x3x8x8xf32>
