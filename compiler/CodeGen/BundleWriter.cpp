@@ -381,14 +381,17 @@ private:
 
   /// The im2col_b hint (see Manifest.h) of a GEMM whose B is the columns
   /// that `previous`, the op of the step before it, writes: a launch of its
-  /// own (no kernel merged into it) of an mpk.im2col into arena bytes that
-  /// the GEMM reads whole as its batch of B operands (one per image, from
-  /// the first byte), and that no later op reads before one writes all of
-  /// them.
+  /// own (no kernel merged into it) of an mpk.im2col just before the GEMM in
+  /// the program too (so that no GEMM moved down past the GEMM by a
+  /// relu_grad hint lies between them), into arena bytes of the image's
+  /// element type that the GEMM reads whole as its batch of B operands (one
+  /// per image, from the first byte), and that no later op reads before one
+  /// writes all of them.
   std::optional<rt::GemmStep::Im2col>
   im2colHint(mpk::GemmOp gemm, Operation *previous, const mpc::GeneratedKernels &kernels) const {
     auto im2col = llvm::dyn_cast_or_null<mpk::Im2ColOp>(previous);
-    if (!im2col || llvm::any_of(kernels.mergedInto, [&](const auto &merged) {
+    if (!im2col || gemm->getPrevNode() != im2col ||
+        llvm::any_of(kernels.mergedInto, [&](const auto &merged) {
           return merged.second == im2col.getSymName();
         }))
       return std::nullopt;
@@ -402,6 +405,8 @@ private:
     int64_t storedCols = gemm.getTransposeB() ? gemm.getK() : gemm.getN();
     if (columns.space != rt::BufferSpace::Arena || columns.space != b.space ||
         columns.begin != b.begin || columnsType.getElementType() != bType.getElementType() ||
+        llvm::cast<MemRefType>(im2col.getInput().getType()).getElementType() !=
+            bType.getElementType() ||
         gemm.getBatch() != images || gemm.getOffsetB() != 0 || gemm.getStrideB() != rows * cols ||
         storedRows != rows || storedCols != cols)
       return std::nullopt;

@@ -252,16 +252,20 @@ private:
       if (gemm->reluGrad)
         planned.reluGrad = {address(gemm->reluGrad->aux), address(gemm->reluGrad->out)};
       if (takesIm2col(*gemm)) {
-        // B's fp32 columns in memory of the backend's, shared by the steps
-        // (one runs at a time) and counted in its memory.
+        // B's fp32 columns and a padded image plane in memory of the
+        // backend's, shared by the steps (one runs at a time) and counted in
+        // its memory.
         planned.im2colInput = address(gemm->im2colB->input);
         planned.im2colDtype = gemm->bDtype;
         planned.step.bDtype = DType::F32;
-        size_t count = columnCount(*gemm->im2colB);
-        if (count > columns_.size()) {
-          deviceBytes_ += (count - columns_.size()) * sizeof(float);
-          columns_.resize(count);
-        }
+        auto grow = [&](std::vector<float> &scratch, size_t count) {
+          if (count > scratch.size()) {
+            deviceBytes_ += (count - scratch.size()) * sizeof(float);
+            scratch.resize(count);
+          }
+        };
+        grow(columns_, columnCount(*gemm->im2colB));
+        grow(columnPlane_, planeScratchCount(*gemm->im2colB));
       }
       // One fp32 copy per kept operand's or result's elements, shared by
       // the steps reusing it (verified: an earlier step keeps them), and

@@ -19,6 +19,13 @@ size_t columnCount(const GemmStep::Im2col &hint) {
                              hint.outH() * hint.outW());
 }
 
+size_t planeScratchCount(const GemmStep::Im2col &hint) {
+  const std::vector<int64_t> &shape = hint.shape;
+  const int64_t padded = (shape[2] + hint.padding[0] + hint.padding[2]) *
+                         (shape[3] + hint.padding[1] + hint.padding[3]);
+  return static_cast<size_t>(padded + shape[2] * shape[3]);
+}
+
 namespace {
 
 /// The rows of one image plane's columns from its padded fp32 copy: for
@@ -86,8 +93,8 @@ void gatherColumns(const GemmStep::Im2col &hint, DType dtype, const uint8_t *inp
   const size_t planeFloats = static_cast<size_t>(paddedH * paddedW);
   const size_t imageFloats = static_cast<size_t>(height * width);
   // Grown, never shrunk; the image part is widened after the border.
-  if (plane.size() < planeFloats + imageFloats)
-    plane.resize(planeFloats + imageFloats);
+  if (plane.size() < planeScratchCount(hint))
+    plane.resize(planeScratchCount(hint));
   float *padded = plane.data();
   float *widened = plane.data() + planeFloats;
   std::fill(padded, padded + planeFloats, 0.0f);

@@ -34,6 +34,10 @@ void gatherColumns(const GemmStep::Im2col &hint, DType dtype, const uint8_t *inp
 /// The number of fp32 values gatherColumns writes for `hint`.
 size_t columnCount(const GemmStep::Im2col &hint);
 
+/// The number of fp32 values of `plane` that gatherColumns uses for `hint`
+/// (it grows a smaller one): a padded image plane and a widened one.
+size_t planeScratchCount(const GemmStep::Im2col &hint);
+
 } // namespace mpc::rt
 
 #endif // MPC_RUNTIME_BACKENDS_CPU_HOSTIM2COL_H

@@ -506,6 +506,26 @@ std::vector<uint8_t> reluGradAux(DType dtype, int64_t count) {
   return bytes;
 }
 
+/// Writes `m` with the host object `object` to `path`, loads it on the CPU,
+/// sets `inputs` by name, runs it once and returns the `bytes` bytes of
+/// output `output`.
+std::vector<uint8_t>
+runHostProgram(const std::string &path, const Manifest &m, const std::string &object,
+               const std::vector<std::pair<const char *, std::vector<uint8_t>>> &inputs,
+               const char *output, size_t bytes) {
+  writeProgramBundle(path, m, {{"host.so", object}});
+  LoadedProgram program;
+  EXPECT_EQ(program.load(path, 0, "cpu"), MPC_OK) << mpc_last_error();
+  for (const auto &[name, data] : inputs)
+    EXPECT_EQ(mpc_program_set_input(program.get(), name, data.data(), data.size()), MPC_OK)
+        << mpc_last_error();
+  EXPECT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
+  std::vector<uint8_t> out(bytes);
+  EXPECT_EQ(mpc_program_get_output(program.get(), output, out.data(), out.size()), MPC_OK)
+      << mpc_last_error();
+  return out;
+}
+
 /// Runs `g` with or without the hint on the CPU and returns out's bytes.
 std::vector<uint8_t> runReluGrad(const ReluGradCase &g, bool hint, const std::string &object,
                                  const TempDir &dir) {
@@ -537,24 +557,12 @@ std::vector<uint8_t> runReluGrad(const ReluGradCase &g, bool hint, const std::st
   if (hint)
     gemm.reluGrad = GemmStep::ReluGrad{arena(auxAt), arena(outAt), g.aux};
   m.steps = {gemm, mpc::rt::LaunchStep{"k0", {arena(auxAt), arena(cAt), arena(outAt)}}};
-  std::string path = dir.file(hint ? "hint.mpcb" : "plain.mpcb");
-  writeProgramBundle(path, m, {{"host.so", object}});
-
-  LoadedProgram program;
-  EXPECT_EQ(program.load(path, 0, "cpu"), MPC_OK) << mpc_last_error();
   std::vector<double> exact;
-  auto set = [&](const char *name, const std::vector<uint8_t> &bytes) {
-    EXPECT_EQ(mpc_program_set_input(program.get(), name, bytes.data(), bytes.size()), MPC_OK)
-        << mpc_last_error();
-  };
-  set("a", randomOperand(operands, g.m * g.k, 11, exact));
-  set("b", randomOperand(operands, g.k * g.n, 12, exact));
-  set("aux", reluGradAux(g.aux, g.m * g.n));
-  EXPECT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
-  std::vector<uint8_t> out(g.m * g.n * size);
-  EXPECT_EQ(mpc_program_get_output(program.get(), "out", out.data(), out.size()), MPC_OK)
-      << mpc_last_error();
-  return out;
+  return runHostProgram(dir.file(hint ? "hint.mpcb" : "plain.mpcb"), m, object,
+                        {{"a", randomOperand(operands, g.m * g.k, 11, exact)},
+                         {"b", randomOperand(operands, g.k * g.n, 12, exact)},
+                         {"aux", reluGradAux(g.aux, g.m * g.n)}},
+                        "out", g.m * g.n * size);
 }
 
 // The CPU backend takes a relu_grad hint (it runs the GEMM masking its
@@ -702,23 +710,11 @@ std::vector<uint8_t> runIm2col(const Im2colCase &g, bool hint, const std::string
   if (hint)
     gemm.im2colB = columns;
   m.steps = {mpc::rt::LaunchStep{"k0", {arena(0), arena(colsAt)}}, gemm};
-  std::string path = dir.file(hint ? "hint.mpcb" : "plain.mpcb");
-  writeProgramBundle(path, m, {{"host.so", object}});
-
-  LoadedProgram program;
-  EXPECT_EQ(program.load(path, 0, "cpu"), MPC_OK) << mpc_last_error();
   std::vector<double> exact;
-  auto set = [&](const char *name, const std::vector<uint8_t> &bytes) {
-    EXPECT_EQ(mpc_program_set_input(program.get(), name, bytes.data(), bytes.size()), MPC_OK)
-        << mpc_last_error();
-  };
-  set("x", randomOperand(g.dtype, inCount, 21, exact));
-  set("a", randomOperand(g.dtype, aCount, 22, exact));
-  EXPECT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
-  std::vector<uint8_t> out(cCount * cSize);
-  EXPECT_EQ(mpc_program_get_output(program.get(), "c", out.data(), out.size()), MPC_OK)
-      << mpc_last_error();
-  return out;
+  return runHostProgram(dir.file(hint ? "hint.mpcb" : "plain.mpcb"), m, object,
+                        {{"x", randomOperand(g.dtype, inCount, 21, exact)},
+                         {"a", randomOperand(g.dtype, aCount, 22, exact)}},
+                        "c", cCount * cSize);
 }
 
 // The CPU backend takes an im2col_b hint on an f16 B (it gathers the fp32
