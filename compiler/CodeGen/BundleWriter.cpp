@@ -361,22 +361,48 @@ private:
           return std::nullopt;
       }
     }
-    for (Operation *op = kernel->getNextNode(); op; op = op->getNextNode()) {
-      llvm::SmallVector<Value> written = mpk::writtenBuffers(op);
-      for (Value operand : mpk::readBuffers(op))
-        if (operand.getDefiningOp<mpk::BufferOp>() && byteRange(operand).overlaps(c))
-          return std::nullopt;
-      if (llvm::any_of(written, [&](Value w) {
-            rt::ByteRange range = byteRange(w);
-            return range.space == c.space && range.begin <= c.begin && c.end <= range.end;
-          }))
-        break;
-    }
+    if (!unreadAfter(kernel, c))
+      return std::nullopt;
     rt::GemmStep::ReluGrad hint;
     hint.aux = ref(aux);
     hint.auxDtype = dtypeOf(auxElement);
     hint.out = ref(out);
     return std::pair{hint, kernel};
+  }
+
+  /// Whether no op after `from` reads a byte of `bytes` before an op writes
+  /// it: what a hint leaves unwritten there is never seen. (The memory plan
+  /// gives dead bytes to other tensors, piece by piece, so the pieces are
+  /// followed one by one.)
+  bool unreadAfter(Operation *from, rt::ByteRange bytes) const {
+    llvm::SmallVector<rt::ByteRange> unwritten{bytes};
+    for (Operation *op = from->getNextNode(); op && !unwritten.empty(); op = op->getNextNode()) {
+      for (Value operand : mpk::readBuffers(op)) {
+        if (!operand.getDefiningOp<mpk::BufferOp>())
+          continue;
+        rt::ByteRange read = byteRange(operand);
+        if (llvm::any_of(unwritten, [&](const rt::ByteRange &r) { return r.overlaps(read); }))
+          return false;
+      }
+      for (Value written : mpk::writtenBuffers(op)) {
+        if (!written.getDefiningOp<mpk::BufferOp>())
+          continue;
+        rt::ByteRange w = byteRange(written);
+        llvm::SmallVector<rt::ByteRange> left;
+        for (const rt::ByteRange &r : unwritten) {
+          if (!r.overlaps(w)) {
+            left.push_back(r);
+            continue;
+          }
+          if (r.begin < w.begin)
+            left.push_back({r.space, r.begin, w.begin});
+          if (w.end < r.end)
+            left.push_back({r.space, w.end, r.end});
+        }
+        unwritten = std::move(left);
+      }
+    }
+    return true;
   }
 
   /// The im2col_b hint (see Manifest.h) of a GEMM whose B is the columns
@@ -410,36 +436,9 @@ private:
         gemm.getBatch() != images || gemm.getOffsetB() != 0 || gemm.getStrideB() != rows * cols ||
         storedRows != rows || storedCols != cols)
       return std::nullopt;
-    // A backend taking the hint does not write the columns: no op after the
-    // GEMM may read a byte of them before one writes it (the memory plan
-    // gives their bytes to other tensors, piece by piece).
-    llvm::SmallVector<rt::ByteRange> unwritten{columns};
-    for (Operation *op = gemm->getNextNode(); op && !unwritten.empty(); op = op->getNextNode()) {
-      for (Value operand : mpk::readBuffers(op)) {
-        if (!operand.getDefiningOp<mpk::BufferOp>())
-          continue;
-        rt::ByteRange read = byteRange(operand);
-        if (llvm::any_of(unwritten, [&](const rt::ByteRange &r) { return r.overlaps(read); }))
-          return std::nullopt;
-      }
-      for (Value written : mpk::writtenBuffers(op)) {
-        if (!written.getDefiningOp<mpk::BufferOp>())
-          continue;
-        rt::ByteRange w = byteRange(written);
-        llvm::SmallVector<rt::ByteRange> left;
-        for (const rt::ByteRange &r : unwritten) {
-          if (!r.overlaps(w)) {
-            left.push_back(r);
-            continue;
-          }
-          if (r.begin < w.begin)
-            left.push_back({r.space, r.begin, w.begin});
-          if (w.end < r.end)
-            left.push_back({r.space, w.end, r.end});
-        }
-        unwritten = std::move(left);
-      }
-    }
+    // A backend taking the hint does not write the columns.
+    if (!unreadAfter(gemm, columns))
+      return std::nullopt;
     auto inputType = llvm::cast<MemRefType>(im2col.getInput().getType());
     rt::GemmStep::Im2col hint;
     hint.input = ref(im2col.getInput());

@@ -92,9 +92,10 @@ void gatherColumns(const GemmStep::Im2col &hint, DType dtype, const uint8_t *inp
   const int64_t paddedW = width + left + hint.padding[3];
   const size_t planeFloats = static_cast<size_t>(paddedH * paddedW);
   const size_t imageFloats = static_cast<size_t>(height * width);
-  // Grown, never shrunk; the image part is widened after the border.
-  if (plane.size() < planeScratchCount(hint))
-    plane.resize(planeScratchCount(hint));
+  // Grown, never shrunk (planeScratchCount); the image part is widened
+  // after the border.
+  if (plane.size() < planeFloats + imageFloats)
+    plane.resize(planeFloats + imageFloats);
   float *padded = plane.data();
   float *widened = plane.data() + planeFloats;
   std::fill(padded, padded + planeFloats, 0.0f);
