@@ -1617,6 +1617,14 @@ private:
   /// floats on the stack): a whole plane of a small image, else bands of
   /// rows.
   static constexpr int64_t kCol2ImBandElements = 4096;
+  /// The most kernel elements im2col's host form writes as straight-line
+  /// code of their own (a 7x7 kernel); larger kernels loop over rows of
+  /// columns.
+  static constexpr int64_t kMaxUnrolledIm2ColTaps = 49;
+
+  /// The rounded-down and rounded-up quotients of a / b for b > 0.
+  static int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+  static int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
 
   /// Emits the host's plane form of max pooling's gradient when the windows
   /// tile the h x w plane from its corner (stride = kernel, no padding, at
@@ -1832,6 +1840,69 @@ private:
     return w;
   }
 
+  /// The host's form of an im2col whose kernel has at most
+  /// kMaxUnrolledIm2ColTaps elements: row (n, ch) is one image plane, and
+  /// each kernel element (ki, kj) writes its Ho x Wo columns in code of its
+  /// own whose bounds are numbers: the output rows that read padding zeroed
+  /// whole, the others zeros, then the input row (with stride), then zeros.
+  /// With the bounds known the host compiler turns each row's loops into a
+  /// few vector moves: the CNN example's im2col kernels (14x14 planes, 3x3
+  /// kernels) take 0.86x (f32) and 0.68x (bf16) the time of the row per
+  /// kernel element with bounds computed at run time.
+  static void emitUnrolledIm2ColRow(llvm::raw_ostream &os, const Windows &w,
+                                    const std::string &type, const std::string &bits,
+                                    const std::string &image, const std::string &columns) {
+    int64_t height = w.image[2], width = w.image[3], plane = height * width;
+    int64_t spatial = w.outH * w.outW, area = w.kernel[0] * w.kernel[1];
+    auto plus = [](int64_t offset) {
+      return (offset < 0 ? " - " : " + ") + std::to_string(offset < 0 ? -offset : offset);
+    };
+    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n"
+       << "    const " << type << " *image = " << image << " + r * " << plane << ";\n"
+       << "    " << type << " *cols = " << columns << " + r * " << area * spatial << ";\n";
+    for (int64_t ki = 0; ki < w.kernel[0]; ++ki) {
+      // Output rows oh read input row oh * stride + rowShift, inside the
+      // image for oh in [top, bottom).
+      int64_t rowShift = ki * w.dilation[0] - w.pad[0];
+      int64_t bottom = std::clamp<int64_t>(floorDiv(height - 1 - rowShift, w.stride[0]) + 1, 0,
+                                           w.outH);
+      int64_t top = std::clamp<int64_t>(ceilDiv(-rowShift, w.stride[0]), 0, bottom);
+      for (int64_t kj = 0; kj < w.kernel[1]; ++kj) {
+        // Likewise output columns [lo, hi) read input columns ow * stride + shift.
+        int64_t shift = kj * w.dilation[1] - w.pad[1];
+        int64_t hi = std::clamp<int64_t>(floorDiv(width - 1 - shift, w.stride[1]) + 1, 0, w.outW);
+        int64_t lo = std::clamp<int64_t>(ceilDiv(-shift, w.stride[1]), 0, hi);
+        os << "    {\n      " << type << " *out = cols + " << (ki * w.kernel[1] + kj) * spatial
+           << ";\n";
+        if (top > 0)
+          os << "      for (int64_t e = 0; e < " << top * w.outW << "; ++e)\n        out[e]" << bits
+             << " = 0;\n";
+        if (bottom > top) {
+          os << "      for (int64_t oh = " << top << "; oh < " << bottom << "; ++oh) {\n"
+             << "        const " << type << " *line = image + (oh * " << w.stride[0]
+             << plus(rowShift) << ") * " << width << ";\n"
+             << "        " << type << " *row = out + oh * " << w.outW << ";\n";
+          if (lo > 0)
+            os << "        for (int64_t ow = 0; ow < " << lo << "; ++ow)\n          row[ow]" << bits
+               << " = 0;\n";
+          if (hi > lo)
+            os << "        for (int64_t ow = " << lo << "; ow < " << hi << "; ++ow)\n"
+               << "          row[ow]" << bits << " = line[ow * " << w.stride[1] << plus(shift)
+               << "]" << bits << ";\n";
+          if (hi < w.outW)
+            os << "        for (int64_t ow = " << hi << "; ow < " << w.outW << "; ++ow)\n"
+               << "          row[ow]" << bits << " = 0;\n";
+          os << "      }\n";
+        }
+        if (bottom < w.outH)
+          os << "      for (int64_t e = " << bottom * w.outW << "; e < " << spatial
+             << "; ++e)\n        out[e]" << bits << " = 0;\n";
+        os << "    }\n";
+      }
+    }
+    os << "  }\n#endif\n";
+  }
+
   LogicalResult emitIm2Col(llvm::raw_ostream &os, mpk::Im2ColOp k) {
     Value in = k.getInput(), cols = k.getColumns();
     auto m = beginFunctor(os, k.getSymName(), {in, cols}, {false, true});
@@ -1853,44 +1924,48 @@ private:
        << "    " << m[1] << "[i] = inside ? " << m[0] << "[((n * " << w.image[1]
        << " + ch) * " << w.image[2] << " + ih) * " << w.image[3] << " + iw] : "
        << "mpc::from_f32<" << type << ">(0.0f);\n  }\n";
-    // The host's form: row (n, ckk) is the Ho x Wo columns of one kernel
-    // element, an output row at a time: zeros where the window reads
-    // padding and the input row (with stride) between. A row of its own per
-    // output row cost more in overhead than in copying (14 elements for a
-    // 14x14 image).
-    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
-    emitDecompose(os, "    ", "r", {colShape[0], colShape[1]}, {"n", "ckk"});
-    os << "    const int64_t ch = ckk / " << area << ";\n"
-       << "    const int64_t ki = (ckk / " << w.kernel[1] << ") % " << w.kernel[0] << ";\n"
-       << "    const int64_t kj = ckk % " << w.kernel[1] << ";\n"
-       << "    const int64_t shift = kj * " << w.dilation[1] << " - " << w.pad[1] << ";\n"
-       << "    // Columns ow with 0 <= ow * stride + shift < W read the input.\n"
-       << "    int64_t lo = shift >= 0 ? 0 : (-shift + " << w.stride[1] - 1 << ") / " << w.stride[1]
-       << ";\n"
-       << "    int64_t hi = shift >= " << w.image[3] << " ? 0 : (" << w.image[3] - 1
-       << " - shift) / " << w.stride[1] << " + 1;\n"
-       << "    hi = hi < " << w.outW << " ? hi : " << w.outW << ";\n"
-       << "    lo = lo < hi ? lo : hi;\n"
-       << "    const " << type << " *image = " << m[0] << " + (n * " << w.image[1] << " + ch) * "
-       << w.image[2] * w.image[3] << ";\n"
-       << "    " << type << " *out = " << m[1] << " + r * " << w.outH * w.outW << ";\n"
-       << "    for (int64_t oh = 0; oh < " << w.outH << "; ++oh, out += " << w.outW << ") {\n"
-       << "      const int64_t ih = oh * " << w.stride[0] << " - " << w.pad[0] << " + ki * "
-       << w.dilation[0] << ";\n"
-       << "      const bool inside = ih >= 0 && ih < " << w.image[2] << ";\n"
-       << "      const int64_t from = inside ? lo : " << w.outW << ", to = inside ? hi : "
-       << w.outW << ";\n"
-       << "      const " << type << " *line = image + (inside ? ih : 0) * " << w.image[3] << ";\n";
     // fp16/bf16 elements are copied as their bits (a copy of the struct
     // does not vectorise); zero is all bits clear in every type.
     std::string bits = is16Bit(elementOf(in)) ? ".bits" : "";
-    os << "      for (int64_t ow = 0; ow < from; ++ow)\n        out[ow]" << bits << " = 0;\n"
-       << "      for (int64_t ow = from; ow < to; ++ow)\n        out[ow]" << bits << " = line[ow * "
-       << w.stride[1] << " + shift]" << bits << ";\n"
-       << "      for (int64_t ow = to; ow < " << w.outW << "; ++ow)\n        out[ow]" << bits
-       << " = 0;\n"
-       << "    }\n  }\n#endif\n";
     int64_t rows = colShape[0] * colShape[1];
+    if (area <= kMaxUnrolledIm2ColTaps) {
+      emitUnrolledIm2ColRow(os, w, type, bits, m[0], m[1]);
+      rows = w.image[0] * w.image[1];
+    } else {
+      // The host's form for larger kernels: row (n, ckk) is the Ho x Wo
+      // columns of one kernel element, an output row at a time: zeros where
+      // the window reads padding and the input row (with stride) between.
+      os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
+      emitDecompose(os, "    ", "r", {colShape[0], colShape[1]}, {"n", "ckk"});
+      os << "    const int64_t ch = ckk / " << area << ";\n"
+         << "    const int64_t ki = (ckk / " << w.kernel[1] << ") % " << w.kernel[0] << ";\n"
+         << "    const int64_t kj = ckk % " << w.kernel[1] << ";\n"
+         << "    const int64_t shift = kj * " << w.dilation[1] << " - " << w.pad[1] << ";\n"
+         << "    // Columns ow with 0 <= ow * stride + shift < W read the input.\n"
+         << "    int64_t lo = shift >= 0 ? 0 : (-shift + " << w.stride[1] - 1 << ") / "
+         << w.stride[1] << ";\n"
+         << "    int64_t hi = shift >= " << w.image[3] << " ? 0 : (" << w.image[3] - 1
+         << " - shift) / " << w.stride[1] << " + 1;\n"
+         << "    hi = hi < " << w.outW << " ? hi : " << w.outW << ";\n"
+         << "    lo = lo < hi ? lo : hi;\n"
+         << "    const " << type << " *image = " << m[0] << " + (n * " << w.image[1] << " + ch) * "
+         << w.image[2] * w.image[3] << ";\n"
+         << "    " << type << " *out = " << m[1] << " + r * " << w.outH * w.outW << ";\n"
+         << "    for (int64_t oh = 0; oh < " << w.outH << "; ++oh, out += " << w.outW << ") {\n"
+         << "      const int64_t ih = oh * " << w.stride[0] << " - " << w.pad[0] << " + ki * "
+         << w.dilation[0] << ";\n"
+         << "      const bool inside = ih >= 0 && ih < " << w.image[2] << ";\n"
+         << "      const int64_t from = inside ? lo : " << w.outW << ", to = inside ? hi : "
+         << w.outW << ";\n"
+         << "      const " << type << " *line = image + (inside ? ih : 0) * " << w.image[3]
+         << ";\n";
+      os << "      for (int64_t ow = 0; ow < from; ++ow)\n        out[ow]" << bits << " = 0;\n"
+         << "      for (int64_t ow = from; ow < to; ++ow)\n        out[ow]" << bits
+         << " = line[ow * " << w.stride[1] << " + shift]" << bits << ";\n"
+         << "      for (int64_t ow = to; ow < " << w.outW << "; ++ow)\n        out[ow]" << bits
+         << " = 0;\n"
+         << "    }\n  }\n#endif\n";
+    }
     os << "  static constexpr int64_t kRows = " << rows << ";\n";
     int64_t n = product(colShape);
     endFunctor(os, k.getSymName(), {in, cols}, {false, true},
