@@ -13,6 +13,12 @@
 
 namespace mpc::rt {
 
+namespace {
+/// Floats a stride-1 row copy moves at a time: whole vectors, so that a row
+/// of 14 or 28 values is two or four vector moves and no scalar tail.
+constexpr int64_t kCopyChunk = 8;
+} // namespace
+
 size_t columnCount(const GemmStep::Im2col &hint) {
   const std::vector<int64_t> &shape = hint.shape;
   return static_cast<size_t>(shape[0] * shape[1] * hint.kernel[0] * hint.kernel[1] *
@@ -23,7 +29,9 @@ size_t planeScratchCount(const GemmStep::Im2col &hint) {
   const std::vector<int64_t> &shape = hint.shape;
   const int64_t padded = (shape[2] + hint.padding[0] + hint.padding[2]) *
                          (shape[3] + hint.padding[1] + hint.padding[3]);
-  return static_cast<size_t>(padded + shape[2] * shape[3]);
+  // The widened plane follows the padded one, then a chunk of slack for the
+  // reads of planeColumnsBody's chunked row copies past the padded plane.
+  return static_cast<size_t>(padded + shape[2] * shape[3] + kCopyChunk);
 }
 
 namespace {
@@ -31,24 +39,36 @@ namespace {
 /// The rows of one image plane's columns from its padded fp32 copy: for
 /// each kernel element (i, j), Ho output rows of Wo values, as plain loops
 /// (a memcpy call per output row of 14 or 28 values cost more than the
-/// copy). Written once and built twice, for AVX2 and for any x86-64, which
-/// copy the same values.
+/// copy). At stride 1 a row is copied in whole chunks of kCopyChunk: what it
+/// writes past its end belongs to the rows, kernel elements and planes after
+/// it, which are written later, so only the rows of the last plane
+/// (`exactEnd`) whose chunks would run past its end are copied exactly; the
+/// reads past a row stay inside the scratch (planeScratchCount's slack).
+/// Written once and built twice, for AVX2 and for any x86-64, which copy the
+/// same values.
 __attribute__((always_inline)) inline void planeColumnsBody(const float *padded, int64_t paddedW,
                                                               const GemmStep::Im2col &hint,
                                                               int64_t outH, int64_t outW,
-                                                              float *out) {
+                                                              bool exactEnd, float *out) {
   const int64_t strideH = hint.stride[0], strideW = hint.stride[1];
+  const int64_t chunked = (outW + kCopyChunk - 1) / kCopyChunk * kCopyChunk;
+  const int64_t total = hint.kernel[0] * hint.kernel[1] * outH * outW;
+  int64_t at = 0; // out's offset in the plane's columns
   for (int64_t i = 0; i < hint.kernel[0]; ++i) {
     for (int64_t j = 0; j < hint.kernel[1]; ++j) {
       const float *from = padded + i * hint.dilation[0] * paddedW + j * hint.dilation[1];
-      for (int64_t oh = 0; oh < outH; ++oh, out += outW) {
+      for (int64_t oh = 0; oh < outH; ++oh, out += outW, at += outW) {
         const float *line = from + oh * strideH * paddedW;
-        if (strideW == 1) {
+        if (strideW != 1) {
+          for (int64_t ow = 0; ow < outW; ++ow)
+            out[ow] = line[ow * strideW];
+        } else if (exactEnd && at + chunked > total) {
           for (int64_t ow = 0; ow < outW; ++ow)
             out[ow] = line[ow];
         } else {
-          for (int64_t ow = 0; ow < outW; ++ow)
-            out[ow] = line[ow * strideW];
+          for (int64_t ow = 0; ow < chunked; ow += kCopyChunk)
+            for (int64_t k = 0; k < kCopyChunk; ++k)
+              out[ow + k] = line[ow + k];
         }
       }
     }
@@ -56,27 +76,28 @@ __attribute__((always_inline)) inline void planeColumnsBody(const float *padded,
 }
 
 void planeColumnsPortable(const float *padded, int64_t paddedW, const GemmStep::Im2col &hint,
-                          int64_t outH, int64_t outW, float *out) {
-  planeColumnsBody(padded, paddedW, hint, outH, outW, out);
+                          int64_t outH, int64_t outW, bool exactEnd, float *out) {
+  planeColumnsBody(padded, paddedW, hint, outH, outW, exactEnd, out);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MPC_HAVE_X86_DISPATCH 1
 __attribute__((target("avx2"))) void planeColumnsAvx2(const float *padded, int64_t paddedW,
                                                        const GemmStep::Im2col &hint,
-                                                       int64_t outH, int64_t outW, float *out) {
-  planeColumnsBody(padded, paddedW, hint, outH, outW, out);
+                                                       int64_t outH, int64_t outW, bool exactEnd,
+                                                       float *out) {
+  planeColumnsBody(padded, paddedW, hint, outH, outW, exactEnd, out);
 }
 #endif
 
 void planeColumns(const float *padded, int64_t paddedW, const GemmStep::Im2col &hint,
-                  int64_t outH, int64_t outW, float *out) {
+                  int64_t outH, int64_t outW, bool exactEnd, float *out) {
 #ifdef MPC_HAVE_X86_DISPATCH
   static const bool haveAvx2 = __builtin_cpu_supports("avx2");
   if (haveAvx2)
-    return planeColumnsAvx2(padded, paddedW, hint, outH, outW, out);
+    return planeColumnsAvx2(padded, paddedW, hint, outH, outW, exactEnd, out);
 #endif
-  planeColumnsPortable(padded, paddedW, hint, outH, outW, out);
+  planeColumnsPortable(padded, paddedW, hint, outH, outW, exactEnd, out);
 }
 
 } // namespace
@@ -94,8 +115,8 @@ void gatherColumns(const GemmStep::Im2col &hint, DType dtype, const uint8_t *inp
   const size_t imageFloats = static_cast<size_t>(height * width);
   // Grown, never shrunk (planeScratchCount); the image part is widened
   // after the border.
-  if (plane.size() < planeFloats + imageFloats)
-    plane.resize(planeFloats + imageFloats);
+  if (plane.size() < planeScratchCount(hint))
+    plane.resize(planeScratchCount(hint));
   float *padded = plane.data();
   float *widened = plane.data() + planeFloats;
   std::fill(padded, padded + planeFloats, 0.0f);
@@ -111,7 +132,8 @@ void gatherColumns(const GemmStep::Im2col &hint, DType dtype, const uint8_t *inp
       for (int64_t y = 0; y < height; ++y)
         std::memcpy(padded + (y + top) * paddedW + left, widened + y * width,
                     static_cast<size_t>(width) * sizeof(float));
-      planeColumns(padded, paddedW, hint, outH, outW, columns + at * planeColumnFloats);
+      const bool last = n == images - 1 && c == channels - 1;
+      planeColumns(padded, paddedW, hint, outH, outW, last, columns + at * planeColumnFloats);
     }
   }
 }
