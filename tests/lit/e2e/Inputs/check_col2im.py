@@ -11,12 +11,7 @@ import sys
 
 import numpy as np
 
-
-def bf16(values):
-    """f32 values rounded to bf16 (nearest even) and widened back."""
-    bits = values.astype(np.float32).view(np.uint32).astype(np.uint64)
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
-    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+from form_checks import bf16, report
 
 
 def input_grad(dy, w, shape, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1)):
@@ -48,12 +43,7 @@ def main():
         'half': (input_grad(bf16(dy1), bf16(w1), (2, 3, 14, 14), padding=(1, 1, 1, 1)), 3e-2),
     }
     for name, (reference, tolerance) in references.items():
-        a = np.load('%s-%s.npy' % (rows, name))
-        b = np.load('%s-%s.npy' % (elements, name))
-        same = a.shape == b.shape and a.tobytes() == b.tobytes()
-        error = np.max(np.abs(a.astype(np.float64) - reference)) / np.max(np.abs(reference))
-        print('%s: %s, within tolerance %s' % (name, 'bitwise same' if same else 'DIFFERENT',
-                                               'yes' if error <= tolerance else 'NO (%.3g)' % error))
+        report(name, rows, elements, reference, tolerance)
 
 
 if __name__ == '__main__':
