@@ -41,19 +41,18 @@ namespace {
 /// (a memcpy call per output row of 14 or 28 values cost more than the
 /// copy). At stride 1 a row is copied in whole chunks of kCopyChunk: what it
 /// writes past its end belongs to the rows, kernel elements and planes after
-/// it, which are written later, so only the rows of the last plane
-/// (`exactEnd`) whose chunks would run past its end are copied exactly; the
+/// it, which are written later, so only rows whose chunks would run past the
+/// end of all the columns (`room` floats from `out`) are copied exactly; the
 /// reads past a row stay inside the scratch (planeScratchCount's slack).
 /// Written once and built twice, for AVX2 and for any x86-64, which copy the
 /// same values.
 __attribute__((always_inline)) inline void planeColumnsBody(const float *padded, int64_t paddedW,
                                                               const GemmStep::Im2col &hint,
                                                               int64_t outH, int64_t outW,
-                                                              bool exactEnd, float *out) {
+                                                              int64_t room, float *out) {
   const int64_t strideH = hint.stride[0], strideW = hint.stride[1];
   const int64_t chunked = (outW + kCopyChunk - 1) / kCopyChunk * kCopyChunk;
-  const int64_t total = hint.kernel[0] * hint.kernel[1] * outH * outW;
-  int64_t at = 0; // out's offset in the plane's columns
+  int64_t at = 0; // out's offset from where the plane's columns start
   for (int64_t i = 0; i < hint.kernel[0]; ++i) {
     for (int64_t j = 0; j < hint.kernel[1]; ++j) {
       const float *from = padded + i * hint.dilation[0] * paddedW + j * hint.dilation[1];
@@ -62,7 +61,7 @@ __attribute__((always_inline)) inline void planeColumnsBody(const float *padded,
         if (strideW != 1) {
           for (int64_t ow = 0; ow < outW; ++ow)
             out[ow] = line[ow * strideW];
-        } else if (exactEnd && at + chunked > total) {
+        } else if (at + chunked > room) {
           for (int64_t ow = 0; ow < outW; ++ow)
             out[ow] = line[ow];
         } else {
@@ -76,28 +75,28 @@ __attribute__((always_inline)) inline void planeColumnsBody(const float *padded,
 }
 
 void planeColumnsPortable(const float *padded, int64_t paddedW, const GemmStep::Im2col &hint,
-                          int64_t outH, int64_t outW, bool exactEnd, float *out) {
-  planeColumnsBody(padded, paddedW, hint, outH, outW, exactEnd, out);
+                          int64_t outH, int64_t outW, int64_t room, float *out) {
+  planeColumnsBody(padded, paddedW, hint, outH, outW, room, out);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MPC_HAVE_X86_DISPATCH 1
 __attribute__((target("avx2"))) void planeColumnsAvx2(const float *padded, int64_t paddedW,
                                                        const GemmStep::Im2col &hint,
-                                                       int64_t outH, int64_t outW, bool exactEnd,
+                                                       int64_t outH, int64_t outW, int64_t room,
                                                        float *out) {
-  planeColumnsBody(padded, paddedW, hint, outH, outW, exactEnd, out);
+  planeColumnsBody(padded, paddedW, hint, outH, outW, room, out);
 }
 #endif
 
 void planeColumns(const float *padded, int64_t paddedW, const GemmStep::Im2col &hint,
-                  int64_t outH, int64_t outW, bool exactEnd, float *out) {
+                  int64_t outH, int64_t outW, int64_t room, float *out) {
 #ifdef MPC_HAVE_X86_DISPATCH
   static const bool haveAvx2 = __builtin_cpu_supports("avx2");
   if (haveAvx2)
-    return planeColumnsAvx2(padded, paddedW, hint, outH, outW, exactEnd, out);
+    return planeColumnsAvx2(padded, paddedW, hint, outH, outW, room, out);
 #endif
-  planeColumnsPortable(padded, paddedW, hint, outH, outW, exactEnd, out);
+  planeColumnsPortable(padded, paddedW, hint, outH, outW, room, out);
 }
 
 } // namespace
@@ -132,8 +131,10 @@ void gatherColumns(const GemmStep::Im2col &hint, DType dtype, const uint8_t *inp
       for (int64_t y = 0; y < height; ++y)
         std::memcpy(padded + (y + top) * paddedW + left, widened + y * width,
                     static_cast<size_t>(width) * sizeof(float));
-      const bool last = n == images - 1 && c == channels - 1;
-      planeColumns(padded, paddedW, hint, outH, outW, last, columns + at * planeColumnFloats);
+      // The floats from this plane's columns to the end of all of them.
+      const int64_t room =
+          static_cast<int64_t>((static_cast<size_t>(images * channels) - at) * planeColumnFloats);
+      planeColumns(padded, paddedW, hint, outH, outW, room, columns + at * planeColumnFloats);
     }
   }
 }

@@ -41,10 +41,10 @@ std::vector<float> naiveColumns(const GemmStep::Im2col &hint, const std::vector<
 
 // gatherColumns writes exactly the columns of an f16 image: the values of
 // the element-by-element gather, and nothing past them (its stride-1 rows
-// are copied in whole vectors that run into the rows after them, and the
-// last row of all is not), for widths that fill the vectors, leave a tail
-// or are narrower than one, at stride 1 and 2, with dilation and uneven
-// padding.
+// are copied in whole vectors that run into the rows after them, but not
+// past the last column), for widths that fill the vectors, leave a tail or
+// are narrower than one, planes of fewer columns than a vector, at stride 1
+// and 2, with dilation and uneven padding.
 TEST(HostIm2col, GathersExactlyTheColumns) {
   struct Case {
     const char *name;
@@ -56,6 +56,7 @@ TEST(HostIm2col, GathersExactlyTheColumns) {
       {"3 wide", {2, 1, 4, 3}, {2, 2}, {1, 1}, {0, 0, 1, 0}, {1, 1}},
       {"strided and dilated", {1, 2, 9, 11}, {3, 2}, {2, 1}, {2, 0, 1, 3}, {1, 2}},
       {"stride 2 across", {1, 1, 8, 9}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
+      {"planes of one column", {3, 4, 1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}},
   };
   std::mt19937 random(5);
   std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
