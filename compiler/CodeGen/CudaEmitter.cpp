@@ -2007,13 +2007,16 @@ private:
     // a time over all taps took 2.2-2.9x longer on the CNN example's 14x14
     // planes. A band is the whole plane up to kCol2ImBandElements.
     int64_t width = w.image[3], height = w.image[2];
-    int64_t band = std::clamp<int64_t>(kCol2ImBandElements / width, 1, height);
+    // (An empty image has one band of nothing.)
+    int64_t band = width > 0 && height > 0
+                       ? std::clamp<int64_t>(kCol2ImBandElements / width, 1, height)
+                       : 1;
     os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
     emitDecompose(os, "    ", "r", w.image.take_front(2), {"n", "ch"});
     os << "    for (int64_t h0 = 0; h0 < " << height << "; h0 += " << band << ") {\n"
        << "      const int64_t rows = " << height << " - h0 < " << band << " ? " << height
        << " - h0 : " << band << ";\n"
-       << "      float acc[" << band * width << "];\n"
+       << "      float acc[" << std::max<int64_t>(band * width, 1) << "];\n"
        << "      for (int64_t e = 0; e < rows * " << width << "; ++e)\n        acc[e] = 0.0f;\n"
        << "      for (int64_t ki = 0; ki < " << w.kernel[0] << "; ++ki)\n"
        << "        for (int64_t kj = 0; kj < " << w.kernel[1] << "; ++kj) {\n"

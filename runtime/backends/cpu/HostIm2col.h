@@ -35,7 +35,8 @@ void gatherColumns(const GemmStep::Im2col &hint, DType dtype, const uint8_t *inp
 size_t columnCount(const GemmStep::Im2col &hint);
 
 /// The number of fp32 values of `plane` that gatherColumns uses for `hint`
-/// (it grows a smaller one): a padded image plane and a widened one.
+/// (it grows a smaller one): a padded image plane, a widened one and a few
+/// floats of slack for row copies in whole vectors.
 size_t planeScratchCount(const GemmStep::Im2col &hint);
 
 } // namespace mpc::rt

@@ -1,7 +1,7 @@
 """Checks im2col-forms.test's outputs against float64 NumPy.
 
   check_im2col.py DIR ROWS ELEMENTS
-DIR holds the inputs (x1, w1, x2, w2, x3, w3, x5, w5 .npy); ROWS and ELEMENTS
+DIR holds the inputs (x1, w1, x2, w2, x3, w3, x5, w5, x6, w6 .npy); ROWS and ELEMENTS
 are the output prefixes of the two runs. Prints one line per output: whether
 the two runs are bitwise equal and whether the largest error against the
 reference, relative to the largest magnitude of the reference, is within the
@@ -36,14 +36,15 @@ def conv2d(x, w, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1)):
 def main():
     folder, rows, elements = sys.argv[1:4]
     load = lambda name: np.load('%s/%s.npy' % (folder, name)).astype(np.float64)
-    x1, w1, x2, w2, x3, w3, x5, w5 = (load(n) for n in ('x1', 'w1', 'x2', 'w2', 'x3', 'w3',
-                                                        'x5', 'w5'))
+    x1, w1, x2, w2, x3, w3, x5, w5, x6, w6 = (
+        load(n) for n in ('x1', 'w1', 'x2', 'w2', 'x3', 'w3', 'x5', 'w5', 'x6', 'w6'))
     references = {
         'same': (conv2d(x1, w1, padding=(1, 1, 1, 1)), 1e-5),
         'strided': (conv2d(x2, w2, stride=(2, 2), padding=(2, 0, 1, 3)), 1e-5),
         'dilated': (conv2d(x3, w3, padding=(5, 1, 5, 1), dilation=(2, 2)), 1e-5),
         'half': (conv2d(bf16(x1), bf16(w1), padding=(1, 1, 1, 1)), 3e-2),
         'wide': (conv2d(x5, w5, padding=(3, 3, 3, 3)), 1e-5),
+        'edge': (conv2d(x6, w6, stride=(2, 1), padding=(1, 1, 1, 1)), 1e-5),
     }
     for name, (reference, tolerance) in references.items():
         report(name, rows, elements, reference, tolerance)

@@ -4,7 +4,8 @@
 // uneven padding: rows and columns that read only padding), "dilated" (a
 // 3x2 kernel, dilation 2, padding larger than the image reach) and "half"
 // (bf16, copied as bits). "wide" has an 8x8 kernel (64 elements): the loop
-// over rows of columns.
+// over rows of columns. "edge" reads a one-row image at stride 2 with
+// padding 1: its kernel's first and last rows read padding only.
 mpg.graph @im2col_forms {
   %x1 = mpg.input "x1" : tensor<2x3x14x14xf32>
   %w1 = mpg.input "w1" : tensor<4x3x3x3xf32>
@@ -36,4 +37,10 @@ mpg.graph @im2col_forms {
   %wide = mpg.conv2d %x5, %w5 padding [3, 3, 3, 3]
       : tensor<1x2x12x12xf32>, tensor<2x2x8x8xf32> -> tensor<1x2x11x11xf32>
   mpg.output "wide" %wide : tensor<1x2x11x11xf32>
+
+  %x6 = mpg.input "x6" : tensor<1x1x1x5xf32>
+  %w6 = mpg.input "w6" : tensor<2x1x3x3xf32>
+  %edge = mpg.conv2d %x6, %w6 stride [2, 1] padding [1, 1, 1, 1]
+      : tensor<1x1x1x5xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x1x5xf32>
+  mpg.output "edge" %edge : tensor<1x2x1x5xf32>
 }
