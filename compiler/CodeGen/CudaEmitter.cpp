@@ -21,6 +21,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -1622,10 +1623,6 @@ private:
   /// columns.
   static constexpr int64_t kMaxUnrolledIm2ColTaps = 49;
 
-  /// The rounded-down and rounded-up quotients of a / b for b > 0.
-  static int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-  static int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
-
   /// Emits the host's plane form of max pooling's gradient when the windows
   /// tile the h x w plane from its corner (stride = kernel, no padding, at
   /// most kMaxTiledWindow elements): a loop along each row of windows whose
@@ -1864,14 +1861,16 @@ private:
       // Output rows oh read input row oh * stride + rowShift, inside the
       // image for oh in [top, bottom).
       int64_t rowShift = ki * w.dilation[0] - w.pad[0];
-      int64_t bottom = std::clamp<int64_t>(floorDiv(height - 1 - rowShift, w.stride[0]) + 1, 0,
-                                           w.outH);
-      int64_t top = std::clamp<int64_t>(ceilDiv(-rowShift, w.stride[0]), 0, bottom);
+      int64_t bottom = std::clamp<int64_t>(
+          llvm::divideFloorSigned(height - 1 - rowShift, w.stride[0]) + 1, 0, w.outH);
+      int64_t top =
+          std::clamp<int64_t>(llvm::divideCeilSigned(-rowShift, w.stride[0]), 0, bottom);
       for (int64_t kj = 0; kj < w.kernel[1]; ++kj) {
         // Likewise output columns [lo, hi) read input columns ow * stride + shift.
         int64_t shift = kj * w.dilation[1] - w.pad[1];
-        int64_t hi = std::clamp<int64_t>(floorDiv(width - 1 - shift, w.stride[1]) + 1, 0, w.outW);
-        int64_t lo = std::clamp<int64_t>(ceilDiv(-shift, w.stride[1]), 0, hi);
+        int64_t hi = std::clamp<int64_t>(
+            llvm::divideFloorSigned(width - 1 - shift, w.stride[1]) + 1, 0, w.outW);
+        int64_t lo = std::clamp<int64_t>(llvm::divideCeilSigned(-shift, w.stride[1]), 0, hi);
         os << "    {\n      " << type << " *out = cols + " << (ki * w.kernel[1] + kj) * spatial
            << ";\n";
         if (top > 0)
