@@ -18,6 +18,10 @@ against the targets of the performance issue (fp32 <= 1.0x everywhere and
 static measures of each model's fp16 step from `mpc report --json`:
 launches, bytes moved against the same graph unfused, casts inserted, the
 planned peak memory against fp32, and the roofline estimate on an H200.
+Last, the compute floor: each model's GEMM multiply-adds at one core's peak
+rate (mpc-cpu-peak, measured in every round under the same load), the share
+of that peak mpc's whole step runs at, and the share its target would ask
+the whole step to run at; over 100% no code can meet it on this core.
 
   bench/cpu_vs_pytorch.py [--mpc build/bin/mpc] [--models "mlp cnn"] [--rounds 5]
                           [--steps N] [--quick] [--json FILE]
@@ -135,6 +139,49 @@ def static_measures(mpc, graph):
     }
 
 
+def gemm_gflop(mpc, graph):
+    """The multiply-adds of the GEMMs of the fp32 training step, in GFLOP (2
+    per multiply-add): from the GEMM steps of `mpc report --json`, whose names
+    are "MxNxK" or "MxNxK batch B". The same GEMMs run in every mode."""
+    out = subprocess.run([mpc, "report", graph, "--step", "train", "--precision", "fp32",
+                          "--json"], capture_output=True, text=True, check=True).stdout
+    flops = 0
+    for step in json.loads(out)[0]["steps"]:
+        if step["kind"] != "gemm":
+            continue
+        words = step["name"].split()
+        m, n, k = (int(v) for v in words[0].split("x"))
+        batch = int(words[2]) if len(words) == 3 and words[1] == "batch" else 1
+        flops += 2 * m * n * k * batch
+    return flops / 1e9
+
+
+def measure_peak(peak_tool):
+    """One core's peak (mpc-cpu-peak, about 0.4 s): GFLOP/s of fp32 FMAs and
+    bf16 dot products (None where this CPU has none); None without the tool."""
+    if not peak_tool:
+        return None
+    result = subprocess.run([peak_tool, "--milliseconds", "60"], capture_output=True,
+                            text=True, env=dict(os.environ, **ONE_THREAD))
+    if result.returncode != 0:
+        return None
+    rates = json.loads(result.stdout)
+    return {"fp32": rates["fp32_fma_gflops"], "bf16": rates["bf16_dot_gflops"]}
+
+
+def compute_floor(gflop, peak, mpc_ms, target_ms):
+    """The GEMMs' multiply-adds at one core's peak rate: the time no step of
+    the model can go below on this core, the share of that peak mpc's whole
+    step runs at (floor / step), and the share its target asks the whole step
+    to run at (floor / (target ratio x PyTorch's step)); above 1, no code on
+    this core can meet the target."""
+    if not peak:
+        return None
+    floor_ms = gflop / peak * 1e3
+    return {"floor_ms": floor_ms, "mpc_share_of_peak": floor_ms / mpc_ms,
+            "target_share_of_peak": floor_ms / target_ms}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mpc", default=os.path.join(ROOT, "build", "bin", "mpc"))
@@ -146,6 +193,8 @@ def main():
     parser.add_argument("--json")
     args = parser.parse_args()
     bench = args.mpc_bench or os.path.join(os.path.dirname(args.mpc), "mpc-bench")
+    peak_tool = os.path.join(os.path.dirname(bench), "mpc-cpu-peak")
+    peak_tool = peak_tool if os.path.exists(peak_tool) else None
     models = args.models.split()
     rounds = 1 if args.quick else args.rounds
     torch.set_num_threads(1)
@@ -159,11 +208,16 @@ def main():
                             "--step", "train", "--precision", mode, "-o", bundle], check=True)
             bundles[model, mode] = bundle
 
-    times = {}
+    times, peaks = {}, []
     runs = [(m, "mpc", p) for m in models for p in MPC_MODES] + \
            [(m, "torch", p) for m in models for p in TORCH_MODES]
     for r in range(rounds):
         shift = r % len(runs)
+        # The core's peak in each round, so the floor below is measured under
+        # the same load as the steps.
+        peak = measure_peak(peak_tool)
+        if peak:
+            peaks.append(peak)
         for model, who, mode in runs[shift:] + runs[:shift]:
             steps = 3 if args.quick else (args.steps or STEPS.get(model, 50))
             warmup = 1 if args.quick else max(2, steps // 10)
@@ -176,6 +230,11 @@ def main():
 
     def median(model, who, mode):
         return statistics.median(times[model, who, mode])
+
+    def median_peak(kind):
+        rates = [p[kind] for p in peaks if p[kind]]
+        return statistics.median(rates) if rates else None
+    peak = {"fp32": median_peak("fp32"), "bf16": median_peak("bf16")}
 
     rows, results = [], {}
     for model in models:
@@ -193,7 +252,12 @@ def main():
         entry["rounds_ms"] = {"%s %s" % (who, mode): times[model, who, mode]
                               for who, modes in (("mpc", MPC_MODES), ("torch", TORCH_MODES))
                               for mode in modes}
-        entry["static"] = static_measures(args.mpc, os.path.join(ROOT, "examples", model + ".mlir"))
+        graph = os.path.join(ROOT, "examples", model + ".mlir")
+        entry["static"] = static_measures(args.mpc, graph)
+        gflop = gemm_gflop(args.mpc, graph)
+        entry["floor"] = {"gemm_gflop": gflop,
+                          "fp32": compute_floor(gflop, peak["fp32"], m32, fp32_target * t32),
+                          "bf16": compute_floor(gflop, peak["bf16"], mb, 0.8 * tb)}
         results[model] = entry
         mark = lambda ok: "yes" if ok else "NO"
         targets = list(entry["targets"].values())
@@ -217,11 +281,28 @@ def main():
             s["bytes_moved"] / max(s["unfused_bytes"], 1), s["casts_inserted"],
             s["peak_bytes_fp16"], s["peak_bytes_fp32"],
             s["peak_bytes_fp16"] / max(s["peak_bytes_fp32"], 1), s["h200_roofline_us"]))
+    if peak["fp32"]:
+        print("\nCompute floor: the GEMMs' multiply-adds at one core's peak (mpc-cpu-peak, "
+              "median of the rounds: %.1f GFLOP/s fp32 FMA, %s bf16 dot); the share of that "
+              "peak mpc's whole step runs at, and the share its target asks for (over 100%%: "
+              "out of reach on this core):\n" % (
+                  peak["fp32"], "%.1f" % peak["bf16"] if peak["bf16"] else "no"))
+        print("| model | GEMM GFLOP | fp32 floor ms | mpc fp32 at | fp32 target needs "
+              "| bf16 floor ms | mpc bf16 at | bf16 target needs |")
+        print("|---|---|---|---|---|---|---|---|")
+        for model, entry in results.items():
+            cells = []
+            for mode in ("fp32", "bf16"):
+                f = entry["floor"][mode]
+                cells += (["%.3f" % f["floor_ms"], "%.0f%%" % (100 * f["mpc_share_of_peak"]),
+                           "%.0f%%" % (100 * f["target_share_of_peak"])] if f else ["-"] * 3)
+            print("| %s | %.3f | %s |" % (model, entry["floor"]["gemm_gflop"], " | ".join(cells)))
     met = all(all(e["targets"].values()) for e in results.values())
     print("\nall CPU targets met: %s" % ("yes" if met else "no"))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rounds": rounds, "models": results, "targets_met": met,
+                       "peak_gflops": peak, "peak_gflops_rounds": peaks,
                        "torch": torch.__version__}, f, indent=1)
 
 

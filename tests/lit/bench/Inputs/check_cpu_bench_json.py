@@ -1,7 +1,11 @@
 """Checks the JSON of bench/cpu_vs_pytorch.py --quick: every model has every
 timing (positive) and every round's times, ratios that are the quotients of
-its medians, a verdict per target, and static measures where fusion moved
-fewer bytes than the unfused graph would."""
+its medians, a verdict per target, static measures where fusion moved
+fewer bytes than the unfused graph would, and the compute floor: the GEMMs'
+multiply-adds counted from the report (the wide MLP's and the CNN's by
+hand here), at the
+median of the rounds' peaks, against mpc's step and the targets; where the
+core's peak was measured, the printed output (argv[2]) has the floor's table."""
 import json
 import math
 import statistics
@@ -39,5 +43,50 @@ for name, entry in models.items():
     if not (static["launches_per_step"] > 0 and static["casts_inserted"] > 0
             and static["peak_bytes_fp16"] > 0 and static["h200_roofline_us"] > 0):
         problems.append("%s: static %s" % (name, static))
+# The wide MLP's GEMMs (784-1024-1024-10, batch 256): three forward, the
+# input gradients of the two upper layers (none for the input), three weight
+# gradients; two flops per multiply-add.
+WIDE_MLP_GFLOP = 2 * 256 * (2 * (784 * 1024 + 1024 * 1024 + 1024 * 10)
+                            + (1024 * 10 + 1024 * 1024)) / 1e9
+# The CNN's, batch 32: conv 1->8 3x3 on 28x28 (forward and filter gradient,
+# 9 taps per output), conv 8->16 3x3 on 14x14 (forward, filter and input
+# gradients, 72 taps), linear 16->10 (forward, input and weight gradients).
+CNN_GFLOP = 2 * 32 * (2 * 8 * 784 * 9 + 3 * 16 * 196 * 72 + 3 * 16 * 10) / 1e9
+for name, expected in (("wide_mlp", WIDE_MLP_GFLOP), ("cnn", CNN_GFLOP)):
+    if not math.isclose(models[name]["floor"]["gemm_gflop"], expected, rel_tol=1e-12):
+        problems.append("%s: GEMM GFLOP %s, not %s" % (name, models[name]["floor"]["gemm_gflop"],
+                                                      expected))
+peak = data["peak_gflops"]
+for kind in ("fp32", "bf16"):
+    rates = [p[kind] for p in data["peak_gflops_rounds"] if p[kind]]
+    if (statistics.median(rates) if rates else None) != peak[kind]:
+        problems.append("peak %s %s is not the median of %s" % (kind, peak[kind], rates))
+for name, entry in models.items():
+    floor = entry["floor"]
+    if not floor["gemm_gflop"] > 0:
+        problems.append("%s: GEMM GFLOP %s" % (name, floor["gemm_gflop"]))
+    for mode, step, target in (("fp32", entry["mpc_fp32_ms"],
+                                (0.8 if "mlp" in name else 1.0) * entry["torch_fp32_ms"]),
+                               ("bf16", entry["mpc_bf16_ms"], 0.8 * entry["torch_bf16_ms"])):
+        f = floor[mode]
+        if not peak[mode]:
+            if f is not None:
+                problems.append("%s: a %s floor without a peak" % (name, mode))
+            continue
+        floor_ms = floor["gemm_gflop"] / peak[mode] * 1e3
+        if not (math.isclose(f["floor_ms"], floor_ms, rel_tol=1e-9)
+                and math.isclose(f["mpc_share_of_peak"], floor_ms / step, rel_tol=1e-9)
+                and math.isclose(f["target_share_of_peak"], floor_ms / target, rel_tol=1e-9)):
+            problems.append("%s: %s floor %s, expected %.6f ms over %.6f and %.6f" % (
+                name, mode, f, floor_ms, step, target))
+if peak["fp32"]:
+    printed = open(sys.argv[2]).read()
+    if "Compute floor: the GEMMs' multiply-adds at one core's peak" not in printed:
+        problems.append("no compute floor table in the output")
+    for name, entry in models.items():
+        row = "| %s | %.3f | %.3f | " % (name, entry["floor"]["gemm_gflop"],
+                                        entry["floor"]["fp32"]["floor_ms"])
+        if row not in printed:
+            problems.append("no floor row '%s' in the output" % row)
 if problems:
     sys.exit("\n".join(problems))
