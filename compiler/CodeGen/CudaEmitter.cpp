@@ -1614,6 +1614,9 @@ private:
 
   /// The largest window (elements) of emitTiledMaxPoolGrad's unrolled body.
   static constexpr int64_t kMaxTiledWindow = 16;
+  /// The windows emitTiledMaxPoolGrad's vectorised loop takes at once: an
+  /// AVX2 vector of floats (half of it for rows of fewer windows).
+  static constexpr int64_t kTiledMaxPoolBlock = 8;
   /// The most image elements col2im's host form sums at once (16 KiB of
   /// floats on the stack): a whole plane of a small image, else bands of
   /// rows.
@@ -1632,6 +1635,10 @@ private:
   /// which mispredict on real data and keep the loop from vectorising) and
   /// writes every element of the window once: 0 + the window's gradient at
   /// that maximum, 0 elsewhere. Rows and columns no window covers get 0.
+  /// Windows computed twice (the blocks of a row) write the same values
+  /// again, reading only the input and the gradient, which the plane never
+  /// shares memory with (the memory plan writes in place only the results of
+  /// pointwise groups).
   /// `gradient` reads the gradient of window (oh, ow), `input` the plane at
   /// an offset; `write` makes a stored value of a float.
   static void emitTiledMaxPoolGrad(llvm::raw_ostream &os, mpk::Pool2DGradOp k, int64_t h, int64_t w,
@@ -1643,21 +1650,44 @@ private:
       return "(oh * " + std::to_string(kh) + " + " + std::to_string(a) + ") * " +
              std::to_string(w) + " + ow * " + std::to_string(kw) + " + " + std::to_string(c);
     };
-    os << "    for (int64_t oh = 0; oh < " << ho << "; ++oh) {\n"
-       << "      MPC_INDEPENDENT_ITERATIONS\n"
-       << "      for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n"
-       << "        const float g = " << gradient << ";\n"
-       << "        int32_t best = mpc::first_max_key(" << input(at(0, 0)) << ");\n"
-       << "        int32_t first = 0;\n";
+    // A row of windows runs in blocks of a whole vector's windows when it
+    // does not divide into them, the last block starting `block` windows
+    // before the row's end and so computing again (the same values) some of
+    // the block before it: a loop of a constant `block` iterations
+    // vectorises with no scalar remainder, which for rows of 7 or 14 windows
+    // took as long as the vector part.
+    int64_t block = wo >= kTiledMaxPoolBlock ? kTiledMaxPoolBlock
+                    : wo >= kTiledMaxPoolBlock / 2 ? kTiledMaxPoolBlock / 2
+                                                   : 0;
+    bool blocked = block > 0 && wo % block != 0;
+    std::string pad = blocked ? "  " : "";
+    os << "    for (int64_t oh = 0; oh < " << ho << "; ++oh) {\n";
+    if (blocked)
+      os << "      for (int64_t b_ = 0; b_ < " << (wo + block - 1) / block << "; ++b_) {\n"
+         << "        const int64_t first_ = b_ * " << block << " < " << wo - block << " ? b_ * "
+         << block << " : " << wo - block << ";\n"
+         << "        MPC_INDEPENDENT_ITERATIONS\n"
+         << "        for (int64_t j_ = 0; j_ < " << block << "; ++j_) {\n"
+         << "          const int64_t ow = first_ + j_;\n";
+    else
+      os << "      MPC_INDEPENDENT_ITERATIONS\n"
+         << "      for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n";
+    os << pad << "        const float g = " << gradient << ";\n"
+       << pad << "        int32_t best = mpc::first_max_key(" << input(at(0, 0)) << ");\n"
+       << pad << "        int32_t first = 0;\n";
     for (int64_t e = 1; e < kh * kw; ++e)
-      os << "        {\n          const int32_t v = mpc::first_max_key("
-         << input(at(e / kw, e % kw)) << ");\n"
-         << "          const bool take = v > best;\n"
-         << "          best = take ? v : best;\n"
-         << "          first = take ? " << e << " : first;\n        }\n";
+      os << pad << "        {\n"
+         << pad << "          const int32_t v = mpc::first_max_key(" << input(at(e / kw, e % kw))
+         << ");\n"
+         << pad << "          const bool take = v > best;\n"
+         << pad << "          best = take ? v : best;\n"
+         << pad << "          first = take ? " << e << " : first;\n"
+         << pad << "        }\n";
     for (int64_t e = 0; e < kh * kw; ++e)
-      os << "        plane[" << at(e / kw, e % kw) << "] = first == " << e << " ? "
+      os << pad << "        plane[" << at(e / kw, e % kw) << "] = first == " << e << " ? "
          << write("0.0f + g") << " : " << write("0.0f") << ";\n";
+    if (blocked)
+      os << "        }\n";
     os << "      }\n";
     if (wo * kw < w)
       os << "      for (int64_t a = 0; a < " << kh << "; ++a)\n"

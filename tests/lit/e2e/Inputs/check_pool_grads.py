@@ -1,7 +1,8 @@
 """Checks pool-grad-forms.test's outputs against float64 NumPy.
 
   check_pool_grads.py DIR ROWS ELEMENTS
-DIR holds the inputs (x, dy1, dy2, dy3, xs, xf, dyf .npy); ROWS and ELEMENTS are the
+DIR holds the inputs (x, dy1, dy2, dy3, xs, xf, dyf, xm, dy7, xw, dy10, dy15
+.npy); ROWS and ELEMENTS are the
 output prefixes of the two runs. Prints one line per output: whether the
 two runs are bitwise equal and the largest error against the reference
 relative to the output's scale.
@@ -70,7 +71,9 @@ def main():
     x, dy1, dy2, dy3 = bf16(load("x")), bf16(load("dy1")), bf16(load("dy2")), bf16(load("dy3"))
     xs32, dy332 = load("xs"), load("dy3")
     xf, dyf = load("xf"), load("dyf")
+    xm, dy7, xw32 = load("xm"), load("dy7"), load("xw")
     pad1 = (1, 1, 1, 1)
+    none = (0, 0, 0, 0)
     references = {
         "max1": (max_grad(x, dy1, 2, 2, pad1), 2.0 ** -8),
         "max2": (max_grad(x, dy2, 2, 3, (0, 0, 0, 0)), 2.0 ** -8),
@@ -84,6 +87,10 @@ def main():
         "avg3": (avg_grad(dy2, x.shape, 2, 3, (0, 0, 0, 0), False), 2.0 ** -8),
         "maxf": (max_grad(xf, dyf, 2, 2, pad1), 2.0 ** -23),
         "avgf": (avg_grad(dyf, xf.shape, 2, 2, pad1, False), 2.0 ** -23),
+        "maxb7": (max_grad(xm, dy7, 2, 2, none), 2.0 ** -23),
+        "maxb7h": (max_grad(bf16(xm), bf16(dy7), 2, 2, none), 2.0 ** -8),
+        "maxb10": (max_grad(bf16(xw32), bf16(load("dy10")), 3, 3, none), 2.0 ** -8),
+        "maxb15": (max_grad(xw32, load("dy15"), 2, 2, none), 2.0 ** -23),
     }
     for name, (want, tolerance) in references.items():
         got_rows = np.load("%s-%s.npy" % (rows, name))
