@@ -1513,6 +1513,11 @@ private:
       os << "    acc = acc / static_cast<float>(count);\n";
     }
     os << "    " << m[1] << "[i] = " << storeExpr(out, "acc") << ";\n  }\n";
+    if (stride == kernel && llvm::all_of(pad, [](int64_t p) { return p == 0; }) &&
+        kernel[0] * kernel[1] <= kMaxTiledWindow) {
+      emitTiledPool(os, k, m);
+      return success();
+    }
     // The host's form: row (n, ch, oh) is Wo outputs, accumulated a kernel
     // row and column at a time over runs of valid columns (each output
     // combines its window in the same order as above).
@@ -1580,6 +1585,64 @@ private:
     return success();
   }
 
+  /// Emits the host's plane form of pooling when the windows tile the plane
+  /// from its corner (stride = kernel, no padding, at most kMaxTiledWindow
+  /// elements), and ends the functor: row r is image plane r, and along each
+  /// row of windows (openWindowRowLoop) every window combines its elements
+  /// in the order of the element form above, unrolled, so the values are
+  /// the same bits. Small fp16/bf16 planes are widened into a float array
+  /// first and the outputs narrowed from one. `m` names the input and output.
+  void emitTiledPool(llvm::raw_ostream &os, mpk::Pool2DOp k, llvm::ArrayRef<std::string> m) {
+    Value in = k.getInput(), out = k.getOutput();
+    auto inShape = shapeOf(in), outShape = shapeOf(out);
+    int64_t h = inShape[2], w = inShape[3], ho = outShape[2], wo = outShape[3];
+    int64_t kh = k.getKernel()[0], kw = k.getKernel()[1];
+    bool isMax = k.getKind() == mpk::PoolKind::Max;
+    bool stageIn = is16Bit(elementOf(in)) && h * w <= 4096;
+    bool stageOut = is16Bit(elementOf(out)) && ho * wo <= 4096;
+    std::string x = stageIn ? "xv" : "(" + m[0] + " + r * " + std::to_string(h * w) + ")";
+    std::string y = stageOut ? "yv" : m[1] + " + r * " + std::to_string(ho * wo);
+    os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
+    if (stageIn)
+      os << "    float xv[" << h * w << "];\n"
+         << "    mpc::widen_chunk(" << m[0] << " + r * " << h * w << ", xv, " << h * w << ");\n";
+    if (stageOut)
+      os << "    float yv[" << ho * wo << "];\n";
+    else
+      os << "    " << storageType(elementOf(out)) << " *plane = " << y << ";\n";
+    os << "    for (int64_t oh = 0; oh < " << ho << "; ++oh) {\n";
+    std::string pad = openWindowRowLoop(os, wo);
+    os << pad << "        float acc = " << (isMax ? "-mpc::inf_f()" : "0.0f") << ";\n";
+    for (int64_t a = 0; a < kh; ++a)
+      for (int64_t c = 0; c < kw; ++c) {
+        std::string at = "(oh * " + std::to_string(kh) + " + " + std::to_string(a) + ") * " +
+                         std::to_string(w) + " + ow * " + std::to_string(kw) + " + " +
+                         std::to_string(c);
+        std::string v = stageIn ? x + "[" + at + "]" : loadExpr(in, x, at);
+        os << pad << "        acc = " << (isMax ? "mpc::max_f(acc, " + v + ")" : "acc + " + v)
+           << ";\n";
+      }
+    if (!isMax)
+      os << pad << "        acc = acc / static_cast<float>(" << kh * kw << ");\n";
+    if (stageOut)
+      os << pad << "        yv[oh * " << wo << " + ow] = acc;\n";
+    else
+      os << pad << "        plane[oh * " << wo << " + ow] = " << storeExpr(out, "acc") << ";\n";
+    closeWindowRowLoop(os, wo);
+    os << "    }\n";
+    if (stageOut)
+      os << "    mpc::narrow_chunk(yv, " << m[1] << " + r * " << ho * wo << ", " << ho * wo
+         << ");\n";
+    os << "  }\n#endif\n";
+    int64_t planes = outShape[0] * outShape[1];
+    os << "  static constexpr int64_t kRows = " << planes << ";\n";
+    int64_t n = product(outShape);
+    endFunctor(os, k.getSymName(), {in, out}, {false, true},
+               "mpc::pointwise_rows(" + std::to_string(planes) + ", " + std::to_string(n) +
+                   ", fn)",
+               pointwiseGrid(n), 256);
+  }
+
   /// Emits `count = ...`: the elements of the window at (h0, w0) inside the
   /// padded h x w plane (average pooling with count_include_pad).
   static void emitCountWithPadding(llvm::raw_ostream &os, llvm::StringRef indent,
@@ -1614,9 +1677,9 @@ private:
 
   /// The largest window (elements) of emitTiledMaxPoolGrad's unrolled body.
   static constexpr int64_t kMaxTiledWindow = 16;
-  /// The windows emitTiledMaxPoolGrad's vectorised loop takes at once: an
+  /// The windows the tiled pooling forms' vectorised loops take at once: an
   /// AVX2 vector of floats (half of it for rows of fewer windows).
-  static constexpr int64_t kTiledMaxPoolBlock = 8;
+  static constexpr int64_t kTiledPoolBlock = 8;
   /// The most image elements col2im's host form sums at once (16 KiB of
   /// floats on the stack): a whole plane of a small image, else bands of
   /// rows.
@@ -1625,6 +1688,45 @@ private:
   /// code of their own (a 7x7 kernel); larger kernels loop over rows of
   /// columns.
   static constexpr int64_t kMaxUnrolledIm2ColTaps = 49;
+
+  /// The windows of a row of `wo` that openWindowRowLoop's loop takes at
+  /// once; 0: one loop over the row.
+  static int64_t windowRowBlock(int64_t wo) {
+    int64_t block = wo >= kTiledPoolBlock       ? kTiledPoolBlock
+                    : wo >= kTiledPoolBlock / 2 ? kTiledPoolBlock / 2
+                                                : 0;
+    return block > 0 && wo % block != 0 ? block : 0;
+  }
+
+  /// Opens, inside a loop over rows of windows (indented by 4), the loop
+  /// over the `wo` windows of a row with `ow` set, and returns the extra
+  /// indentation of its body (which starts at 8); closeWindowRowLoop closes
+  /// it. A row runs in blocks of a whole vector's windows when it does not
+  /// divide into them, the last block starting `block` windows before the
+  /// row's end and so computing again (the same values) some of the block
+  /// before it: a loop of a constant `block` iterations vectorises with no
+  /// scalar remainder, which for rows of 7 or 14 windows took as long as
+  /// the vector part. The body must read nothing it writes.
+  static std::string openWindowRowLoop(llvm::raw_ostream &os, int64_t wo) {
+    int64_t block = windowRowBlock(wo);
+    if (!block) {
+      os << "      MPC_INDEPENDENT_ITERATIONS\n"
+         << "      for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n";
+      return "";
+    }
+    os << "      for (int64_t b_ = 0; b_ < " << (wo + block - 1) / block << "; ++b_) {\n"
+       << "        const int64_t first_ = b_ * " << block << " < " << wo - block << " ? b_ * "
+       << block << " : " << wo - block << ";\n"
+       << "        MPC_INDEPENDENT_ITERATIONS\n"
+       << "        for (int64_t j_ = 0; j_ < " << block << "; ++j_) {\n"
+       << "          const int64_t ow = first_ + j_;\n";
+    return "  ";
+  }
+  static void closeWindowRowLoop(llvm::raw_ostream &os, int64_t wo) {
+    if (windowRowBlock(wo))
+      os << "        }\n";
+    os << "      }\n";
+  }
 
   /// Emits the host's plane form of max pooling's gradient when the windows
   /// tile the h x w plane from its corner (stride = kernel, no padding, at
@@ -1635,10 +1737,10 @@ private:
   /// which mispredict on real data and keep the loop from vectorising) and
   /// writes every element of the window once: 0 + the window's gradient at
   /// that maximum, 0 elsewhere. Rows and columns no window covers get 0.
-  /// Windows computed twice (the blocks of a row) write the same values
-  /// again, reading only the input and the gradient, which the plane never
-  /// shares memory with (the memory plan writes in place only the results of
-  /// pointwise groups).
+  /// Windows computed twice (openWindowRowLoop's blocks) write the same
+  /// values again, reading only the input and the gradient, which the plane
+  /// never shares memory with (the memory plan writes in place only the
+  /// results of pointwise groups).
   /// `gradient` reads the gradient of window (oh, ow), `input` the plane at
   /// an offset; `write` makes a stored value of a float.
   static void emitTiledMaxPoolGrad(llvm::raw_ostream &os, mpk::Pool2DGradOp k, int64_t h, int64_t w,
@@ -1650,28 +1752,8 @@ private:
       return "(oh * " + std::to_string(kh) + " + " + std::to_string(a) + ") * " +
              std::to_string(w) + " + ow * " + std::to_string(kw) + " + " + std::to_string(c);
     };
-    // A row of windows runs in blocks of a whole vector's windows when it
-    // does not divide into them, the last block starting `block` windows
-    // before the row's end and so computing again (the same values) some of
-    // the block before it: a loop of a constant `block` iterations
-    // vectorises with no scalar remainder, which for rows of 7 or 14 windows
-    // took as long as the vector part.
-    int64_t block = wo >= kTiledMaxPoolBlock ? kTiledMaxPoolBlock
-                    : wo >= kTiledMaxPoolBlock / 2 ? kTiledMaxPoolBlock / 2
-                                                   : 0;
-    bool blocked = block > 0 && wo % block != 0;
-    std::string pad = blocked ? "  " : "";
     os << "    for (int64_t oh = 0; oh < " << ho << "; ++oh) {\n";
-    if (blocked)
-      os << "      for (int64_t b_ = 0; b_ < " << (wo + block - 1) / block << "; ++b_) {\n"
-         << "        const int64_t first_ = b_ * " << block << " < " << wo - block << " ? b_ * "
-         << block << " : " << wo - block << ";\n"
-         << "        MPC_INDEPENDENT_ITERATIONS\n"
-         << "        for (int64_t j_ = 0; j_ < " << block << "; ++j_) {\n"
-         << "          const int64_t ow = first_ + j_;\n";
-    else
-      os << "      MPC_INDEPENDENT_ITERATIONS\n"
-         << "      for (int64_t ow = 0; ow < " << wo << "; ++ow) {\n";
+    std::string pad = openWindowRowLoop(os, wo);
     os << pad << "        const float g = " << gradient << ";\n"
        << pad << "        int32_t best = mpc::first_max_key(" << input(at(0, 0)) << ");\n"
        << pad << "        int32_t first = 0;\n";
@@ -1686,9 +1768,7 @@ private:
     for (int64_t e = 0; e < kh * kw; ++e)
       os << pad << "        plane[" << at(e / kw, e % kw) << "] = first == " << e << " ? "
          << write("0.0f + g") << " : " << write("0.0f") << ";\n";
-    if (blocked)
-      os << "        }\n";
-    os << "      }\n";
+    closeWindowRowLoop(os, wo);
     if (wo * kw < w)
       os << "      for (int64_t a = 0; a < " << kh << "; ++a)\n"
          << "        for (int64_t z = " << wo * kw << "; z < " << w << "; ++z)\n"
