@@ -1675,7 +1675,8 @@ private:
        << "          }\n";
   }
 
-  /// The largest window (elements) of emitTiledMaxPoolGrad's unrolled body.
+  /// The largest window (elements) of the tiled pooling forms' unrolled
+  /// bodies (emitTiledPool, emitTiledMaxPoolGrad).
   static constexpr int64_t kMaxTiledWindow = 16;
   /// The windows the tiled pooling forms' vectorised loops take at once: an
   /// AVX2 vector of floats (half of it for rows of fewer windows).
