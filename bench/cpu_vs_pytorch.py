@@ -157,7 +157,7 @@ def gemm_gflop(mpc, graph):
 
 
 def measure_peak(peak_tool):
-    """One core's peak (mpc-cpu-peak, about 0.4 s): GFLOP/s of fp32 FMAs and
+    """One core's peak (mpc-cpu-peak, under a second): GFLOP/s of fp32 FMAs and
     bf16 dot products (None where this CPU has none); None without the tool."""
     if not peak_tool:
         return None
