@@ -120,13 +120,15 @@ def time_mpc(bench, bundle, steps, warmup):
     return json.loads(result.stdout)["ms_per_step"]
 
 
-def static_measures(mpc, graph):
-    """From `mpc report --json` of the fp16 and fp32 training steps."""
-    def report(precision):
-        out = subprocess.run([mpc, "report", graph, "--step", "train", "--precision", precision,
-                              "--json"], capture_output=True, text=True, check=True).stdout
-        return json.loads(out)[0]
-    mixed, fp32 = report("fp16"), report("fp32")
+def mpc_report(mpc, graph, precision):
+    """`mpc report --json` of the training step in `precision`."""
+    out = subprocess.run([mpc, "report", graph, "--step", "train", "--precision", precision,
+                          "--json"], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)[0]
+
+
+def static_measures(mixed, fp32):
+    """From the reports of the fp16 (`mixed`) and fp32 training steps."""
     moved = mixed["read_bytes_per_step"] + mixed["written_bytes_per_step"]
     return {
         "launches_per_step": mixed["launches_per_step"],
@@ -139,14 +141,12 @@ def static_measures(mpc, graph):
     }
 
 
-def gemm_gflop(mpc, graph):
+def gemm_gflop(fp32):
     """The multiply-adds of the GEMMs of the fp32 training step, in GFLOP (2
-    per multiply-add): from the GEMM steps of `mpc report --json`, whose names
-    are "MxNxK" or "MxNxK batch B". The same GEMMs run in every mode."""
-    out = subprocess.run([mpc, "report", graph, "--step", "train", "--precision", "fp32",
-                          "--json"], capture_output=True, text=True, check=True).stdout
+    per multiply-add): from the GEMM steps of its report, whose names are
+    "MxNxK" or "MxNxK batch B". The same GEMMs run in every mode."""
     flops = 0
-    for step in json.loads(out)[0]["steps"]:
+    for step in fp32["steps"]:
         if step["kind"] != "gemm":
             continue
         words = step["name"].split()
@@ -253,8 +253,9 @@ def main():
                               for who, modes in (("mpc", MPC_MODES), ("torch", TORCH_MODES))
                               for mode in modes}
         graph = os.path.join(ROOT, "examples", model + ".mlir")
-        entry["static"] = static_measures(args.mpc, graph)
-        gflop = gemm_gflop(args.mpc, graph)
+        fp32_report = mpc_report(args.mpc, graph, "fp32")
+        entry["static"] = static_measures(mpc_report(args.mpc, graph, "fp16"), fp32_report)
+        gflop = gemm_gflop(fp32_report)
         entry["floor"] = {"gemm_gflop": gflop,
                           "fp32": compute_floor(gflop, peak["fp32"], m32, fp32_target * t32),
                           "bf16": compute_floor(gflop, peak["bf16"], mb, 0.8 * tb)}

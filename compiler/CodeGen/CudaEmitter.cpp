@@ -1598,8 +1598,8 @@ private:
     int64_t h = inShape[2], w = inShape[3], ho = outShape[2], wo = outShape[3];
     int64_t kh = k.getKernel()[0], kw = k.getKernel()[1];
     bool isMax = k.getKind() == mpk::PoolKind::Max;
-    bool stageIn = is16Bit(elementOf(in)) && h * w <= 4096;
-    bool stageOut = is16Bit(elementOf(out)) && ho * wo <= 4096;
+    bool stageIn = is16Bit(elementOf(in)) && h * w <= kMaxStagedPoolPlane;
+    bool stageOut = is16Bit(elementOf(out)) && ho * wo <= kMaxStagedPoolPlane;
     std::string x = stageIn ? "xv" : "(" + m[0] + " + r * " + std::to_string(h * w) + ")";
     std::string y = stageOut ? "yv" : m[1] + " + r * " + std::to_string(ho * wo);
     os << "#ifndef __CUDACC__\n  void row(int64_t r) const {\n";
@@ -1615,9 +1615,7 @@ private:
     os << pad << "        float acc = " << (isMax ? "-mpc::inf_f()" : "0.0f") << ";\n";
     for (int64_t a = 0; a < kh; ++a)
       for (int64_t c = 0; c < kw; ++c) {
-        std::string at = "(oh * " + std::to_string(kh) + " + " + std::to_string(a) + ") * " +
-                         std::to_string(w) + " + ow * " + std::to_string(kw) + " + " +
-                         std::to_string(c);
+        std::string at = tiledWindowElement(kh, kw, w, a, c);
         std::string v = stageIn ? x + "[" + at + "]" : loadExpr(in, x, at);
         os << pad << "        acc = " << (isMax ? "mpc::max_f(acc, " + v + ")" : "acc + " + v)
            << ";\n";
@@ -1690,6 +1688,19 @@ private:
   /// columns.
   static constexpr int64_t kMaxUnrolledIm2ColTaps = 49;
 
+  /// The largest image plane (elements) the host's pooling forms widen from
+  /// fp16/bf16 into a float array on the stack; larger ones are read and
+  /// written in place.
+  static constexpr int64_t kMaxStagedPoolPlane = 4096;
+
+  /// The offset in an image plane `w` wide of element (a, c) of the window
+  /// (oh, ow) of the tiled pooling forms (kh x kw windows at stride kh, kw).
+  static std::string tiledWindowElement(int64_t kh, int64_t kw, int64_t w, int64_t a,
+                                        int64_t c) {
+    return "(oh * " + std::to_string(kh) + " + " + std::to_string(a) + ") * " +
+           std::to_string(w) + " + ow * " + std::to_string(kw) + " + " + std::to_string(c);
+  }
+
   /// The windows of a row of `wo` that openWindowRowLoop's loop takes at
   /// once; 0: one loop over the row.
   static int64_t windowRowBlock(int64_t wo) {
@@ -1749,10 +1760,7 @@ private:
                                    llvm::function_ref<std::string(const std::string &)> input,
                                    llvm::function_ref<std::string(const std::string &)> write) {
     int64_t kh = k.getKernel()[0], kw = k.getKernel()[1];
-    auto at = [&](int64_t a, int64_t c) {
-      return "(oh * " + std::to_string(kh) + " + " + std::to_string(a) + ") * " +
-             std::to_string(w) + " + ow * " + std::to_string(kw) + " + " + std::to_string(c);
-    };
+    auto at = [&](int64_t a, int64_t c) { return tiledWindowElement(kh, kw, w, a, c); };
     os << "    for (int64_t oh = 0; oh < " << ho << "; ++oh) {\n";
     std::string pad = openWindowRowLoop(os, wo);
     os << pad << "        const float g = " << gradient << ";\n"
@@ -1855,7 +1863,7 @@ private:
       // fp16/bf16 planes are widened into float arrays first and the
       // gradient plane narrowed from one (when they are small enough for
       // the stack), so that the loops below read and write floats.
-      bool stage = is16Bit(elementOf(buffers.back())) && h * w <= 4096;
+      bool stage = is16Bit(elementOf(buffers.back())) && h * w <= kMaxStagedPoolPlane;
       // Windows that tile the plane from its corner (stride = kernel, no
       // padding) have a form of their own that writes every element once.
       bool tiledMax = isMax && stride[0] == kernel[0] && stride[1] == kernel[1] &&

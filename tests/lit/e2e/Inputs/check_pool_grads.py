@@ -2,21 +2,15 @@
 
   check_pool_grads.py DIR ROWS ELEMENTS
 DIR holds the inputs (x, dy1, dy2, dy3, xs, xf, dyf, xm, dy7, xw, dy10, dy15
-.npy); ROWS and ELEMENTS are the
-output prefixes of the two runs. Prints one line per output: whether the
-two runs are bitwise equal and the largest error against the reference
-relative to the output's scale.
+.npy); ROWS and ELEMENTS are the output prefixes of the two runs. Prints one
+line per output: whether the two runs are bitwise equal and the largest
+error against the reference relative to the output's scale.
 """
 import sys
 
 import numpy as np
 
-
-def bf16(values):
-    """f32 values rounded to bf16 (nearest even) and widened back."""
-    bits = values.astype(np.float32).view(np.uint32).astype(np.uint64)
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
-    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+from form_checks import bf16
 
 
 def windows(h, w, kernel, stride, pad, ho, wo):

@@ -1,4 +1,5 @@
-"""Shared by the host-form checks (check_col2im.py, check_im2col.py): bf16
+"""Shared by the host-form checks (check_col2im.py, check_im2col.py,
+check_pools.py, check_pool_grads.py): bf16
 rounding as NumPy values, and the line each output prints."""
 import numpy as np
 
