@@ -16,6 +16,12 @@ namespace mpc::rt {
 /// Whether this CPU runs x86-64-v3 code (AVX2, FMA, F16C and BMI2).
 bool cpuIsX8664V3();
 
+/// Whether this CPU has AVX-512 and runs its 512-bit multiply-adds at full
+/// width: any x86-64 CPU with AVX-512F except AMD's family 19h (Zen 4),
+/// which splits each into two 256-bit halves, so that oneDNN's AVX-512
+/// kernels have no wider units than OpenBLAS's AVX2 ones there.
+bool cpuHasFullWidthAvx512();
+
 } // namespace mpc::rt
 
 #endif // MPC_RUNTIME_HOSTCPU_H

@@ -7,6 +7,7 @@
 #include "HostGemm.h"
 
 #include "Elements.h"
+#include "HostCpu.h"
 
 #ifdef MPC_HAVE_OPENBLAS
 #include <cblas.h>
@@ -16,6 +17,8 @@
 #endif
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -394,16 +397,41 @@ void reluGrad(DType dtype, const float *c, DType auxDtype, const uint8_t *aux, u
   maskStored(dtype, rounded.data(), auxDtype, aux, out, count);
 }
 
+#ifdef MPC_HAVE_ONEDNN
+/// MPC_CPU_BATCH_SMALL_F32: 1 multiplies a strided batch of fp32 (or
+/// widened fp16) matrices too small for oneDNN alone in one oneDNN call, 0
+/// matrix by matrix in OpenBLAS; unset (or anything else), the CPU decides
+/// (cpuHasFullWidthAvx512). For side-by-side measurements, and tests of
+/// both ways on any CPU.
+bool batchSmallF32() {
+  const char *value = std::getenv("MPC_CPU_BATCH_SMALL_F32");
+  if (value && std::strcmp(value, "1") == 0)
+    return true;
+  if (value && std::strcmp(value, "0") == 0)
+    return false;
+  return cpuHasFullWidthAvx512();
+}
+#endif
+
 } // namespace
 
 #ifdef MPC_HAVE_ONEDNN
-HostGemm::HostGemm() : onednn_(new OnednnMatmul) {}
+HostGemm::HostGemm() : onednn_(new OnednnMatmul), batchesSmallF32_(batchSmallF32()) {}
 void HostGemm::OnednnDeleter::operator()(OnednnMatmul *matmul) const { delete matmul; }
 #else
 HostGemm::HostGemm() = default;
 void HostGemm::OnednnDeleter::operator()(OnednnMatmul *) const {}
 #endif
 HostGemm::~HostGemm() = default;
+
+bool HostGemm::multipliesMatrixByMatrix(const GemmStep &step) {
+  if (!onednn_ ||
+      (step.aDtype == DType::F64 && step.bDtype == DType::F64 && step.cDtype == DType::F64))
+    return true;
+  if (step.aDtype == DType::BF16 && step.bDtype == DType::BF16)
+    return false;
+  return !batchesSmallF32_ && !onednn_->handles(DType::F32, step.m, step.n, step.k);
+}
 
 /// The most scratch (fp32 elements: 64 MiB) a strided batch's widened
 /// operands and fp32 products may take to be one oneDNN call (see runIn).
@@ -444,12 +472,19 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
 #ifdef MPC_HAVE_ONEDNN
   if constexpr (std::is_same_v<T, float>) {
     // A strided batch (a convolution's per-image GEMMs, attention's
-    // per-head ones) in one oneDNN call: for small matrices a call each, or
-    // widening each to fp32 for OpenBLAS, costs more than the products; a
-    // convolution's fp32 and fp16 ones took 3-4x as long as 32 OpenBLAS
-    // calls (bench/results/2026-12-02-cpu-vs-pytorch-5.md). bf16 operands
-    // are multiplied as they are, others widened to fp32 once for the
-    // batch. oneDNN writes C itself when it can (bf16 operands into an fp32
+    // per-head ones) in one oneDNN call: for small matrices a call each,
+    // or widening each to fp32 for OpenBLAS, costs more than the products
+    // on a CPU with full-width AVX-512: a convolution's fp32 and fp16 ones
+    // took 3-4x as long as 32 OpenBLAS calls on Zen 5
+    // (bench/results/2026-12-02-cpu-vs-pytorch-5.md). On Zen 4, whose
+    // AVX-512 units are 256 bits wide, the CNN's fp32 convolutions' GEMMs
+    // of 56k to 226k multiply-adds each take 1.2x as long in one oneDNN
+    // call as in OpenBLAS matrix by matrix
+    // (bench/results/2026-12-03-cpu-conv-gemms-ab.md), so there batches of
+    // fp32 matrices too small for oneDNN alone run matrix by matrix
+    // (batchesSmallF32_); bf16 batches stay one call. bf16 operands are
+    // multiplied as they are, others widened to fp32 once for the batch.
+    // oneDNN writes C itself when it can (bf16 operands into an fp32
     // or bf16 C, fp32 ones into an fp32 C: it has no fp32-operand kernel
     // for a bf16 C here); any other C is rounded from the batch's fp32
     // products (in scratch) by the loop below. Narrow fp32 products stay
@@ -473,6 +508,8 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
       if ((intoC || viaScratch) &&
           !(!bf16Operands && OnednnMatmul::transposesNarrow(step.m, step.n)) &&
           scratchFloats <= kMaxBatchScratchFloats &&
+          (bf16Operands || batchesSmallF32_ ||
+           onednn_->handles(operands, step.m, step.n, step.k)) &&
           onednn_->handles(operands, step.batch * step.m, step.n, step.k)) {
         const uint8_t *aFirst = a + step.offsetA * aSize, *bFirst = b + step.offsetB * bSize;
         const void *aAll =

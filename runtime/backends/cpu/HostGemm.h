@@ -81,6 +81,13 @@ public:
            const uint8_t *bias, uint8_t *c, const GemmOperandCopies &copies = {},
            const GemmReluGradBuffers &reluGrad = {});
 
+  /// Whether run multiplies `step`'s matrices one by one whatever its batch
+  /// (for a gathered im2col_b, whose passes over a few images then give the
+  /// bits of the whole batch): fp32 or fp16 operands in matrices too small
+  /// for oneDNN alone, on a CPU where one oneDNN call for a batch of them
+  /// is slower than a call each (batchesSmallF32_), or without oneDNN.
+  bool multipliesMatrixByMatrix(const GemmStep &step);
+
 private:
   template <typename T>
   void runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b, const uint8_t *bias,
@@ -94,6 +101,11 @@ private:
     void operator()(OnednnMatmul *matmul) const;
   };
   std::unique_ptr<OnednnMatmul, OnednnDeleter> onednn_; // null in a build without oneDNN
+  /// Whether a strided batch of fp32 (or widened fp16) matrices too small
+  /// for oneDNN alone is one oneDNN call (else OpenBLAS, matrix by matrix):
+  /// on CPUs with full-width AVX-512 (cpuHasFullWidthAvx512), unless
+  /// MPC_CPU_BATCH_SMALL_F32 says otherwise.
+  bool batchesSmallF32_ = false;
 };
 
 } // namespace mpc::rt

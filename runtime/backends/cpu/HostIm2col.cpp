@@ -19,10 +19,9 @@ namespace {
 constexpr int64_t kCopyChunk = 8;
 } // namespace
 
-size_t columnCount(const GemmStep::Im2col &hint) {
-  const std::vector<int64_t> &shape = hint.shape;
-  return static_cast<size_t>(shape[0] * shape[1] * hint.kernel[0] * hint.kernel[1] *
-                             hint.outH() * hint.outW());
+size_t imageColumnCount(const GemmStep::Im2col &hint) {
+  return static_cast<size_t>(hint.shape[1] * hint.kernel[0] * hint.kernel[1] * hint.outH() *
+                             hint.outW());
 }
 
 size_t planeScratchCount(const GemmStep::Im2col &hint) {
@@ -102,8 +101,8 @@ void planeColumns(const float *padded, int64_t paddedW, const GemmStep::Im2col &
 } // namespace
 
 void gatherColumns(const GemmStep::Im2col &hint, DType dtype, const uint8_t *input,
-                   float *columns, std::vector<float> &plane) {
-  const int64_t images = hint.shape[0], channels = hint.shape[1];
+                   int64_t firstImage, int64_t images, float *columns, std::vector<float> &plane) {
+  const int64_t channels = hint.shape[1];
   const int64_t height = hint.shape[2], width = hint.shape[3];
   const int64_t top = hint.padding[0], left = hint.padding[1];
   const int64_t outH = hint.outH(), outW = hint.outW();
@@ -126,7 +125,8 @@ void gatherColumns(const GemmStep::Im2col &hint, DType dtype, const uint8_t *inp
   for (int64_t n = 0; n < images; ++n) {
     for (int64_t c = 0; c < channels; ++c) {
       const size_t at = static_cast<size_t>(n * channels + c);
-      widenElements(dtype, input + at * imageFloats * elementBytes, widened, imageFloats);
+      const size_t inputPlane = static_cast<size_t>((firstImage + n) * channels + c);
+      widenElements(dtype, input + inputPlane * imageFloats * elementBytes, widened, imageFloats);
       // The border stays zero: only the image rows are written.
       for (int64_t y = 0; y < height; ++y)
         std::memcpy(padded + (y + top) * paddedW + left, widened + y * width,

@@ -24,15 +24,16 @@
 
 namespace mpc::rt {
 
-/// Writes the columns of `hint` (a verified im2col_b) of the N x C x H x W
-/// image `input`, stored as `dtype`, to `columns` as fp32: N x (C kH kW) x
-/// (Ho Wo) values, image by image, as B is laid out (offset 0, stride C kH
-/// kW Ho Wo). `plane` is scratch for one padded image plane.
+/// Writes the columns of `images` images from `firstImage` of `hint` (a
+/// verified im2col_b) of the N x C x H x W image `input`, stored as `dtype`,
+/// to `columns` as fp32: images x (C kH kW) x (Ho Wo) values, image by
+/// image, as B is laid out (offset 0, stride C kH kW Ho Wo). `plane` is
+/// scratch for one padded image plane.
 void gatherColumns(const GemmStep::Im2col &hint, DType dtype, const uint8_t *input,
-                   float *columns, std::vector<float> &plane);
+                   int64_t firstImage, int64_t images, float *columns, std::vector<float> &plane);
 
-/// The number of fp32 values gatherColumns writes for `hint`.
-size_t columnCount(const GemmStep::Im2col &hint);
+/// The number of fp32 values gatherColumns writes for one image of `hint`.
+size_t imageColumnCount(const GemmStep::Im2col &hint);
 
 /// The number of fp32 values of `plane` that gatherColumns uses for `hint`
 /// (it grows a smaller one): a padded image plane, a widened one and a few

@@ -44,7 +44,8 @@ std::vector<float> naiveColumns(const GemmStep::Im2col &hint, const std::vector<
 // are copied in whole vectors that run into the rows after them, but not
 // past the last column), for widths that fill the vectors, leave a tail or
 // are narrower than one, planes of fewer columns than a vector, at stride 1
-// and 2, with dilation and uneven padding.
+// and 2, with dilation and uneven padding; for the whole batch and for the
+// images after the first.
 TEST(HostIm2col, GathersExactlyTheColumns) {
   struct Case {
     const char *name;
@@ -73,16 +74,28 @@ TEST(HostIm2col, GathersExactlyTheColumns) {
       mpc::rt::widenElements(DType::F16, &half[i], &image[i], 1);
     }
     const std::vector<float> expected = naiveColumns(hint, image);
-    ASSERT_EQ(expected.size(), mpc::rt::columnCount(hint));
+    ASSERT_EQ(expected.size(), c.shape[0] * mpc::rt::imageColumnCount(hint));
     // A guard of sentinels after the columns.
     constexpr size_t kGuard = 64;
     std::vector<float> columns(expected.size() + kGuard, -7.0f);
     std::vector<float> plane;
-    mpc::rt::gatherColumns(hint, DType::F16, reinterpret_cast<const uint8_t *>(half.data()),
-                           columns.data(), plane);
+    mpc::rt::gatherColumns(hint, DType::F16, reinterpret_cast<const uint8_t *>(half.data()), 0,
+                           c.shape[0], columns.data(), plane);
     EXPECT_EQ(0, std::memcmp(columns.data(), expected.data(), expected.size() * sizeof(float)));
     for (size_t i = expected.size(); i < columns.size(); ++i)
       ASSERT_EQ(columns[i], -7.0f) << "written past the columns at " << i - expected.size();
     EXPECT_LE(plane.size(), mpc::rt::planeScratchCount(hint));
+    // The images from the second on, alone: their columns, and nothing
+    // past them.
+    if (c.shape[0] < 2)
+      continue;
+    const size_t imageColumns = mpc::rt::imageColumnCount(hint);
+    const size_t rest = expected.size() - imageColumns;
+    std::fill(columns.begin(), columns.end(), -7.0f);
+    mpc::rt::gatherColumns(hint, DType::F16, reinterpret_cast<const uint8_t *>(half.data()), 1,
+                           c.shape[0] - 1, columns.data(), plane);
+    EXPECT_EQ(0, std::memcmp(columns.data(), expected.data() + imageColumns, rest * sizeof(float)));
+    for (size_t i = rest; i < columns.size(); ++i)
+      ASSERT_EQ(columns[i], -7.0f) << "written past the later images' columns at " << i - rest;
   }
 }

@@ -260,7 +260,16 @@ void expectNaiveGemm(const GemmCase &g, const char *device) {
       ASSERT_EQ(c[i], 0.0) << "element " << i << " of C is not an output";
 }
 
-TEST_P(ProgramGemm, MatchesANaiveDoubleGemm) { expectNaiveGemm(GetParam(), "cpu"); }
+// On the CPU both ways of multiplying a strided batch of fp32 (or widened
+// fp16) matrices too small for oneDNN alone, whichever this CPU takes
+// (MPC_CPU_BATCH_SMALL_F32): one oneDNN call, or OpenBLAS matrix by matrix.
+TEST_P(ProgramGemm, MatchesANaiveDoubleGemm) {
+  for (const char *batching : {"1", "0"}) {
+    SCOPED_TRACE(std::string("MPC_CPU_BATCH_SMALL_F32=") + batching);
+    mpc::test::ScopedEnv setting("MPC_CPU_BATCH_SMALL_F32", batching);
+    expectNaiveGemm(GetParam(), "cpu");
+  }
+}
 
 // On a real GPU (skipped without one): cuBLASLt's results against the same
 // reference, and the cases it cannot run refused at load.
@@ -717,13 +726,43 @@ std::vector<uint8_t> runIm2col(const Im2colCase &g, bool hint, const std::string
                         "c", cCount * cSize);
 }
 
+/// Runs `g` with and without its hint (the launch then poisoned) and
+/// expects the launch's bits (an f32 B: the launch runs).
+void expectTheLaunchsBits(const Im2colCase &g) {
+  TempDir dir;
+  GemmStep::Im2col hint{arena(0), {g.images, g.channels, g.height, g.width}, g.kernel, g.stride,
+                        g.padding, g.dilation};
+  std::string object = compileHostObject(im2colKernel(g, hint, false));
+  std::string poisoned = compileHostObject(im2colKernel(g, hint, true));
+  ASSERT_FALSE(object.empty());
+  ASSERT_FALSE(poisoned.empty());
+  std::vector<uint8_t> plain = runIm2col(g, false, object, dir);
+  std::vector<uint8_t> hinted = runIm2col(g, true, poisoned, dir);
+  ASSERT_EQ(plain.size(), hinted.size());
+  if (g.dtype == DType::F32) {
+    EXPECT_FALSE(plain == hinted) << "the CPU skipped the launch of an f32 B";
+    EXPECT_TRUE(plain == runIm2col(g, true, object, dir));
+    return;
+  }
+  EXPECT_TRUE(plain == hinted) << "the gathered columns' product differs from the launch's";
+  // The product is not trivial: a good part of it is not zero (far padding
+  // gives whole windows of zeros).
+  std::vector<double> values(plain.size() / mpc::rt::dtypeSize(g.c));
+  mpc::rt::widenElements(g.c, hinted.data(), values.data(), values.size());
+  size_t zeros = std::count(values.begin(), values.end(), 0.0);
+  EXPECT_GT(values.size() - zeros, values.size() / 4);
+}
+
 // The CPU backend takes an im2col_b hint on an f16 B (it gathers the fp32
 // columns from the image and skips the launch, here one that would write
 // 3s) and gives the bits of the launch and the plain GEMM: the forward
 // product and the filter gradient's, strides, dilations, padding on one
 // side only, a single image, a channel's window running off the image, a C
-// in f16, and a batch that oneDNN multiplies in one call. For an f32 B it
-// runs the launch (the poisoned one then changes the result).
+// in f16, small products gathered and multiplied a few images at a time
+// (256 KiB of columns, with a shorter last pass) where they run matrix by
+// matrix (HostGemm::multipliesMatrixByMatrix), and large ones a batch in
+// one oneDNN call; with each setting of MPC_CPU_BATCH_SMALL_F32. For an f32
+// B it runs the launch (the poisoned one then changes the result).
 TEST(ProgramGemmIm2col, TheHintGivesTheLaunchsBits) {
   const Im2colCase cases[] = {
       {"3x3 same", DType::F16, DType::F32, 3, 2, 7, 6, 5, {3, 3}, {1, 1}, {1, 1, 1, 1},
@@ -734,37 +773,32 @@ TEST(ProgramGemmIm2col, TheHintGivesTheLaunchsBits) {
        {1, 1}, true},
       {"one image, far padding", DType::F16, DType::F32, 1, 1, 4, 5, 3, {2, 2}, {3, 1},
        {3, 0, 2, 4}, {1, 3}, false},
-      {"oneDNN batch", DType::F16, DType::F32, 32, 4, 14, 14, 8, {3, 3}, {1, 1}, {1, 1, 1, 1},
+      // 28 KiB of columns an image, small products: 2^20 multiply-adds in
+      // all, one oneDNN call or passes of 8 images; fewer in all, passes of 7
+      // and 6 images (where the products run matrix by matrix).
+      {"small products", DType::F16, DType::F32, 32, 4, 14, 14, 8, {3, 3}, {1, 1},
+       {1, 1, 1, 1}, {1, 1}, false},
+      {"small filter gradients", DType::F16, DType::F32, 32, 4, 14, 14, 8, {3, 3}, {1, 1},
+       {1, 1, 1, 1}, {1, 1}, true},
+      {"passes", DType::F16, DType::F32, 13, 4, 14, 14, 8, {3, 3}, {1, 1}, {1, 1, 1, 1},
        {1, 1}, false},
-      {"oneDNN filter gradient", DType::F16, DType::F32, 32, 4, 14, 14, 8, {3, 3}, {1, 1},
+      {"filter gradient passes", DType::F16, DType::F32, 13, 4, 14, 14, 8, {3, 3}, {1, 1},
+       {1, 1, 1, 1}, {1, 1}, true},
+      // 2^20 multiply-adds a product and more: the batch in one oneDNN
+      // call, gathered whole.
+      {"oneDNN batch", DType::F16, DType::F32, 5, 16, 14, 14, 64, {3, 3}, {1, 1}, {1, 1, 1, 1},
+       {1, 1}, false},
+      {"oneDNN filter gradient", DType::F16, DType::F32, 5, 16, 14, 14, 64, {3, 3}, {1, 1},
        {1, 1, 1, 1}, {1, 1}, true},
       {"f32 runs the launch", DType::F32, DType::F32, 2, 3, 9, 8, 4, {2, 3}, {2, 1},
        {0, 1, 1, 0}, {2, 1}, false},
   };
-  for (const Im2colCase &g : cases) {
-    SCOPED_TRACE(g.name);
-    TempDir dir;
-    GemmStep::Im2col hint{arena(0), {g.images, g.channels, g.height, g.width}, g.kernel,
-                          g.stride, g.padding, g.dilation};
-    std::string object = compileHostObject(im2colKernel(g, hint, false));
-    std::string poisoned = compileHostObject(im2colKernel(g, hint, true));
-    ASSERT_FALSE(object.empty());
-    ASSERT_FALSE(poisoned.empty());
-    std::vector<uint8_t> plain = runIm2col(g, false, object, dir);
-    std::vector<uint8_t> hinted = runIm2col(g, true, poisoned, dir);
-    ASSERT_EQ(plain.size(), hinted.size());
-    if (g.dtype == DType::F32) {
-      EXPECT_FALSE(plain == hinted) << "the CPU skipped the launch of an f32 B";
-      EXPECT_TRUE(plain == runIm2col(g, true, object, dir));
-      continue;
+  for (const char *batching : {"1", "0"}) {
+    mpc::test::ScopedEnv setting("MPC_CPU_BATCH_SMALL_F32", batching);
+    for (const Im2colCase &g : cases) {
+      SCOPED_TRACE(std::string(g.name) + ", MPC_CPU_BATCH_SMALL_F32=" + batching);
+      expectTheLaunchsBits(g);
     }
-    EXPECT_TRUE(plain == hinted) << "the gathered columns' product differs from the launch's";
-    // The product is not trivial: a good part of it is not zero (far
-    // padding gives whole windows of zeros).
-    std::vector<double> values(plain.size() / mpc::rt::dtypeSize(g.c));
-    mpc::rt::widenElements(g.c, hinted.data(), values.data(), values.size());
-    size_t zeros = std::count(values.begin(), values.end(), 0.0);
-    EXPECT_GT(values.size() - zeros, values.size() / 4);
   }
 }
 
@@ -824,11 +858,24 @@ const GemmCase kCases[] = {
      196, 9, 8, 0, 2, 1, 0, 9 * 196 + 2, 8 * 196 + 3, false, false, Epilogue::Relu},
     {"Bf16ToF32SmallBatchedTransposedSharedBBias", DType::BF16, DType::BF16, DType::F32,
      DType::F32, 16, 40, 36, 3, 1, 0, 0, 16 * 36 + 1, 0, 16 * 40, true, true, Epilogue::Bias},
+    // Strided batches of fp32 and fp16 products of OnednnMatmul::kF32MinMacs
+    // each, one fp32 oneDNN call for the whole batch: fp32 C written by
+    // oneDNN with a shared filter and gaps between the batches; fp16
+    // operands widened for the whole batch, with a shared B and transposes;
+    // an fp16 C, and a bf16 one, rounded from the batch's fp32 products.
+    {"F32BatchedSharedABiasRelu", DType::F32, DType::F32, DType::F32, DType::F32, 64, 128, 128,
+     3, 0, 3, 1, 0, 128 * 128 + 5, 64 * 128 + 2, false, false, Epilogue::BiasRelu},
+    {"F16ToF32BatchedTransposedASharedBBias", DType::F16, DType::F16, DType::F32, DType::F32,
+     128, 128, 64, 3, 2, 0, 0, 64 * 128 + 1, 0, 128 * 128, true, false, Epilogue::Bias},
+    {"F16ToF16BatchedTransposedBRelu", DType::F16, DType::F16, DType::F16, std::nullopt, 64,
+     128, 128, 2, 0, 1, 3, 64 * 128, 128 * 128 + 7, 64 * 128 + 1, false, true, Epilogue::Relu},
+    {"F16ToBf16BatchedBiasRelu", DType::F16, DType::F16, DType::BF16, DType::F32, 64, 128, 128,
+     2, 0, 3, 1, 0, 128 * 128 + 5, 64 * 128 + 2, false, false, Epilogue::BiasRelu},
     // Strided batches of small fp32 and fp16 products (at least
-    // OnednnMatmul::kF32MinMacs in all), one fp32 oneDNN call for the whole
-    // batch: fp32 C written by oneDNN with a shared filter and gaps between
-    // the batches; fp16 operands widened for the whole batch, with a shared
-    // B and transposes; an fp16 C rounded from the batch's fp32 products.
+    // OnednnMatmul::kF32MinMacs in all, less each): one fp32 oneDNN call
+    // for the whole batch, or matrix by matrix in OpenBLAS
+    // (MPC_CPU_BATCH_SMALL_F32), with the same shared operands, gaps and
+    // transposes.
     {"F32SmallBatchedSharedABiasRelu", DType::F32, DType::F32, DType::F32, DType::F32, 16,
      196, 72, 32, 0, 3, 1, 0, 72 * 196 + 5, 16 * 196 + 2, false, false, Epilogue::BiasRelu},
     {"F16ToF32SmallBatchedTransposedASharedBBias", DType::F16, DType::F16, DType::F32,

@@ -56,6 +56,29 @@ inline void writeProgramBundle(const std::string &path,
   ASSERT_TRUE(status.isOk()) << status.message();
 }
 
+/// Sets the environment variable `name` to `value` while it lives.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    const char *old = std::getenv(name);
+    hadOld_ = old != nullptr;
+    old_ = old ? old : "";
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (hadOld_)
+      ::setenv(name_.c_str(), old_.c_str(), 1);
+    else
+      ::unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+  std::string name_, old_;
+  bool hadOld_ = false;
+};
+
 /// Points MPC_CACHE_DIR at a fresh folder while it lives.
 class ScopedCacheDir {
 public:
