@@ -425,12 +425,17 @@ void HostGemm::OnednnDeleter::operator()(OnednnMatmul *) const {}
 HostGemm::~HostGemm() = default;
 
 bool HostGemm::multipliesMatrixByMatrix(const GemmStep &step) {
+#ifdef MPC_HAVE_ONEDNN
   if (!onednn_ ||
       (step.aDtype == DType::F64 && step.bDtype == DType::F64 && step.cDtype == DType::F64))
     return true;
   if (step.aDtype == DType::BF16 && step.bDtype == DType::BF16)
     return false;
   return !batchesSmallF32_ && !onednn_->handles(DType::F32, step.m, step.n, step.k);
+#else
+  (void)step;
+  return true;
+#endif
 }
 
 /// The most scratch (fp32 elements: 64 MiB) a strided batch's widened
