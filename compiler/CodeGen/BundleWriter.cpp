@@ -412,7 +412,8 @@ private:
   /// relu_grad hint lies between them), into arena bytes of the image's
   /// element type that the GEMM reads whole as its batch of B operands (one
   /// per image, from the first byte), and that no later op reads before one
-  /// writes all of them.
+  /// writes all of them; the image must not share bytes with the GEMM's
+  /// result (a backend may read images after writing earlier products).
   std::optional<rt::GemmStep::Im2col>
   im2colHint(mpk::GemmOp gemm, Operation *previous, const mpc::GeneratedKernels &kernels) const {
     auto im2col = llvm::dyn_cast_or_null<mpk::Im2ColOp>(previous);
@@ -435,6 +436,8 @@ private:
             bType.getElementType() ||
         gemm.getBatch() != images || gemm.getOffsetB() != 0 || gemm.getStrideB() != rows * cols ||
         storedRows != rows || storedCols != cols)
+      return std::nullopt;
+    if (byteRange(im2col.getInput()).overlaps(byteRange(gemm.getC())))
       return std::nullopt;
     // A backend taking the hint does not write the columns.
     if (!unreadAfter(gemm, columns))

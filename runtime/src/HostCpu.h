@@ -17,9 +17,11 @@ namespace mpc::rt {
 bool cpuIsX8664V3();
 
 /// Whether this CPU has AVX-512 and runs its 512-bit multiply-adds at full
-/// width: any x86-64 CPU with AVX-512F except AMD's family 19h (Zen 4),
-/// which splits each into two 256-bit halves, so that oneDNN's AVX-512
-/// kernels have no wider units than OpenBLAS's AVX2 ones there.
+/// width, as far as the CPUID family tells: any x86-64 CPU with AVX-512F
+/// except AMD's family 19h (Zen 4), which splits each into two 256-bit
+/// halves, so that oneDNN's AVX-512 kernels have no wider units than
+/// OpenBLAS's AVX2 ones there. A heuristic: mobile Zen 5 parts (family
+/// 1Ah) also run AVX-512 on 256-bit datapaths and count as full width.
 bool cpuHasFullWidthAvx512();
 
 } // namespace mpc::rt

@@ -1035,15 +1035,15 @@ private:
       if (Status status = reluGrad(path, step, launchNext, c); !status.isOk())
         return status;
     if (step.im2colB)
-      return im2col(member(path, "im2col_b"), step, launchBefore, b);
+      return im2col(member(path, "im2col_b"), step, launchBefore, b, c);
     return Status();
   }
 
   /// im2col_b: after a launch (which a backend may skip), on B laid out as
-  /// the columns of an input in B's dtype that does not overlap them (bytes
-  /// `b`), and not kept or reused widened.
+  /// the columns of an input in B's dtype that overlaps neither them (bytes
+  /// `b`) nor C (bytes `c`), and not kept or reused widened.
   Status im2col(const std::string &path, const GemmStep &step,
-                bool launchBefore, const ByteRange &b) const {
+                bool launchBefore, const ByteRange &b, const ByteRange &c) const {
     const GemmStep::Im2col &hint = *step.im2colB;
     if (!launchBefore)
       return fail(path, "the previous step must be the launch that writes "
@@ -1116,6 +1116,8 @@ private:
       return status;
     if (input.overlaps(b))
       return fail(member(path, "input"), "overlaps operand b");
+    if (input.overlaps(c))
+      return fail(member(path, "input"), "overlaps the output c");
     return Status();
   }
 

@@ -68,8 +68,9 @@
 //     + 1, likewise Wo, batch is N, offset_b 0 and stride_b C kH kW Ho Wo.
 //     It also says that no later step reads those bytes of B before writing
 //     them. A backend may then skip the launch and read B from input; the
-//     others run both. Not with keep_b or reuse_b, and input does not
-//     overlap B.
+//     others run both. Not with keep_b or reuse_b, and input overlaps
+//     neither B nor C (a backend may read an image after writing the
+//     products of the images before it).
 //   - copy: copies `bytes` bytes from `source` to `target` (no overlap).
 //
 // Initializers and their arguments (defaults in parentheses):

@@ -65,12 +65,13 @@ bool takesIm2col(const GemmStep &step) {
 constexpr size_t kGatherPassBytes = size_t(256) << 10;
 
 /// The images of a taken im2col_b hint whose columns are gathered, then
-/// multiplied, at a time: all of them when `gemm` multiplies a batch in one
-/// call (a pass's product could then differ in its last bits from the
+/// multiplied, at a time: all of them when `gemm` may multiply a batch in
+/// one call (a pass's product could then differ in its last bits from the
 /// whole batch's, which the launch's columns get); else at most
-/// kGatherPassBytes of columns, and as many images in each pass as the
-/// batch allows (no short last pass). All 32 at once wrote the CNN's 1.8 MB
-/// of columns of its second convolution to L3 and read them back.
+/// kGatherPassBytes of columns, in the fewest passes, each of the same
+/// number of images but the last, which may have fewer. All 32 at once
+/// wrote the CNN's 1.8 MB of columns of its second convolution to L3 and
+/// read them back.
 int64_t imagesPerGather(const GemmStep &step, HostGemm &gemm) {
   const int64_t images = step.batch;
   if (!gemm.multipliesMatrixByMatrix(step))
@@ -233,10 +234,17 @@ private:
   /// their columns gathered into columns_, then multiplied as a batch of
   /// those images (B's offset 0 and per-image stride, verified, hold for
   /// the gathered columns; A's and C's offsets move to the pass's first
-  /// image).
+  /// image; the images do not overlap C, verified, so later passes read
+  /// them as they were). The whole batch at once runs the step with its
+  /// hint, which HostGemm counts as a widened B.
   void gatherAndMultiply(const PlannedGemm &gemm) {
     const GemmStep &whole = gemm.step;
     const auto *columns = reinterpret_cast<const uint8_t *>(columns_.data());
+    if (gemm.imagesPerGather >= whole.batch) {
+      gatherColumns(*whole.im2colB, gemm.im2colDtype, gemm.im2colInput, 0, whole.batch,
+                    columns_.data(), columnPlane_);
+      return gemm_.run(whole, gemm.a, columns, gemm.bias, gemm.c, gemm.copies, gemm.reluGrad);
+    }
     for (int64_t first = 0; first < whole.batch; first += gemm.imagesPerGather) {
       GemmStep pass = gemm.passStep;
       pass.batch = std::min(gemm.imagesPerGather, whole.batch - first);

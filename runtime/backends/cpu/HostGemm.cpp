@@ -398,25 +398,30 @@ void reluGrad(DType dtype, const float *c, DType auxDtype, const uint8_t *aux, u
 }
 
 #ifdef MPC_HAVE_ONEDNN
-/// MPC_CPU_BATCH_SMALL_F32: 1 multiplies a strided batch of fp32 (or
-/// widened fp16) matrices too small for oneDNN alone in one oneDNN call, 0
-/// matrix by matrix in OpenBLAS; unset (or anything else), the CPU decides
-/// (cpuHasFullWidthAvx512). For side-by-side measurements, and tests of
-/// both ways on any CPU.
-bool batchSmallF32() {
+/// Whether a strided batch of fp32 (or widened fp16) matrices too small for
+/// oneDNN alone is one oneDNN call: MPC_CPU_BATCH_SMALL_F32=1 says yes, =0
+/// no (matrix by matrix in OpenBLAS), for side-by-side measurements and
+/// tests of both ways on any CPU. Otherwise yes on x86-64 CPUs with
+/// full-width AVX-512 (measured on Zen 5) and no on other x86-64 CPUs
+/// (measured on Zen 4 only); other architectures keep the one call.
+bool smallF32BatchesInOneCall() {
   const char *value = std::getenv("MPC_CPU_BATCH_SMALL_F32");
   if (value && std::strcmp(value, "1") == 0)
     return true;
   if (value && std::strcmp(value, "0") == 0)
     return false;
+#if defined(__x86_64__)
   return cpuHasFullWidthAvx512();
+#else
+  return true;
+#endif
 }
 #endif
 
 } // namespace
 
 #ifdef MPC_HAVE_ONEDNN
-HostGemm::HostGemm() : onednn_(new OnednnMatmul), batchesSmallF32_(batchSmallF32()) {}
+HostGemm::HostGemm() : onednn_(new OnednnMatmul), batchesSmallF32_(smallF32BatchesInOneCall()) {}
 void HostGemm::OnednnDeleter::operator()(OnednnMatmul *matmul) const { delete matmul; }
 #else
 HostGemm::HostGemm() = default;
@@ -485,9 +490,10 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
     // AVX-512 units are 256 bits wide, the CNN's fp32 convolutions' GEMMs
     // of 56k to 226k multiply-adds each take 1.2x as long in one oneDNN
     // call as in OpenBLAS matrix by matrix
-    // (bench/results/2026-12-03-cpu-conv-gemms-ab.md), so there batches of
-    // fp32 matrices too small for oneDNN alone run matrix by matrix
-    // (batchesSmallF32_); bf16 batches stay one call. bf16 operands are
+    // (bench/results/2026-12-03-cpu-conv-gemms-ab.md), so there, and on
+    // x86-64 CPUs without AVX-512 (not measured), batches of fp32 matrices
+    // too small for oneDNN alone run matrix by matrix (batchesSmallF32_);
+    // bf16 batches stay one call. bf16 operands are
     // multiplied as they are, others widened to fp32 once for the batch.
     // oneDNN writes C itself when it can (bf16 operands into an fp32
     // or bf16 C, fp32 ones into an fp32 C: it has no fp32-operand kernel
@@ -506,7 +512,10 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
         return stride == 0 ? count : static_cast<size_t>((step.batch - 1) * stride) + count;
       };
       const bool widensA = !bf16Operands && step.aDtype != DType::F32;
-      const bool widensB = !bf16Operands && step.bDtype != DType::F32;
+      // Columns gathered in fp32 for an im2col_b hint (an f16 B, verified)
+      // count as widened, so that the step with the hint and without it
+      // take the same path, whose products have the same bits.
+      const bool widensB = !bf16Operands && (step.bDtype != DType::F32 || step.im2colB);
       const size_t scratchFloats = (widensA ? span(step.strideA, aCount) : 0) +
                                    (widensB ? span(step.strideB, bCount) : 0) +
                                    (viaScratch ? static_cast<size_t>(step.batch) * cCount : 0);

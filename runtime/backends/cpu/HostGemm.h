@@ -84,8 +84,8 @@ public:
   /// Whether run multiplies `step`'s matrices one by one whatever its batch
   /// (for a gathered im2col_b, whose passes over a few images then give the
   /// bits of the whole batch): fp32 or fp16 operands in matrices too small
-  /// for oneDNN alone, on a CPU where one oneDNN call for a batch of them
-  /// is slower than a call each (batchesSmallF32_), or without oneDNN.
+  /// for oneDNN alone where such batches are not one call
+  /// (batchesSmallF32_), f64 ones, and any without oneDNN.
   bool multipliesMatrixByMatrix(const GemmStep &step);
 
 private:
@@ -103,8 +103,7 @@ private:
   std::unique_ptr<OnednnMatmul, OnednnDeleter> onednn_; // null in a build without oneDNN
   /// Whether a strided batch of fp32 (or widened fp16) matrices too small
   /// for oneDNN alone is one oneDNN call (else OpenBLAS, matrix by matrix):
-  /// on CPUs with full-width AVX-512 (cpuHasFullWidthAvx512), unless
-  /// MPC_CPU_BATCH_SMALL_F32 says otherwise.
+  /// smallF32BatchesInOneCall in HostGemm.cpp.
   bool batchesSmallF32_ = false;
 };
 

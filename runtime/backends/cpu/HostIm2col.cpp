@@ -44,9 +44,9 @@ __attribute__((always_inline)) inline void
 chunkedRows(const float *__restrict from, int64_t lineStride, int64_t rows, int64_t outW,
             int64_t chunks, float *__restrict out) {
   const int64_t floats = (Chunks ? Chunks : chunks) * kCopyChunk;
-  for (int64_t oh = 0; oh < rows; ++oh, from += lineStride, out += outW)
+  for (int64_t oh = 0; oh < rows; ++oh)
     for (int64_t k = 0; k < floats; ++k)
-      out[k] = from[k];
+      out[oh * outW + k] = from[oh * lineStride + k];
 }
 
 /// Copies the widened image plane (`height` rows of `width` floats) into

@@ -43,9 +43,9 @@ std::vector<float> naiveColumns(const GemmStep::Im2col &hint, const std::vector<
 // the element-by-element gather, and nothing past them (its stride-1 rows
 // are copied in whole vectors that run into the rows after them, but not
 // past the last column), for widths that fill the vectors, leave a tail or
-// are narrower than one, planes of fewer columns than a vector, at stride 1
-// and 2, with dilation and uneven padding; for the whole batch and for the
-// images after the first.
+// are narrower than one, rows of 1 to 5 vectors, planes of fewer columns
+// than a vector, at stride 1 and 2, with dilation and uneven padding; for
+// the whole batch and for the images after the first.
 TEST(HostIm2col, GathersExactlyTheColumns) {
   struct Case {
     const char *name;
@@ -58,6 +58,13 @@ TEST(HostIm2col, GathersExactlyTheColumns) {
       {"strided and dilated", {1, 2, 9, 11}, {3, 2}, {2, 1}, {2, 0, 1, 3}, {1, 2}},
       {"stride 2 across", {1, 1, 8, 9}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
       {"planes of one column", {3, 4, 1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}},
+      // Rows of 3, 4 and 5 chunks (the last in the form for any count),
+      // whole and with a tail: a row copied in more chunks than it has
+      // runs past the last column.
+      {"24 wide", {2, 2, 6, 24}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}},
+      {"28 wide", {2, 1, 5, 28}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}},
+      {"32 wide", {2, 1, 4, 32}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}},
+      {"40 wide", {2, 2, 3, 40}, {2, 2}, {1, 1}, {0, 0, 1, 1}, {1, 1}},
   };
   std::mt19937 random(5);
   std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);

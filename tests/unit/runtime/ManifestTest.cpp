@@ -736,6 +736,8 @@ TEST(Manifest, Im2colHints) {
        "steps[1].im2col_b.input.offset: the im2col input needs bytes [3900, 4260) of the arena"},
       {[](Manifest &m) { gemmStep(m, 1).im2colB->input = arena(1000); },
        "steps[1].im2col_b.input: overlaps operand b"},
+      {[](Manifest &m) { gemmStep(m, 1).im2colB->input = arena(2400); },
+       "steps[1].im2col_b.input: overlaps the output c"},
   };
   expectEditsRefused(im2colManifest, cases);
   // The hint's keys are its own.

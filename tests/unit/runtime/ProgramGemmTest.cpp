@@ -638,6 +638,8 @@ struct Im2colCase {
   int64_t images, channels, height, width, o;
   std::vector<int64_t> kernel, stride, padding, dilation;
   bool filterGradient;
+  /// Elements before A's and C's first (offset_a and offset_c).
+  int64_t offset = 0;
 };
 
 /// k0 for `g`: the im2col columns of the image in plain loops; with
@@ -685,8 +687,8 @@ std::vector<uint8_t> runIm2col(const Im2colCase &g, bool hint, const std::string
   const int64_t cols = columns.outH() * columns.outW();
   const uint64_t size = mpc::rt::dtypeSize(g.dtype), cSize = mpc::rt::dtypeSize(g.c);
   const int64_t inCount = g.images * g.channels * g.height * g.width;
-  const int64_t aCount = g.filterGradient ? g.images * g.o * cols : g.o * rows;
-  const int64_t cCount = g.images * g.o * (g.filterGradient ? rows : cols);
+  const int64_t aCount = g.offset + (g.filterGradient ? g.images * g.o * cols : g.o * rows);
+  const int64_t cCount = g.offset + g.images * g.o * (g.filterGradient ? rows : cols);
   const uint64_t colsAt = alignUp(inCount * size);
   const uint64_t aAt = alignUp(colsAt + g.images * rows * cols * size);
   const uint64_t cAt = alignUp(aAt + aCount * size);
@@ -704,6 +706,7 @@ std::vector<uint8_t> runIm2col(const Im2colCase &g, bool hint, const std::string
   gemm.aDtype = gemm.bDtype = g.dtype;
   gemm.cDtype = g.c;
   gemm.batch = g.images;
+  gemm.offsetA = gemm.offsetC = g.offset;
   gemm.strideB = rows * cols;
   gemm.m = g.o;
   if (g.filterGradient) {
@@ -726,16 +729,11 @@ std::vector<uint8_t> runIm2col(const Im2colCase &g, bool hint, const std::string
                         "c", cCount * cSize);
 }
 
-/// Runs `g` with and without its hint (the launch then poisoned) and
-/// expects the launch's bits (an f32 B: the launch runs).
-void expectTheLaunchsBits(const Im2colCase &g) {
+/// Runs `g` with and without its hint (the launch, from `poisoned`, then
+/// writes 3s) and expects the launch's bits (an f32 B: the launch runs).
+void expectTheLaunchsBits(const Im2colCase &g, const std::string &object,
+                          const std::string &poisoned) {
   TempDir dir;
-  GemmStep::Im2col hint{arena(0), {g.images, g.channels, g.height, g.width}, g.kernel, g.stride,
-                        g.padding, g.dilation};
-  std::string object = compileHostObject(im2colKernel(g, hint, false));
-  std::string poisoned = compileHostObject(im2colKernel(g, hint, true));
-  ASSERT_FALSE(object.empty());
-  ASSERT_FALSE(poisoned.empty());
   std::vector<uint8_t> plain = runIm2col(g, false, object, dir);
   std::vector<uint8_t> hinted = runIm2col(g, true, poisoned, dir);
   ASSERT_EQ(plain.size(), hinted.size());
@@ -784,6 +782,11 @@ TEST(ProgramGemmIm2col, TheHintGivesTheLaunchsBits) {
        {1, 1}, false},
       {"filter gradient passes", DType::F16, DType::F32, 13, 4, 14, 14, 8, {3, 3}, {1, 1},
        {1, 1, 1, 1}, {1, 1}, true},
+      // The same with A and C after 5 other elements (offset_a, offset_c).
+      {"passes at offsets", DType::F16, DType::F32, 13, 4, 14, 14, 8, {3, 3}, {1, 1},
+       {1, 1, 1, 1}, {1, 1}, false, 5},
+      {"filter gradient passes at offsets", DType::F16, DType::F16, 13, 4, 14, 14, 8, {3, 3},
+       {1, 1}, {1, 1, 1, 1}, {1, 1}, true, 5},
       // 2^20 multiply-adds a product and more: the batch in one oneDNN
       // call, gathered whole.
       {"oneDNN batch", DType::F16, DType::F32, 5, 16, 14, 14, 64, {3, 3}, {1, 1}, {1, 1, 1, 1},
@@ -793,11 +796,17 @@ TEST(ProgramGemmIm2col, TheHintGivesTheLaunchsBits) {
       {"f32 runs the launch", DType::F32, DType::F32, 2, 3, 9, 8, 4, {2, 3}, {2, 1},
        {0, 1, 1, 0}, {2, 1}, false},
   };
-  for (const char *batching : {"1", "0"}) {
-    mpc::test::ScopedEnv setting("MPC_CPU_BATCH_SMALL_F32", batching);
-    for (const Im2colCase &g : cases) {
+  for (const Im2colCase &g : cases) {
+    GemmStep::Im2col hint{arena(0), {g.images, g.channels, g.height, g.width}, g.kernel,
+                          g.stride, g.padding, g.dilation};
+    std::string object = compileHostObject(im2colKernel(g, hint, false));
+    std::string poisoned = compileHostObject(im2colKernel(g, hint, true));
+    ASSERT_FALSE(object.empty());
+    ASSERT_FALSE(poisoned.empty());
+    for (const char *batching : {"1", "0"}) {
       SCOPED_TRACE(std::string(g.name) + ", MPC_CPU_BATCH_SMALL_F32=" + batching);
-      expectTheLaunchsBits(g);
+      mpc::test::ScopedEnv setting("MPC_CPU_BATCH_SMALL_F32", batching);
+      expectTheLaunchsBits(g, object, poisoned);
     }
   }
 }
