@@ -47,8 +47,11 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "gpu"))
 import torch_peer  # noqa: E402  (the PyTorch models)
 
 MODELS = ["mlp", "wide_mlp", "cnn", "transformer_block"]
-# Steps per timing, by model (a step of the wide MLP or the CNN is slow).
-STEPS = {"mlp": 300, "wide_mlp": 20, "cnn": 20, "transformer_block": 100}
+# Steps per timing, by model (a step of the wide MLP is slow). The CNN's 60
+# make a timing of mpc's step about 0.1 s: with 20 (40 ms) a burst of load
+# on this shared machine moved single rounds' fp16/fp32 ratio from 0.81 to
+# 1.41 (bench/results/2026-12-03-cpu-vs-pytorch-10.md).
+STEPS = {"mlp": 300, "wide_mlp": 20, "cnn": 60, "transformer_block": 100}
 MPC_MODES = ["fp32", "bf16", "fp16"]
 TORCH_MODES = ["fp32", "bf16"]
 
