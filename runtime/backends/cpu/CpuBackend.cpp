@@ -240,18 +240,16 @@ private:
   void gatherAndMultiply(const PlannedGemm &gemm) {
     const GemmStep &whole = gemm.step;
     const auto *columns = reinterpret_cast<const uint8_t *>(columns_.data());
-    if (gemm.imagesPerGather >= whole.batch) {
-      gatherColumns(*whole.im2colB, gemm.im2colDtype, gemm.im2colInput, 0, whole.batch,
-                    columns_.data(), columnPlane_);
-      return gemm_.run(whole, gemm.a, columns, gemm.bias, gemm.c, gemm.copies, gemm.reluGrad);
-    }
     for (int64_t first = 0; first < whole.batch; first += gemm.imagesPerGather) {
+      const int64_t images = std::min(gemm.imagesPerGather, whole.batch - first);
+      gatherColumns(*whole.im2colB, gemm.im2colDtype, gemm.im2colInput, first, images,
+                    columns_.data(), columnPlane_);
+      if (images == whole.batch)
+        return gemm_.run(whole, gemm.a, columns, gemm.bias, gemm.c, gemm.copies, gemm.reluGrad);
       GemmStep pass = gemm.passStep;
-      pass.batch = std::min(gemm.imagesPerGather, whole.batch - first);
+      pass.batch = images;
       pass.offsetA += first * whole.strideA;
       pass.offsetC += first * whole.strideC;
-      gatherColumns(*whole.im2colB, gemm.im2colDtype, gemm.im2colInput, first, pass.batch,
-                    columns_.data(), columnPlane_);
       gemm_.run(pass, gemm.a, columns, gemm.bias, gemm.c, gemm.copies, gemm.reluGrad);
     }
   }

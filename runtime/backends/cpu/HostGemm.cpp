@@ -431,8 +431,7 @@ HostGemm::~HostGemm() = default;
 
 bool HostGemm::multipliesMatrixByMatrix(const GemmStep &step) {
 #ifdef MPC_HAVE_ONEDNN
-  if (!onednn_ ||
-      (step.aDtype == DType::F64 && step.bDtype == DType::F64 && step.cDtype == DType::F64))
+  if (step.aDtype == DType::F64 && step.bDtype == DType::F64 && step.cDtype == DType::F64)
     return true;
   if (step.aDtype == DType::BF16 && step.bDtype == DType::BF16)
     return false;
@@ -493,10 +492,10 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
     // (bench/results/2026-12-03-cpu-conv-gemms-ab.md), so there, and on
     // x86-64 CPUs without AVX-512 (not measured), batches of fp32 matrices
     // too small for oneDNN alone run matrix by matrix (batchesSmallF32_);
-    // bf16 batches stay one call. bf16 operands are
-    // multiplied as they are, others widened to fp32 once for the batch.
-    // oneDNN writes C itself when it can (bf16 operands into an fp32
-    // or bf16 C, fp32 ones into an fp32 C: it has no fp32-operand kernel
+    // bf16 batches stay one call. bf16 operands are multiplied as they
+    // are, others widened to fp32 once for the batch. oneDNN writes C
+    // itself when it can (bf16 operands into an fp32 or bf16 C, fp32 ones
+    // into an fp32 C: it has no fp32-operand kernel
     // for a bf16 C here); any other C is rounded from the batch's fp32
     // products (in scratch) by the loop below. Narrow fp32 products stay
     // matrix by matrix (OnednnMatmul::transposesNarrow), and so do batches

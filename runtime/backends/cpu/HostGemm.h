@@ -85,7 +85,7 @@ public:
   /// (for a gathered im2col_b, whose passes over a few images then give the
   /// bits of the whole batch): fp32 or fp16 operands in matrices too small
   /// for oneDNN alone where such batches are not one call
-  /// (batchesSmallF32_), f64 ones, and any without oneDNN.
+  /// (batchesSmallF32_), f64 ones, and any in a build without oneDNN.
   bool multipliesMatrixByMatrix(const GemmStep &step);
 
 private:
