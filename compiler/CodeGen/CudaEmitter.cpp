@@ -25,11 +25,12 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
-#include <map>
-#include <cctype>
+#include <functional>
 #include <limits>
+#include <map>
 
 using namespace mlir;
 namespace mpk = mlir::mpk;
@@ -994,9 +995,10 @@ private:
   /// reduce_rows), and returns its number of rows:
   ///   - when the reduced dimensions end in a run that is contiguous in every
   ///     input (a row's sum over trailing axes, batch-norm statistics over
-  ///     [N, ., H, W], a whole tensor), a row is one output: blocks of 256
-  ///     elements of the run are summed in 8 lanes, which vectorises; blocks
-  ///     are added in order;
+  ///     [N, ., H, W], a whole tensor), a row is one output: its elements
+  ///     are summed in kReduceLanes lanes, which vectorises into independent
+  ///     chains of additions, and the lanes added pairwise at the end
+  ///     (fp16 inputs widened 256 elements of the run at a time);
   ///   - when kept dimensions end the iteration space in such a run (a bias
   ///     gradient, a column sum), a row is a tile of up to 256 outputs
   ///     accumulated together as the reduced index advances, in order;
@@ -1037,18 +1039,22 @@ private:
     };
     // fp16 inputs that advance along the run are widened a block at a time
     // into float arrays before the loop (widen_chunk: eight at a time with
-    // F16C), as in pointwise rows; the loop then reads floats, and
-    // vectorises without the bit-level conversion.
+    // F16C), and booleans into 32-bit integers, as in pointwise rows; the
+    // loop then reads 32-bit lanes only, and vectorises without the
+    // bit-level conversion. (Read as bytes in the loop, a mask made GCC
+    // vectorise a batch-norm gradient's sums two floats at a time: 4x as
+    // long as the same sums over a stored f32 tensor.)
+    auto isBool = [&](unsigned j) { return elementOf(buffers[j]).isInteger(1); };
     auto staged = [&](unsigned j, llvm::ArrayRef<bool> advances) {
-      return advances[j] && elementOf(buffers[j]).isF16();
+      return advances[j] && (elementOf(buffers[j]).isF16() || isBool(j));
     };
     auto emitStaging = [&](llvm::StringRef indent, llvm::ArrayRef<std::string> starts,
                            llvm::ArrayRef<bool> advances, llvm::StringRef from, int64_t size) {
       for (unsigned j = 0; j < numIn; ++j)
         if (staged(j, advances))
-          os << indent << "float s" << j << "_[" << size << "];\n"
-             << indent << "mpc::widen_chunk(" << members[j] << " + (" << starts[j] << " + "
-             << from << "), s" << j << "_, n_);\n";
+          os << indent << (isBool(j) ? "int32_t" : "float") << " s" << j << "_[" << size << "];\n"
+             << indent << "mpc::widen_chunk(" << members[j] << " + (" << starts[j] << " + " << from
+             << "), s" << j << "_, n_);\n";
     };
     // The prologue at element `at` of the run (advancing inputs read there;
     // staged ones at `stagedAt` of their arrays).
@@ -1062,7 +1068,7 @@ private:
           continue;
         os << indent << "const " << scalarType(arg.getType()) << " " << names[arg] << " = ";
         if (staged(j, advances))
-          os << "s" << j << "_[" << stagedAt << "];\n";
+          os << "s" << j << "_[" << stagedAt << "]" << (isBool(j) ? " != 0" : "") << ";\n";
         else
           os << loadExpr(buffers[j], members[j], starts[j] + " + " + at.str(), kLoopConversions)
              << ";\n";
@@ -1109,7 +1115,17 @@ private:
         }
       }
       emitDecompose(os, "    ", "r", outShape, keptNames);
-      os << "    float acc = " << identity << ";\n"
+      // kReduceLanes lanes, kept over the whole row and added pairwise at
+      // its end: with a vector register for each 8 of them, the sums are
+      // that many independent chains of additions (one chain waits on its
+      // own latency, about 3 cycles per vector of elements). Rows of fewer
+      // than 8 * kReduceLanes elements keep 8 lanes: adding 32 would cost
+      // more than the row.
+      int laneCount = product(outerShape) * length >= 8 * kReduceLanes ? kReduceLanes : 8;
+      std::string lanes = std::to_string(laneCount);
+      os << "    float lane_[" << lanes << "];\n"
+         << "    for (int l_ = 0; l_ < " << lanes << "; ++l_)\n      lane_[l_] = " << identity
+         << ";\n"
          << "    for (int64_t c = 0; c < " << product(outerShape) << "; ++c) {\n";
       emitDecompose(os, "      ", "c", outerShape, outerNames);
       llvm::DenseMap<Value, std::string> names;
@@ -1118,11 +1134,9 @@ private:
          << "        const int64_t n_ = " << length << " - b_ < 256 ? " << length
          << " - b_ : 256;\n";
       emitStaging("        ", starts, in->advances, "b_", 256);
-      os << "        float lane_[8];\n"
-         << "        for (int l_ = 0; l_ < 8; ++l_)\n          lane_[l_] = " << identity << ";\n"
-         << "        int64_t j_ = 0;\n"
-         << "        for (; j_ + 8 <= n_; j_ += 8) {\n"
-         << "          for (int l_ = 0; l_ < 8; ++l_) {\n";
+      os << "        int64_t j_ = 0;\n"
+         << "        for (; j_ + " << lanes << " <= n_; j_ += " << lanes << ") {\n"
+         << "          for (int l_ = 0; l_ < " << lanes << "; ++l_) {\n";
       FailureOr<std::string> v = emitValue("            ", starts, in->advances, "b_ + j_ + l_",
                                              "j_ + l_", names);
       if (failed(v))
@@ -1132,12 +1146,13 @@ private:
       v = emitValue("          ", starts, in->advances, "b_ + j_", "j_", names);
       if (failed(v))
         return failure();
-      os << "          lane_[0] = " << combine("lane_[0]", *v) << ";\n        }\n"
-         << "        acc = " << combine("acc", combine(combine(combine("lane_[0]", "lane_[1]"),
-                                                              combine("lane_[2]", "lane_[3]")),
-                                                      combine(combine("lane_[4]", "lane_[5]"),
-                                                              combine("lane_[6]", "lane_[7]"))))
-         << ";\n      }\n    }\n";
+      std::function<std::string(int, int)> tree = [&](int first, int count) -> std::string {
+        if (count == 1)
+          return "lane_[" + std::to_string(first) + "]";
+        return combine(tree(first, count / 2), tree(first + count / 2, count / 2));
+      };
+      os << "          lane_[0] = " << combine("lane_[0]", *v) << ";\n        }\n      }\n    }\n"
+         << "    const float acc = " << tree(0, laneCount) << ";\n";
       // The epilogue, once.
       for (unsigned j = 0; j < outRank; ++j)
         os << "    const int64_t " << outNames[j] << " = " << keptNames[j] << ";\n";
@@ -1676,6 +1691,9 @@ private:
   /// The largest window (elements) of the tiled pooling forms' unrolled
   /// bodies (emitTiledPool, emitTiledMaxPoolGrad).
   static constexpr int64_t kMaxTiledWindow = 16;
+  /// The lanes the host's reductions along a run sum a block in (a power
+  /// of two).
+  static constexpr int kReduceLanes = 32;
   /// The windows the tiled pooling forms' vectorised loops take at once: an
   /// AVX2 vector of floats (half of it for rows of fewer windows).
   static constexpr int64_t kTiledPoolBlock = 8;
