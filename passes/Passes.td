@@ -367,6 +367,69 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }
 
+def MpgRecomputePointwise : Pass<"mpg-recompute-pointwise", "::mlir::mpg::GraphOp"> {
+  let summary = "Dissolves pointwise groups into the reductions and pointwise groups that read them";
+  let description = [{
+    Runs after `mpg-fuse`. A `pointwise` group whose results only
+    `reduction` and `pointwise` groups read, each computing over the
+    group's own iteration space (a pointwise group of the same shape, a
+    reduction whose input has that shape: its prologue), is dissolved: each
+    reader computes the values it read from the group's inputs, with a copy
+    of the group's ops that those values need, and the group's results are
+    never written to memory. A batch norm's backward pass is such a case:
+    one group computes a ReLU's gradient and three products of it, each
+    read by its own per-channel sum; dissolved, no f32 tensor of the
+    activation's size is written, and the planned peak memory drops.
+
+    Only when:
+    - every result read is f32 (or f64): a stored f16/bf16 value is rounded,
+      while the reader would compute it unrounded, so the results would
+      change;
+    - no reader is a loss-scaler finite check, an output, a state write, a
+      view, or a group of another kind;
+    - each reader copies at most `max-ops` ops (splat constants not
+      counted);
+    - the bytes moved do not grow: the group's inputs, its results written
+      and read back by each reader, against the group's inputs that each
+      reader needs and does not read already.
+
+    A reader that is a pointwise group may then be dissolved into its own
+    readers in turn.
+
+    ```mlir
+    // before
+    %p:2 = mpg.fusion pointwise(%m, %dy, %x : tensor<8x4xi1>, tensor<8x4xf32>, tensor<8x4xf32>)
+        -> tensor<8x4xf32>, tensor<8x4xf32> {
+    ^bb0(%a: tensor<8x4xi1>, %b: tensor<8x4xf32>, %c: tensor<8x4xf32>):
+      %z = mpg.constant dense<0.0> : tensor<f32>
+      %g = mpg.select %a, %b, %z : tensor<8x4xi1>, tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+      %gx = mpg.mul %g, %c : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+      mpg.yield %g, %gx : tensor<8x4xf32>, tensor<8x4xf32>
+    }
+    %s = mpg.fusion reduction(%p#1 : tensor<8x4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<8x4xf32>):
+      %r = mpg.reduce_sum %a axes [0] : tensor<8x4xf32> -> tensor<4xf32>
+      mpg.yield %r : tensor<4xf32>
+    }
+    // after (and likewise for the reader of %p#0)
+    %s = mpg.fusion reduction(%m, %dy, %x : tensor<8x4xi1>, tensor<8x4xf32>, tensor<8x4xf32>)
+        -> tensor<4xf32> {
+    ^bb0(%a: tensor<8x4xi1>, %b: tensor<8x4xf32>, %c: tensor<8x4xf32>):
+      %z = mpg.constant dense<0.0> : tensor<f32>
+      %g = mpg.select %a, %b, %z : tensor<8x4xi1>, tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+      %gx = mpg.mul %g, %c : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+      %r = mpg.reduce_sum %gx axes [0] : tensor<8x4xf32> -> tensor<4xf32>
+      mpg.yield %r : tensor<4xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", /*default=*/"8",
+           "The most ops (splat constants not counted) a reader copies from a group; 0 turns the pass off">
+  ];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
 def MpgPlanMemory : Pass<"mpg-plan-memory", "::mlir::mpg::GraphOp"> {
   let summary = "Assigns every buffer of a fused step an offset in one arena or in persistent memory";
   let description = [{

@@ -134,7 +134,8 @@ void mpc::buildGraphPipeline(mlir::OpPassManager &pm, bool trainingStep,
   // The backward pass and the updates come first, so that precision
   // assignment, fusion and the memory plan see the whole step; composites
   // are decomposed before fusion so their parts can fuse; the memory plan
-  // needs the final kernel boundaries, so it follows fusion.
+  // needs the final kernel boundaries, so it follows fusion and the
+  // dissolving of pointwise groups into their readers.
   buildPrecisionPipeline(pm, trainingStep, precision);
   mlir::OpPassManager &graphPm = pm.nest<mlir::mpg::GraphOp>();
   graphPm.addPass(createMpgDecompose());
@@ -143,6 +144,7 @@ void mpc::buildGraphPipeline(mlir::OpPassManager &pm, bool trainingStep,
   // updates that fusion and code generation run as one launch.
   graphPm.addPass(mlir::createCSEPass());
   graphPm.addPass(createMpgFuse());
+  graphPm.addPass(createMpgRecomputePointwise());
   graphPm.addPass(createMpgPlanMemory());
 }
 
