@@ -995,10 +995,11 @@ private:
   /// reduce_rows), and returns its number of rows:
   ///   - when the reduced dimensions end in a run that is contiguous in every
   ///     input (a row's sum over trailing axes, batch-norm statistics over
-  ///     [N, ., H, W], a whole tensor), a row is one output: its elements
-  ///     are summed in kReduceLanes lanes, which vectorises into independent
-  ///     chains of additions, and the lanes added pairwise at the end
-  ///     (fp16 inputs widened 256 elements of the run at a time);
+  ///     [N, ., H, W], a whole tensor), a row is one output: blocks of
+  ///     kReduceBlock elements of the run are summed in kReduceLanes lanes
+  ///     (8 for runs shorter than 64), which vectorises into independent
+  ///     chains of additions, the lanes added into the row's lane by lane
+  ///     every kReduceBlock elements or more, and those pairwise at the end;
   ///   - when kept dimensions end the iteration space in such a run (a bias
   ///     gradient, a column sum), a row is a tile of up to 256 outputs
   ///     accumulated together as the reduced index advances, in order;
@@ -1037,13 +1038,12 @@ private:
     auto combine = [&](llvm::StringRef a, llvm::StringRef b) {
       return isSum ? ("(" + a + " + " + b + ")").str() : ("mpc::max_f(" + a + ", " + b + ")").str();
     };
-    // fp16 inputs that advance along the run are widened a block at a time
-    // into float arrays before the loop (widen_chunk: eight at a time with
-    // F16C), and booleans into 32-bit integers, as in pointwise rows; the
-    // loop then reads 32-bit lanes only, and vectorises without the
-    // bit-level conversion. (Read as bytes in the loop, a mask made GCC
-    // vectorise a batch-norm gradient's sums two floats at a time: 4x as
-    // long as the same sums over a stored f32 tensor.)
+    // In both forms below, fp16 inputs that advance along the run are
+    // widened a block at a time into float arrays before the loop
+    // (widen_chunk: eight at a time with F16C), and booleans into 32-bit
+    // integers, as in pointwise rows; the loop then reads 32-bit lanes only, and vectorises without
+    // the bit-level conversion. (Read as bytes in the loop, a mask made GCC vectorise a batch-norm
+    // gradient's sums two floats at a time: 4x as long as the same sums over a stored f32 tensor.)
     auto isBool = [&](unsigned j) { return elementOf(buffers[j]).isInteger(1); };
     auto staged = [&](unsigned j, llvm::ArrayRef<bool> advances) {
       return advances[j] && (elementOf(buffers[j]).isF16() || isBool(j));
@@ -1115,44 +1115,69 @@ private:
         }
       }
       emitDecompose(os, "    ", "r", outShape, keptNames);
-      // kReduceLanes lanes, kept over the whole row and added pairwise at
-      // its end: with a vector register for each 8 of them, the sums are
-      // that many independent chains of additions (one chain waits on its
-      // own latency, about 3 cycles per vector of elements). Rows of fewer
-      // than 8 * kReduceLanes elements keep 8 lanes: adding 32 would cost
-      // more than the row.
-      int laneCount = product(outerShape) * length >= 8 * kReduceLanes ? kReduceLanes : 8;
+      // A block of up to kReduceBlock elements of the run is summed in
+      // kReduceLanes lanes (with a vector register for each 8 of them, that
+      // many independent chains of additions; one chain waits on its own
+      // latency, about 3 cycles per vector of elements), then 8 lanes, then
+      // lane 0; once kReduceBlock elements of the row have been added
+      // (since_), the lanes are added into the row's (total_) lane by lane,
+      // and those pairwise at the row's end. A lane thus sums at most about
+      // 2 * kReduceBlock / kReduceLanes elements before they join the
+      // row's. Runs shorter than 2 * kReduceLanes elements use 8 lanes
+      // only: adding 32 would cost more than the run.
+      int laneCount = length >= 2 * kReduceLanes ? kReduceLanes : 8;
       std::string lanes = std::to_string(laneCount);
-      os << "    float lane_[" << lanes << "];\n"
-         << "    for (int l_ = 0; l_ < " << lanes << "; ++l_)\n      lane_[l_] = " << identity
-         << ";\n"
+      os << "    float lane_[" << lanes << "], total_[" << lanes << "];\n"
+         << "    for (int l_ = 0; l_ < " << lanes << "; ++l_)\n"
+         << "      lane_[l_] = total_[l_] = " << identity << ";\n"
+         << "    int64_t since_ = 0;\n"
          << "    for (int64_t c = 0; c < " << product(outerShape) << "; ++c) {\n";
       emitDecompose(os, "      ", "c", outerShape, outerNames);
       llvm::DenseMap<Value, std::string> names;
       auto starts = emitStarts("      ", firstReduced, in->advances, names);
-      os << "      for (int64_t b_ = 0; b_ < " << length << "; b_ += 256) {\n"
-         << "        const int64_t n_ = " << length << " - b_ < 256 ? " << length
-         << " - b_ : 256;\n";
-      emitStaging("        ", starts, in->advances, "b_", 256);
-      os << "        int64_t j_ = 0;\n"
-         << "        for (; j_ + " << lanes << " <= n_; j_ += " << lanes << ") {\n"
-         << "          for (int l_ = 0; l_ < " << lanes << "; ++l_) {\n";
-      FailureOr<std::string> v = emitValue("            ", starts, in->advances, "b_ + j_ + l_",
-                                             "j_ + l_", names);
-      if (failed(v))
+      std::string block = std::to_string(kReduceBlock);
+      os << "      for (int64_t b_ = 0; b_ < " << length << "; b_ += " << block << ") {\n"
+         << "        const int64_t n_ = " << length << " - b_ < " << block << " ? " << length
+         << " - b_ : " << block << ";\n";
+      emitStaging("        ", starts, in->advances, "b_", kReduceBlock);
+      os << "        int64_t j_ = 0;\n";
+      auto emitLanes = [&](int width) -> LogicalResult {
+        std::string w = std::to_string(width);
+        os << "        for (; j_ + " << w << " <= n_; j_ += " << w << ") {\n"
+           << "          for (int l_ = 0; l_ < " << w << "; ++l_) {\n";
+        FailureOr<std::string> v =
+            emitValue("            ", starts, in->advances, "b_ + j_ + l_", "j_ + l_", names);
+        if (failed(v))
+          return failure();
+        os << "            lane_[l_] = " << combine("lane_[l_]", *v)
+           << ";\n          }\n        }\n";
+        return success();
+      };
+      if (failed(emitLanes(laneCount)) || (laneCount > 8 && failed(emitLanes(8))))
         return failure();
-      os << "            lane_[l_] = " << combine("lane_[l_]", *v) << ";\n          }\n        }\n"
-         << "        for (; j_ < n_; ++j_) {\n";
-      v = emitValue("          ", starts, in->advances, "b_ + j_", "j_", names);
+      os << "        for (; j_ < n_; ++j_) {\n";
+      FailureOr<std::string> v =
+          emitValue("          ", starts, in->advances, "b_ + j_", "j_", names);
       if (failed(v))
         return failure();
       std::function<std::string(int, int)> tree = [&](int first, int count) -> std::string {
         if (count == 1)
-          return "lane_[" + std::to_string(first) + "]";
+          return "total_[" + std::to_string(first) + "]";
         return combine(tree(first, count / 2), tree(first + count / 2, count / 2));
       };
-      os << "          lane_[0] = " << combine("lane_[0]", *v) << ";\n        }\n      }\n    }\n"
-         << "    const float acc = " << tree(0, laneCount) << ";\n";
+      auto emitFlush = [&](llvm::StringRef indent) {
+        os << indent << "for (int l_ = 0; l_ < " << lanes << "; ++l_) {\n"
+           << indent << "  total_[l_] = " << combine("total_[l_]", "lane_[l_]") << ";\n"
+           << indent << "  lane_[l_] = " << identity << ";\n"
+           << indent << "}\n";
+      };
+      os << "          lane_[0] = " << combine("lane_[0]", *v) << ";\n        }\n"
+         << "        since_ += n_;\n"
+         << "        if (since_ >= " << block << ") {\n";
+      emitFlush("          ");
+      os << "          since_ = 0;\n        }\n      }\n    }\n";
+      emitFlush("    ");
+      os << "    const float acc = " << tree(0, laneCount) << ";\n";
       // The epilogue, once.
       for (unsigned j = 0; j < outRank; ++j)
         os << "    const int64_t " << outNames[j] << " = " << keptNames[j] << ";\n";
@@ -1694,6 +1719,10 @@ private:
   /// The lanes the host's reductions along a run sum a block in (a power
   /// of two).
   static constexpr int kReduceLanes = 32;
+  /// The elements of a run the host's reductions along a run sum in lanes
+  /// before adding them into the row's (and widen at a time, for fp16 and
+  /// boolean inputs).
+  static constexpr int64_t kReduceBlock = 1024;
   /// The windows the tiled pooling forms' vectorised loops take at once: an
   /// AVX2 vector of floats (half of it for rows of fewer windows).
   static constexpr int64_t kTiledPoolBlock = 8;
