@@ -386,7 +386,8 @@ def MpgRecomputePointwise : Pass<"mpg-recompute-pointwise", "::mlir::mpg::GraphO
       while the reader would compute it unrounded, so the results would
       change;
     - no reader is a loss-scaler finite check, an output, a state write, a
-      view, or a group of another kind;
+      view, or a group of another kind, and a reduction reads the values
+      only in its prologue (the ops its input depends on);
     - each reader copies at most `max-ops` ops (splat constants not
       counted);
     - the bytes moved do not grow: the group's inputs, its results written
@@ -394,7 +395,11 @@ def MpgRecomputePointwise : Pass<"mpg-recompute-pointwise", "::mlir::mpg::GraphO
       reader needs and does not read already.
 
     A reader that is a pointwise group may then be dissolved into its own
-    readers in turn.
+    readers in turn. The values are those of the stored results: f32 math
+    in the same order. (On the GPU, NVRTC may contract a multiply and an
+    add that a kernel boundary separated into one fused multiply-add, as
+    it may within any fused kernel; the host's kernels are compiled
+    without contraction.)
 
     ```mlir
     // before

@@ -46,24 +46,45 @@ Operation *anchorOf(FusionOp fusion) {
   return nullptr;
 }
 
-/// The iteration space a reader computes the values of `producer` in, when it
-/// can: a pointwise group's shape, or a reduction's input shape (its
-/// prologue). Empty when the reader is of another kind.
-std::optional<llvm::SmallVector<int64_t>> readerSpace(FusionOp reader) {
+/// Whether every use of `arg` (a block argument of reduction group
+/// `reader`) lies in the reduction's prologue: the ops its operand depends
+/// on, or the reduction itself. Values computed there become the prologue
+/// when lowered; the epilogue reads only values from memory and the
+/// reduced value.
+bool onlyPrologueReads(FusionOp reader, Operation *anchor, BlockArgument arg) {
+  llvm::SmallPtrSet<Operation *, 16> prologue{anchor};
+  llvm::SmallVector<Value> worklist{anchor->getOperand(0)};
+  Block &body = reader.getBody().front();
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != &body || !prologue.insert(def).second)
+      continue;
+    worklist.append(def->operand_begin(), def->operand_end());
+  }
+  return llvm::all_of(arg.getUsers(), [&](Operation *user) { return prologue.contains(user); });
+}
+
+/// The iteration space in which `reader` would compute the values it reads
+/// through `arg`: a pointwise group's shape, or a reduction's input shape
+/// when only its prologue reads them. Empty when it cannot (a reader of
+/// another kind, a finite check).
+std::optional<llvm::SmallVector<int64_t>> readerSpace(FusionOp reader, BlockArgument arg) {
   if (reader.getKind() == FusionKind::Pointwise)
     return llvm::SmallVector<int64_t>(shapeOf(reader.getResult(0)));
   if (reader.getKind() == FusionKind::Reduction && !mpc::isFiniteCheck(reader))
-    if (Operation *anchor = anchorOf(reader))
+    if (Operation *anchor = anchorOf(reader); anchor && onlyPrologueReads(reader, anchor, arg))
       return llvm::SmallVector<int64_t>(shapeOf(anchor->getOperand(0)));
   return std::nullopt;
 }
 
-/// The ops of `producer`'s body that its result `index` depends on, in
+/// The ops of `producer`'s body that its results `indices` depend on, in
 /// body order (splat constants included).
-llvm::SmallVector<Operation *> sliceOf(FusionOp producer, unsigned index) {
+llvm::SmallVector<Operation *> sliceOf(FusionOp producer, llvm::ArrayRef<unsigned> indices) {
   Block &body = producer.getBody().front();
   llvm::SetVector<Operation *> slice;
-  llvm::SmallVector<Value> worklist{body.getTerminator()->getOperand(index)};
+  llvm::SmallVector<Value> worklist;
+  for (unsigned index : indices)
+    worklist.push_back(body.getTerminator()->getOperand(index));
   while (!worklist.empty()) {
     Operation *def = worklist.pop_back_val().getDefiningOp();
     if (!def || !slice.insert(def))
@@ -112,15 +133,13 @@ struct MpgRecomputePointwisePass : mpc::impl::MpgRecomputePointwiseBase<MpgRecom
                                                   llvm::ArrayRef<unsigned> indices) {
     llvm::SmallSetVector<unsigned, 8> needed;
     Block &body = producer.getBody().front();
-    for (unsigned index : indices) {
-      Value yielded = body.getTerminator()->getOperand(index);
-      if (auto arg = llvm::dyn_cast<BlockArgument>(yielded))
+    for (unsigned index : indices)
+      if (auto arg = llvm::dyn_cast<BlockArgument>(body.getTerminator()->getOperand(index)))
         needed.insert(arg.getArgNumber());
-      for (Operation *op : sliceOf(producer, index))
-        for (Value operand : op->getOperands())
-          if (auto arg = llvm::dyn_cast<BlockArgument>(operand); arg && arg.getOwner() == &body)
-            needed.insert(arg.getArgNumber());
-    }
+    for (Operation *op : sliceOf(producer, indices))
+      for (Value operand : op->getOperands())
+        if (auto arg = llvm::dyn_cast<BlockArgument>(operand); arg && arg.getOwner() == &body)
+          needed.insert(arg.getArgNumber());
     return llvm::SmallVector<unsigned>(needed.begin(), needed.end());
   }
 
@@ -138,14 +157,15 @@ struct MpgRecomputePointwisePass : mpc::impl::MpgRecomputePointwiseBase<MpgRecom
         continue;
       if (!isComputeFloat(result))
         return false;
-      for (Operation *user : result.getUsers()) {
-        auto reader = llvm::dyn_cast<FusionOp>(user);
+      for (OpOperand &use : result.getUses()) {
+        auto reader = llvm::dyn_cast<FusionOp>(use.getOwner());
         if (!reader)
           return false;
-        auto readSpace = readerSpace(reader);
+        auto readSpace =
+            readerSpace(reader, reader.getBody().front().getArgument(use.getOperandNumber()));
         if (!readSpace || llvm::ArrayRef<int64_t>(*readSpace) != space)
           return false;
-        auto &indices = readers[user];
+        auto &indices = readers[reader];
         if (!llvm::is_contained(indices, result.getResultNumber()))
           indices.push_back(result.getResultNumber());
       }
@@ -162,12 +182,10 @@ struct MpgRecomputePointwisePass : mpc::impl::MpgRecomputePointwiseBase<MpgRecom
       if (!result.use_empty())
         before += mpc::bufferBytes(result.getType());
     for (auto &[reader, indices] : readers) {
-      int64_t ops = 0;
-      for (unsigned index : indices) {
+      for (unsigned index : indices)
         before += mpc::bufferBytes(producer.getResult(index).getType());
-        for (Operation *op : sliceOf(producer, index))
-          ops += llvm::isa<ConstantOp>(op) ? 0 : 1;
-      }
+      int64_t ops = llvm::count_if(sliceOf(producer, indices),
+                                   [](Operation *op) { return !llvm::isa<ConstantOp>(op); });
       if (ops > maxOps)
         return false;
       for (unsigned arg : inputsNeeded(producer, indices)) {
@@ -217,13 +235,7 @@ struct MpgRecomputePointwisePass : mpc::impl::MpgRecomputePointwiseBase<MpgRecom
     for (auto [arg, input] : llvm::zip(producerBody.getArguments(), producer.getInputs()))
       if (llvm::is_contained(inputs, input))
         fromProducer.map(arg, argumentFor(input));
-    llvm::SetVector<Operation *> slice;
-    for (unsigned index : indices)
-      for (Operation *op : sliceOf(producer, index))
-        slice.insert(op);
-    llvm::SmallVector<Operation *> ordered(slice.begin(), slice.end());
-    llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-    for (Operation *op : ordered)
+    for (Operation *op : sliceOf(producer, indices))
       builder.clone(*op, fromProducer);
     // The reader's body, its arguments mapped to the new ones or to the
     // recomputed values.

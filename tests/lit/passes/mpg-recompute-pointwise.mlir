@@ -263,3 +263,28 @@ mpg.graph @read_by_a_finite_check {
   }
   mpg.output "s" %s : tensor<f32>
 }
+
+// -----
+
+// Unchanged: the reduction keeps its reduced dimension (of size 1), so its
+// result has the input's shape, and its epilogue reads the group's value
+// too. Only a prologue may compute it (the epilogue reads memory and the
+// reduced value).
+// CHECK-LABEL: mpg.graph @read_in_an_epilogue
+// CHECK: %[[P:.+]] = mpg.fusion pointwise(%x
+// CHECK: mpg.fusion reduction(%[[P]] :
+mpg.graph @read_in_an_epilogue {
+  %x = mpg.input "x" : tensor<8x1xf32>
+  %p = mpg.fusion pointwise(%x : tensor<8x1xf32>) -> tensor<8x1xf32> {
+  ^bb0(%a: tensor<8x1xf32>):
+    %v = mpg.exp %a : tensor<8x1xf32>
+    mpg.yield %v : tensor<8x1xf32>
+  }
+  %s = mpg.fusion reduction(%p : tensor<8x1xf32>) -> tensor<8x1xf32> {
+  ^bb0(%a: tensor<8x1xf32>):
+    %r = mpg.reduce_sum %a axes [1] keepdim : tensor<8x1xf32> -> tensor<8x1xf32>
+    %e = mpg.mul %r, %a : tensor<8x1xf32>, tensor<8x1xf32> -> tensor<8x1xf32>
+    mpg.yield %e : tensor<8x1xf32>
+  }
+  mpg.output "s" %s : tensor<8x1xf32>
+}
