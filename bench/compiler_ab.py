@@ -70,7 +70,12 @@ def main():
             sys.exit("unknown model '%s' (one of: %s)" % (model, ", ".join(STEPS)))
     rounds = 1 if args.quick else args.rounds
 
-    work = tempfile.mkdtemp(prefix="mpc-compiler-ab-")
+    with tempfile.TemporaryDirectory(prefix="mpc-compiler-ab-") as work:
+        measure(args, tools, models, modes, rounds, work)
+
+
+def measure(args, tools, models, modes, rounds, work):
+    """Compiles, times and prints; the bundles go to `work`."""
     bundles, static = {}, {}
     for model in models:
         graph = os.path.join(ROOT, "examples", model + ".mlir")
