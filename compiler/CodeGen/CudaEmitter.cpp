@@ -997,9 +997,9 @@ private:
   ///     input (a row's sum over trailing axes, batch-norm statistics over
   ///     [N, ., H, W], a whole tensor), a row is one output: blocks of
   ///     kReduceBlock elements of the run are summed in kReduceLanes lanes
-  ///     (8 for runs shorter than 64), which vectorises into independent
-  ///     chains of additions, the lanes added into the row's lane by lane
-  ///     every kReduceBlock elements or more, and those pairwise at the end;
+  ///     (8 for runs shorter than 64 and rows under kReduceBlock), which
+  ///     vectorises into independent chains of additions, the lanes added into the row's lane by
+  ///     lane every kReduceBlock elements or more, and those pairwise at the end;
   ///   - when kept dimensions end the iteration space in such a run (a bias
   ///     gradient, a column sum), a row is a tile of up to 256 outputs
   ///     accumulated together as the reduced index advances, in order;
@@ -1123,15 +1123,19 @@ private:
       // (since_), the lanes are added into the row's (total_) lane by lane,
       // and those pairwise at the row's end. A lane thus sums at most about
       // 2 * kReduceBlock / kReduceLanes elements before they join the
-      // row's. Runs shorter than 2 * kReduceLanes elements use 8 lanes
-      // only: adding 32 would cost more than the run.
-      int laneCount = length >= 2 * kReduceLanes ? kReduceLanes : 8;
+      // row's. Rows of fewer than kReduceBlock elements (a layer norm's 64)
+      // and runs shorter than 2 * kReduceLanes use 8 lanes only: setting up
+      // and adding 32 would cost more than they save there.
+      int64_t rowElements = product(outerShape) * length;
+      int laneCount = length >= 2 * kReduceLanes && rowElements >= kReduceBlock ? kReduceLanes : 8;
+      // A row of at most kReduceBlock elements needs no totals.
+      bool totals = rowElements > kReduceBlock;
       std::string lanes = std::to_string(laneCount);
-      os << "    float lane_[" << lanes << "], total_[" << lanes << "];\n"
+      os << "    float lane_[" << lanes << "]" << (totals ? ", total_[" + lanes + "]" : "") << ";\n"
          << "    for (int l_ = 0; l_ < " << lanes << "; ++l_)\n"
-         << "      lane_[l_] = total_[l_] = " << identity << ";\n"
-         << "    int64_t since_ = 0;\n"
-         << "    for (int64_t c = 0; c < " << product(outerShape) << "; ++c) {\n";
+         << "      lane_[l_] = " << (totals ? "total_[l_] = " : "") << identity << ";\n"
+         << (totals ? "    int64_t since_ = 0;\n" : "") << "    for (int64_t c = 0; c < "
+         << product(outerShape) << "; ++c) {\n";
       emitDecompose(os, "      ", "c", outerShape, outerNames);
       llvm::DenseMap<Value, std::string> names;
       auto starts = emitStarts("      ", firstReduced, in->advances, names);
@@ -1160,9 +1164,10 @@ private:
           emitValue("          ", starts, in->advances, "b_ + j_", "j_", names);
       if (failed(v))
         return failure();
+      std::string summed = totals ? "total_" : "lane_";
       std::function<std::string(int, int)> tree = [&](int first, int count) -> std::string {
         if (count == 1)
-          return "total_[" + std::to_string(first) + "]";
+          return summed + "[" + std::to_string(first) + "]";
         return combine(tree(first, count / 2), tree(first + count / 2, count / 2));
       };
       auto emitFlush = [&](llvm::StringRef indent) {
@@ -1171,12 +1176,16 @@ private:
            << indent << "  lane_[l_] = " << identity << ";\n"
            << indent << "}\n";
       };
-      os << "          lane_[0] = " << combine("lane_[0]", *v) << ";\n        }\n"
-         << "        since_ += n_;\n"
-         << "        if (since_ >= " << block << ") {\n";
-      emitFlush("          ");
-      os << "          since_ = 0;\n        }\n      }\n    }\n";
-      emitFlush("    ");
+      os << "          lane_[0] = " << combine("lane_[0]", *v) << ";\n        }\n";
+      if (totals) {
+        os << "        since_ += n_;\n"
+           << "        if (since_ >= " << block << ") {\n";
+        emitFlush("          ");
+        os << "          since_ = 0;\n        }\n";
+      }
+      os << "      }\n    }\n";
+      if (totals)
+        emitFlush("    ");
       os << "    const float acc = " << tree(0, laneCount) << ";\n";
       // The epilogue, once.
       for (unsigned j = 0; j < outRank; ++j)
