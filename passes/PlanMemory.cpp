@@ -64,6 +64,27 @@ llvm::SmallVector<llvm::SmallVector<FusionOp>> mpc::parameterUpdateRuns(Block &b
   return consecutiveRuns(body, isParameterUpdate);
 }
 
+Operation *mpc::reductionAnchor(FusionOp fusion) {
+  if (fusion.getKind() != FusionKind::Reduction)
+    return nullptr;
+  for (Operation &op : fusion.getBody().front().without_terminator())
+    if (llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op))
+      return &op;
+  return nullptr;
+}
+
+llvm::SetVector<Operation *> mpc::opsComputing(Block &body, ValueRange values) {
+  llvm::SetVector<Operation *> ops;
+  llvm::SmallVector<Value> worklist(values.begin(), values.end());
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != &body || !ops.insert(def))
+      continue;
+    worklist.append(def->operand_begin(), def->operand_end());
+  }
+  return ops;
+}
+
 bool mpc::isFiniteCheck(FusionOp fusion) {
   if (fusion.getKind() != FusionKind::Reduction || fusion.getInputs().size() != 1 ||
       fusion->getNumResults() != 1 ||

@@ -38,30 +38,15 @@ bool isComputeFloat(Value value) {
   return element.isF32() || element.isF64();
 }
 
-/// The reduction op of a reduction group.
-Operation *anchorOf(FusionOp fusion) {
-  for (Operation &op : fusion.getBody().front().without_terminator())
-    if (llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op))
-      return &op;
-  return nullptr;
-}
-
 /// Whether every use of `arg` (a block argument of reduction group
-/// `reader`) lies in the reduction's prologue: the ops its operand depends
-/// on, or the reduction itself. Values computed there become the prologue
-/// when lowered; the epilogue reads only values from memory and the
-/// reduced value.
+/// `reader`) lies in the reduction's prologue, or is the reduction itself.
+/// Values computed there become the prologue when lowered; the epilogue
+/// reads only values from memory and the reduced value.
 bool onlyPrologueReads(FusionOp reader, Operation *anchor, BlockArgument arg) {
-  llvm::SmallPtrSet<Operation *, 16> prologue{anchor};
-  llvm::SmallVector<Value> worklist{anchor->getOperand(0)};
-  Block &body = reader.getBody().front();
-  while (!worklist.empty()) {
-    Operation *def = worklist.pop_back_val().getDefiningOp();
-    if (!def || def->getBlock() != &body || !prologue.insert(def).second)
-      continue;
-    worklist.append(def->operand_begin(), def->operand_end());
-  }
-  return llvm::all_of(arg.getUsers(), [&](Operation *user) { return prologue.contains(user); });
+  llvm::SetVector<Operation *> prologue =
+      mpc::opsComputing(reader.getBody().front(), anchor->getOperand(0));
+  return llvm::all_of(arg.getUsers(),
+                      [&](Operation *user) { return user == anchor || prologue.contains(user); });
 }
 
 /// The iteration space in which `reader` would compute the values it reads
@@ -72,7 +57,8 @@ std::optional<llvm::SmallVector<int64_t>> readerSpace(FusionOp reader, BlockArgu
   if (reader.getKind() == FusionKind::Pointwise)
     return llvm::SmallVector<int64_t>(shapeOf(reader.getResult(0)));
   if (reader.getKind() == FusionKind::Reduction && !mpc::isFiniteCheck(reader))
-    if (Operation *anchor = anchorOf(reader); anchor && onlyPrologueReads(reader, anchor, arg))
+    if (Operation *anchor = mpc::reductionAnchor(reader);
+        anchor && onlyPrologueReads(reader, anchor, arg))
       return llvm::SmallVector<int64_t>(shapeOf(anchor->getOperand(0)));
   return std::nullopt;
 }
@@ -81,16 +67,10 @@ std::optional<llvm::SmallVector<int64_t>> readerSpace(FusionOp reader, BlockArgu
 /// body order (splat constants included).
 llvm::SmallVector<Operation *> sliceOf(FusionOp producer, llvm::ArrayRef<unsigned> indices) {
   Block &body = producer.getBody().front();
-  llvm::SetVector<Operation *> slice;
-  llvm::SmallVector<Value> worklist;
+  llvm::SmallVector<Value> yielded;
   for (unsigned index : indices)
-    worklist.push_back(body.getTerminator()->getOperand(index));
-  while (!worklist.empty()) {
-    Operation *def = worklist.pop_back_val().getDefiningOp();
-    if (!def || !slice.insert(def))
-      continue;
-    worklist.append(def->operand_begin(), def->operand_end());
-  }
+    yielded.push_back(body.getTerminator()->getOperand(index));
+  llvm::SetVector<Operation *> slice = mpc::opsComputing(body, yielded);
   llvm::SmallVector<Operation *> ordered(slice.begin(), slice.end());
   llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return ordered;

@@ -998,8 +998,9 @@ private:
   ///     [N, ., H, W], a whole tensor), a row is one output: blocks of
   ///     kReduceBlock elements of the run are summed in kReduceLanes lanes
   ///     (8 for runs shorter than 64 and rows under kReduceBlock), which
-  ///     vectorises into independent chains of additions, the lanes added into the row's lane by
-  ///     lane every kReduceBlock elements or more, and those pairwise at the end;
+  ///     vectorises into independent chains of additions; the lanes are
+  ///     added into the row's totals every kReduceBlock elements or more,
+  ///     and those pairwise at the end;
   ///   - when kept dimensions end the iteration space in such a run (a bias
   ///     gradient, a column sum), a row is a tile of up to 256 outputs
   ///     accumulated together as the reduced index advances, in order;
@@ -1041,9 +1042,11 @@ private:
     // In both forms below, fp16 inputs that advance along the run are
     // widened a block at a time into float arrays before the loop
     // (widen_chunk: eight at a time with F16C), and booleans into 32-bit
-    // integers, as in pointwise rows; the loop then reads 32-bit lanes only, and vectorises without
-    // the bit-level conversion. (Read as bytes in the loop, a mask made GCC vectorise a batch-norm
-    // gradient's sums two floats at a time: 4x as long as the same sums over a stored f32 tensor.)
+    // integers, as in pointwise rows; the loop then reads 32-bit lanes
+    // only, and vectorises without the bit-level conversion. (Read as bytes
+    // in the loop, a mask made GCC vectorise a batch-norm gradient's sums
+    // two floats at a time: 4x as long as the same sums over a stored f32
+    // tensor.)
     auto isBool = [&](unsigned j) { return elementOf(buffers[j]).isInteger(1); };
     auto staged = [&](unsigned j, llvm::ArrayRef<bool> advances) {
       return advances[j] && (elementOf(buffers[j]).isF16() || isBool(j));

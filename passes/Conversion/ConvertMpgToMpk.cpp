@@ -380,19 +380,9 @@ private:
 
   LogicalResult lowerReduction(FusionOp fusion) {
     Block &body = fusion.getBody().front();
-    Operation *anchor = nullptr;
-    for (Operation &op : body.without_terminator())
-      if (llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op))
-        anchor = &op;
+    Operation *anchor = mpc::reductionAnchor(fusion);
     // Prologue: the ops the reduction's operand depends on inside the group.
-    llvm::SetVector<Operation *> prologue;
-    llvm::SmallVector<Value> worklist{anchor->getOperand(0)};
-    while (!worklist.empty()) {
-      Operation *def = worklist.pop_back_val().getDefiningOp();
-      if (!def || def->getBlock() != &body || !prologue.insert(def))
-        continue;
-      worklist.append(def->operand_begin(), def->operand_end());
-    }
+    llvm::SetVector<Operation *> prologue = mpc::opsComputing(body, anchor->getOperand(0));
     // Splat constants may serve both regions: each region gets its own copy.
     llvm::SmallVector<Operation *> prologueOps, epilogueOps;
     for (Operation &op : body.without_terminator()) {

@@ -13,6 +13,7 @@
 #include "dialects/mpg/IR/MpgOps.h"
 
 #include "mlir/IR/Types.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -61,6 +62,15 @@ llvm::SmallVector<llvm::SmallVector<mlir::mpg::FusionOp>> parameterUpdateRuns(ml
 /// `mpg.finite_check` (not the group that combines the checks).
 /// Consecutive ones run as one multi-tensor launch too.
 bool isFiniteCheck(mlir::mpg::FusionOp fusion);
+
+/// The reduce_sum / reduce_mean / reduce_max of a reduction group (its one
+/// anchor); null for a group of another kind.
+mlir::Operation *reductionAnchor(mlir::mpg::FusionOp fusion);
+
+/// The ops of `body` that `values` depend on within it, found backwards
+/// from them (in that order, not the block's). A reduction group's
+/// prologue is those of its anchor's operand.
+llvm::SetVector<mlir::Operation *> opsComputing(mlir::Block &body, mlir::ValueRange values);
 
 /// The runs of two or more consecutive parameter updates, and of two or
 /// more consecutive finite checks, in order: each is one launch, and what
