@@ -3,7 +3,9 @@
 // Part of mpc, a mixed-precision training compiler.
 //
 // Names of the attributes that `mpg-plan-memory` writes and the conversion
-// to mpk reads, and the byte size of a buffer, in one place.
+// to mpk reads, the byte size of a buffer, and what the passes after fusion
+// ask of fusion groups (multi-tensor runs, a reduction's anchor and
+// prologue), in one place.
 //
 //===----------------------------------------------------------------------===//
 
