@@ -8,6 +8,7 @@
 
 #include "Elements.h"
 #include "HostCpu.h"
+#include "HostSgemm.h"
 
 #ifdef MPC_HAVE_OPENBLAS
 #include <cblas.h>
@@ -587,6 +588,21 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
       cValues = batchedProducts + i * cCount;
       done = true;
     }
+    // fp32 products of the shapes mpc's own GEMM takes (HostSgemm.h),
+    // before oneDNN's fp32 kernels and OpenBLAS; not bf16 operands oneDNN
+    // multiplies as they are.
+    auto runHostSgemm = [&] {
+      if constexpr (std::is_same_v<T, float>) {
+        if (HostSgemm::takes(step.m, step.n, step.k)) {
+          widenOperands();
+          computeValues();
+          sgemm_.multiply(step.transposeA, step.transposeB, step.m, step.n, step.k, aValues,
+                          bValues, cValues);
+          return true;
+        }
+      }
+      return false;
+    };
 #ifdef MPC_HAVE_ONEDNN
     if constexpr (std::is_same_v<T, float>) {
       // Tries C written by oneDNN, then its f32 product.
@@ -601,12 +617,16 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
       };
       if (!done && nativeBf16)
         done = runOnednn(DType::BF16, aBytes, bBytes);
+      if (!done)
+        done = runHostSgemm();
       if (!done && onednn_ && onednn_->handles(DType::F32, step.m, step.n, step.k)) {
         widenOperands();
         done = runOnednn(DType::F32, aValues, bValues);
       }
     }
 #endif
+    if (!done)
+      done = runHostSgemm();
     if (!done) {
       widenOperands();
       computeValues();

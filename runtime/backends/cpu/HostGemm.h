@@ -4,7 +4,9 @@
 //
 // Runs a manifest's gemm step (see Manifest.h) with OpenBLAS (in a build
 // without it, with plain loops of the same arithmetic) and, in a build with
-// oneDNN, bf16 GEMMs and large fp32 ones with oneDNN (OnednnMatmul.h).
+// oneDNN, bf16 GEMMs and large fp32 ones with oneDNN (OnednnMatmul.h),
+// but for fp32 weight gradients, which mpc's own GEMM multiplies on a CPU
+// with AVX-512F (HostSgemm.h).
 // Operands that are not already in the compute type are widened into
 // scratch memory (bf16 ones only without oneDNN), or, for an f16 operand
 // the manifest asks to keep, into a copy that later steps reuse; a kept f16
@@ -34,6 +36,7 @@
 #ifndef MPC_RUNTIME_BACKENDS_CPU_HOSTGEMM_H
 #define MPC_RUNTIME_BACKENDS_CPU_HOSTGEMM_H
 
+#include "HostSgemm.h"
 #include "Manifest.h"
 
 #include <cstdint>
@@ -94,6 +97,7 @@ private:
              uint8_t *c, GemmScratch<T> &scratch, const GemmOperandCopies &copies,
              const GemmReluGradBuffers &reluGrad);
 
+  HostSgemm sgemm_;
   GemmScratch<float> single_;
   GemmScratch<double> double_;
   /// Deletes what only a build with oneDNN creates.
