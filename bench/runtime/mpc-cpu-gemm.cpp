@@ -16,6 +16,7 @@
 #endif
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -46,16 +47,33 @@ struct Shape {
   std::string text;
 };
 
-bool parseShape(const std::string &text, Shape &shape) {
-  long long m, n, k;
-  char a, b;
-  int consumed = 0;
-  if (std::sscanf(text.c_str(), "%lldx%lldx%lld:%c%c%n", &m, &n, &k, &a, &b, &consumed) != 5 ||
-      consumed != static_cast<int>(text.size()) || m < 1 || n < 1 || k < 1 || m * n > (1LL << 28) ||
-      m * k > (1LL << 28) || k * n > (1LL << 28) || (a != 'n' && a != 't') ||
-      (b != 'n' && b != 't'))
+/// A dimension of at most 2^28 at `text`, and where it ends.
+bool parseDimension(const char *text, char **end, int64_t &value) {
+  if (*text < '0' || *text > '9')
     return false;
-  shape = {m, n, k, a == 't', b == 't', text};
+  errno = 0;
+  const long long parsed = std::strtoll(text, end, 10);
+  if (errno == ERANGE || parsed < 1 || parsed > (1LL << 28))
+    return false;
+  value = parsed;
+  return true;
+}
+
+bool parseShape(const std::string &text, Shape &shape) {
+  const char *at = text.c_str();
+  char *end = nullptr;
+  int64_t dims[3];
+  for (int i = 0; i < 3; ++i) {
+    if (!parseDimension(at, &end, dims[i]) || *end != (i < 2 ? 'x' : ':'))
+      return false;
+    at = end + 1;
+  }
+  if (std::strlen(at) != 2 || (at[0] != 'n' && at[0] != 't') || (at[1] != 'n' && at[1] != 't'))
+    return false;
+  const int64_t m = dims[0], n = dims[1], k = dims[2];
+  if (m * n > (int64_t(1) << 28) || m * k > (int64_t(1) << 28) || k * n > (int64_t(1) << 28))
+    return false;
+  shape = {m, n, k, at[0] == 't', at[1] == 't', text};
   return true;
 }
 
@@ -89,7 +107,11 @@ int main(int argc, char **argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
-    if ((arg == "--shapes" || arg == "--repeats") && i + 1 < argc) {
+    if ((arg == "--shapes" || arg == "--repeats") && i + 1 == argc) {
+      std::fprintf(stderr, "mpc-cpu-gemm: %s expects a value\n%s", arg.c_str(), kUsage);
+      return 2;
+    }
+    if (arg == "--shapes" || arg == "--repeats") {
       const std::string value = argv[++i];
       if (arg == "--shapes") {
         shapesText = value;
@@ -119,6 +141,10 @@ int main(int argc, char **argv) {
       return 2;
     }
     shapes.push_back(shape);
+  }
+  if (shapes.empty()) {
+    std::fprintf(stderr, "mpc-cpu-gemm: no shapes in '%s'\n", shapesText.c_str());
+    return 2;
   }
   if (!mpc::rt::HostSgemm::available())
     std::fprintf(stderr, "mpc-cpu-gemm: this CPU has no AVX-512F: HostSgemm runs plain loops "
@@ -164,9 +190,11 @@ int main(int argc, char **argv) {
     }
     const double gflop = 2.0 * s.m * s.n * s.k / 1e9;
     const double mineMedian = median(mineMs);
+    // (A median under the clock's resolution counts as 1 ns.)
+    auto rate = [&](double ms) { return gflop / std::max(ms, 1e-6) * 1e3; };
     std::printf("{\"shape\": \"%s\", \"takes\": %s, \"mpc_ms\": %.4f, \"mpc_gflops\": %.1f",
                 s.text.c_str(), mpc::rt::HostSgemm::takes(s.m, s.n, s.k) ? "true" : "false",
-                mineMedian, gflop / mineMedian * 1e3);
+                mineMedian, rate(mineMedian));
     if (haveOnednn) {
       const double theirsMedian = median(theirsMs);
       double difference = 0;
@@ -174,7 +202,8 @@ int main(int argc, char **argv) {
         difference = std::max(difference, static_cast<double>(std::fabs(mine[i] - theirs[i])));
       std::printf(", \"onednn_ms\": %.4f, \"onednn_gflops\": %.1f, \"ratio\": %.3f, "
                   "\"max_difference\": %.3g",
-                  theirsMedian, gflop / theirsMedian * 1e3, mineMedian / theirsMedian, difference);
+                  theirsMedian, rate(theirsMedian), mineMedian / std::max(theirsMedian, 1e-6),
+                  difference);
     } else {
       std::printf(", \"onednn_ms\": null");
     }

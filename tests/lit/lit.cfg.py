@@ -70,3 +70,6 @@ if shutil.which("script"):
 # mpc-cpu-peak is built for x86-64 only.
 if os.path.exists(os.path.join(config.mpc_tools_dir, "mpc-cpu-peak")):
     config.available_features.add("mpc-cpu-peak")
+# mpc-cpu-gemm is built with the benchmark tools (MPC_BUILD_BENCH).
+if os.path.exists(os.path.join(config.mpc_tools_dir, "mpc-cpu-gemm")):
+    config.available_features.add("mpc-cpu-gemm")

@@ -6,7 +6,7 @@
 // without it, with plain loops of the same arithmetic) and, in a build with
 // oneDNN, bf16 GEMMs and large fp32 ones with oneDNN (OnednnMatmul.h),
 // but for fp32 weight gradients, which mpc's own GEMM multiplies on a CPU
-// with AVX-512F (HostSgemm.h).
+// with half-width AVX-512 when one thread multiplies (HostSgemm.h).
 // Operands that are not already in the compute type are widened into
 // scratch memory (bf16 ones only without oneDNN), or, for an f16 operand
 // the manifest asks to keep, into a copy that later steps reuse; a kept f16

@@ -14,11 +14,17 @@
 
 #include "HostSgemm.h"
 
+#include "HostCpu.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -199,8 +205,8 @@ MPC_AVX512 void multiplyAvx512(bool transposeA, bool transposeB, int64_t m, int6
   }
   const int64_t lda = transposeA ? m : k, ldb = transposeB ? k : n, ldc = n;
   const int64_t depthBlocks = (k + HostSgemm::kMaxDepth - 1) / HostSgemm::kMaxDepth;
-  // Blocks of equal depth, a multiple of 8 (784 = 264 + 264 + 256, not
-  // 256 + 256 + 256 + 16: each block reads and writes C once more).
+  // Blocks of about equal depth, a multiple of 8 (784 = 200 x 3 + 184, not
+  // 256 x 3 + 16: each block reads and writes C once more).
   const int64_t blockDepth =
       std::min<int64_t>(HostSgemm::kMaxDepth, ((k + depthBlocks - 1) / depthBlocks + 7) / 8 * 8);
   const int64_t panelsA = (m + kRows - 1) / kRows;
@@ -244,6 +250,40 @@ bool HostSgemm::available() {
 #endif
 }
 
+namespace {
+
+/// Whether `name` is set to 1 ("1", or a list such as "1,4" whose first
+/// level is 1); false when unset.
+bool environmentSaysOne(const char *name) {
+  const char *value = std::getenv(name);
+  return value && value[0] == '1' && (value[1] == '\0' || value[1] == ',');
+}
+
+} // namespace
+
+bool HostSgemm::singleThreaded() {
+#if defined(__linux__)
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) == 1)
+    return true;
+#endif
+#ifdef MPC_HAVE_ONEDNN
+  return environmentSaysOne("OMP_NUM_THREADS");
+#else
+  if (std::getenv("OPENBLAS_NUM_THREADS"))
+    return environmentSaysOne("OPENBLAS_NUM_THREADS");
+  return environmentSaysOne("OMP_NUM_THREADS");
+#endif
+}
+
+bool HostSgemm::usedByDefault() {
+  return available() && !cpuHasFullWidthAvx512() && singleThreaded();
+}
+
+bool HostSgemm::fits(int64_t m, int64_t n, int64_t k) {
+  return k >= kMinDepth && k <= kMaxDepth && m >= kMinRows && n >= kColumns;
+}
+
 bool HostSgemm::takes(int64_t m, int64_t n, int64_t k) {
   static const int setting = [] {
     const char *value = std::getenv("MPC_CPU_HOST_SGEMM");
@@ -251,13 +291,9 @@ bool HostSgemm::takes(int64_t m, int64_t n, int64_t k) {
       return 0;
     if (value && std::strcmp(value, "1") == 0)
       return 1;
-    return -1;
+    return usedByDefault() ? -1 : 0;
   }();
-  if (setting == 0 || !available())
-    return false;
-  if (setting == 1)
-    return true;
-  return k >= kMinDepth && k <= kMaxDepth && m >= kMinRows && n >= kColumns;
+  return setting == 1 || (setting == -1 && fits(m, n, k));
 }
 
 void HostSgemm::multiply(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k,

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <sched.h>
+
 using mpc::rt::HostSgemm;
 
 namespace {
@@ -44,9 +46,11 @@ std::vector<double> reference(bool transposeA, bool transposeB, const Shape &s,
 // that fill the kernel's 14 x 32 tiles and shapes with every kind of tail
 // (1 to 13 rows, fewer than 16 columns, 16 to 31, a block of 256 columns
 // and a few more), sums that fill the 16-wide transposes or not, over one
-// depth block and over several (784 = 264 + 264 + 256, added into C), and
-// the empty sum. On a CPU without AVX-512F it runs its plain loops.
+// depth block and over several (784 = 200 x 3 + 184, added into C), and
+// the empty sum. On a CPU without AVX-512F it runs its plain loops (the
+// test records which ran: the property avx512).
 TEST(HostSgemm, MatchesTheFp64ProductForEveryTranspositionAndTail) {
+  ::testing::Test::RecordProperty("avx512", HostSgemm::available() ? "yes" : "no");
   const Shape shapes[] = {{1, 1, 1},     {14, 32, 16},   {13, 17, 3},   {29, 33, 17},
                           {15, 65, 300}, {100, 47, 513}, {28, 290, 64}, {3, 5, 0},
                           {57, 31, 784}, {42, 16, 256},  {2, 300, 257}};
@@ -102,21 +106,73 @@ TEST(HostSgemm, RepeatsItsBitsWithBuffersReused) {
   EXPECT_EQ(first, second);
 }
 
-// takes (without MPC_CPU_HOST_SGEMM, as the suite runs): one depth block of
-// kMinDepth to kMaxDepth and at least kMinRows rows, on a CPU with
-// AVX-512F only (a weight gradient over a batch of 256: yes; a forward
-// layer's sum of 784: no).
+// Every row count of the last panel (1 to 14 rows, the kernel of each, and
+// a second panel of them), with a column tail and two depth blocks.
+TEST(HostSgemm, RunsTheKernelOfEveryTailRowCount) {
+  std::mt19937 generator(11);
+  std::uniform_real_distribution<float> values(-1.0f, 1.0f);
+  HostSgemm gemm;
+  for (int64_t m = 1; m <= 2 * HostSgemm::kRows; ++m) {
+    const Shape s{m, 37, 300};
+    std::vector<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n));
+    for (float &x : a)
+      x = values(generator);
+    for (float &x : b)
+      x = values(generator);
+    std::vector<float> c(static_cast<size_t>(s.m * s.n), -1.0f);
+    gemm.multiply(false, true, s.m, s.n, s.k, a.data(), b.data(), c.data());
+    const std::vector<double> expected = reference(false, true, s, a, b);
+    for (size_t i = 0; i < expected.size(); ++i)
+      ASSERT_NEAR(c[i], expected[i], 1e-6 * (s.k + 1)) << m << " rows, element " << i;
+  }
+}
+
+// The shapes it takes: one depth block of kMinDepth to kMaxDepth, at least
+// kMinRows rows and kColumns columns (a weight gradient over a batch of
+// 256: yes; a forward layer's sum of 784: no); by default (without
+// MPC_CPU_HOST_SGEMM, as the suite runs) only where usedByDefault.
 TEST(HostSgemm, TakesWeightGradientShapesOnly) {
+  EXPECT_TRUE(HostSgemm::fits(1024, 1024, 256));
+  EXPECT_TRUE(HostSgemm::fits(784, 1024, 256));
+  EXPECT_TRUE(HostSgemm::fits(512, 32, 128));
+  EXPECT_FALSE(HostSgemm::fits(256, 1024, 784));
+  EXPECT_FALSE(HostSgemm::fits(256, 1024, 1024));
+  EXPECT_FALSE(HostSgemm::fits(1024, 1024, 257));
+  EXPECT_FALSE(HostSgemm::fits(1024, 1024, 127));
+  EXPECT_FALSE(HostSgemm::fits(511, 1024, 256));
+  EXPECT_FALSE(HostSgemm::fits(1024, 31, 256));
   if (std::getenv("MPC_CPU_HOST_SGEMM"))
     GTEST_SKIP() << "MPC_CPU_HOST_SGEMM is set";
-  const bool avx512 = HostSgemm::available();
-  EXPECT_EQ(HostSgemm::takes(1024, 1024, 256), avx512);
-  EXPECT_EQ(HostSgemm::takes(784, 1024, 256), avx512);
-  EXPECT_EQ(HostSgemm::takes(512, 32, 128), avx512);
+  EXPECT_EQ(HostSgemm::takes(1024, 1024, 256), HostSgemm::usedByDefault());
   EXPECT_FALSE(HostSgemm::takes(256, 1024, 784));
-  EXPECT_FALSE(HostSgemm::takes(256, 1024, 1024));
-  EXPECT_FALSE(HostSgemm::takes(1024, 1024, 257));
-  EXPECT_FALSE(HostSgemm::takes(1024, 1024, 127));
-  EXPECT_FALSE(HostSgemm::takes(511, 1024, 256));
-  EXPECT_FALSE(HostSgemm::takes(1024, 31, 256));
+  if (HostSgemm::usedByDefault()) {
+    EXPECT_TRUE(HostSgemm::available());
+    EXPECT_TRUE(HostSgemm::singleThreaded());
+  }
+}
+
+// singleThreaded follows the thread count the libraries read, when the
+// process may run on more than one CPU.
+TEST(HostSgemm, SingleThreadedFollowsTheEnvironment) {
+  const char *saved = std::getenv("OMP_NUM_THREADS");
+  const std::string previous = saved ? saved : "";
+  const char *savedBlas = std::getenv("OPENBLAS_NUM_THREADS");
+  const std::string previousBlas = savedBlas ? savedBlas : "";
+  unsetenv("OPENBLAS_NUM_THREADS");
+  setenv("OMP_NUM_THREADS", "1", 1);
+  EXPECT_TRUE(HostSgemm::singleThreaded());
+  setenv("OMP_NUM_THREADS", "1,4", 1);
+  EXPECT_TRUE(HostSgemm::singleThreaded());
+  setenv("OMP_NUM_THREADS", "12", 1);
+  const bool oneCpu = [] {
+    cpu_set_t allowed;
+    return sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) == 1;
+  }();
+  EXPECT_EQ(HostSgemm::singleThreaded(), oneCpu);
+  unsetenv("OMP_NUM_THREADS");
+  EXPECT_EQ(HostSgemm::singleThreaded(), oneCpu);
+  if (saved)
+    setenv("OMP_NUM_THREADS", previous.c_str(), 1);
+  if (savedBlas)
+    setenv("OPENBLAS_NUM_THREADS", previousBlas.c_str(), 1);
 }
