@@ -6,6 +6,7 @@
 
 #include "CpuBackend.h"
 
+#include "CpuSettings.h"
 #include "HostGemm.h"
 #include "HostIm2col.h"
 #include "HostMemory.h"
@@ -48,10 +49,7 @@ struct PlannedGemm {
 /// Whether MPC_CPU_GEMM_HINTS allows taking the manifest's relu_grad and
 /// im2col_b hints (unset, or anything but 0); with 0 every step runs as it
 /// is, for side-by-side measurements and to rule the hints out.
-bool gemmHintsAllowed() {
-  const char *value = std::getenv("MPC_CPU_GEMM_HINTS");
-  return !value || std::strcmp(value, "0") != 0;
-}
+bool gemmHintsAllowed() { return cpuSetting("MPC_CPU_GEMM_HINTS").value_or(true); }
 
 /// Whether the CPU takes `step`'s im2col_b hint: for an f16 B, which it
 /// would otherwise widen to fp32 after the launch wrote it.

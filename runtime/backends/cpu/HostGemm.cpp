@@ -6,6 +6,7 @@
 
 #include "HostGemm.h"
 
+#include "CpuSettings.h"
 #include "Elements.h"
 #include "HostCpu.h"
 #include "HostSgemm.h"
@@ -406,11 +407,8 @@ void reluGrad(DType dtype, const float *c, DType auxDtype, const uint8_t *aux, u
 /// full-width AVX-512 (measured on Zen 5) and no on other x86-64 CPUs
 /// (measured on Zen 4 only); other architectures keep the one call.
 bool smallF32BatchesInOneCall() {
-  const char *value = std::getenv("MPC_CPU_BATCH_SMALL_F32");
-  if (value && std::strcmp(value, "1") == 0)
-    return true;
-  if (value && std::strcmp(value, "0") == 0)
-    return false;
+  if (const std::optional<bool> setting = cpuSetting("MPC_CPU_BATCH_SMALL_F32"))
+    return *setting;
 #if defined(__x86_64__)
   return cpuHasFullWidthAvx512();
 #else
@@ -624,9 +622,9 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
         done = runOnednn(DType::F32, aValues, bValues);
       }
     }
+#else
+    done = done || runHostSgemm();
 #endif
-    if (!done)
-      done = runHostSgemm();
     if (!done) {
       widenOperands();
       computeValues();

@@ -6,6 +6,8 @@
 
 #include "HostMemory.h"
 
+#include "CpuSettings.h"
+
 #include <cstring>
 
 #ifdef __linux__
@@ -17,10 +19,7 @@ namespace mpc::rt {
 namespace {
 
 /// Whether MPC_CPU_HUGE_PAGES allows the advice (unset, or anything but 0).
-bool hugePagesAllowed() {
-  const char *value = std::getenv("MPC_CPU_HUGE_PAGES");
-  return !value || std::strcmp(value, "0") != 0;
-}
+bool hugePagesAllowed() { return cpuSetting("MPC_CPU_HUGE_PAGES").value_or(true); }
 
 /// `bytes` rounded up to a multiple of `alignment`, at least one (0 when
 /// that does not fit in 64 bits).

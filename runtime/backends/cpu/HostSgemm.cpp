@@ -14,12 +14,12 @@
 
 #include "HostSgemm.h"
 
+#include "CpuSettings.h"
 #include "HostCpu.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <cstring>
 #include <utility>
 
 #if defined(__linux__)
@@ -285,15 +285,10 @@ bool HostSgemm::fits(int64_t m, int64_t n, int64_t k) {
 }
 
 bool HostSgemm::takes(int64_t m, int64_t n, int64_t k) {
-  static const int setting = [] {
-    const char *value = std::getenv("MPC_CPU_HOST_SGEMM");
-    if (value && std::strcmp(value, "0") == 0)
-      return 0;
-    if (value && std::strcmp(value, "1") == 0)
-      return 1;
-    return usedByDefault() ? -1 : 0;
-  }();
-  return setting == 1 || (setting == -1 && fits(m, n, k));
+  // Forced on: every shape; by default: the shapes that fit.
+  static const std::optional<bool> forced = cpuSetting("MPC_CPU_HOST_SGEMM");
+  static const bool byDefault = !forced && usedByDefault();
+  return forced.value_or(false) || (byDefault && fits(m, n, k));
 }
 
 void HostSgemm::multiply(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k,
