@@ -21,7 +21,10 @@ planned peak memory against fp32, and the roofline estimate on an H200.
 Last, the compute floor: each model's GEMM multiply-adds at one core's peak
 rate (mpc-cpu-peak, measured in every round under the same load), the share
 of that peak mpc's whole step runs at, and the share its target would ask
-the whole step to run at; over 100% no code can meet it on this core.
+the whole step to run at; over 100% no code can meet it on this core. The
+same share of the GEMM kernel's ceiling (mpc-cpu-peak's register tile over
+random operands in the L1 cache: what a GEMM's inner loop reaches at most on
+real data) says how far a target is from what any GEMM can do here.
 
   bench/cpu_vs_pytorch.py [--mpc build/bin/mpc] [--models "mlp cnn"] [--rounds 5]
                           [--steps N] [--quick] [--json FILE]
@@ -169,20 +172,28 @@ def measure_peak(peak_tool):
     if result.returncode != 0:
         return None
     rates = json.loads(result.stdout)
-    return {"fp32": rates["fp32_fma_gflops"], "bf16": rates["bf16_dot_gflops"]}
+    return {"fp32": rates["fp32_fma_gflops"], "bf16": rates["bf16_dot_gflops"],
+            "fp32_kernel": rates["fp32_gemm_kernel_gflops"],
+            "bf16_kernel": rates["bf16_gemm_kernel_gflops"]}
 
 
-def compute_floor(gflop, peak, mpc_ms, target_ms):
+def compute_floor(gflop, peak, kernel, mpc_ms, target_ms):
     """The GEMMs' multiply-adds at one core's peak rate: the time no step of
     the model can go below on this core, the share of that peak mpc's whole
     step runs at (floor / step), and the share its target asks the whole step
     to run at (floor / (target ratio x PyTorch's step)); above 1, no code on
-    this core can meet the target."""
+    this core can meet the target. The same two shares of the GEMM kernel's
+    ceiling (`kernel` GFLOP/s): above 1, no GEMM built of such a kernel can."""
     if not peak:
         return None
     floor_ms = gflop / peak * 1e3
-    return {"floor_ms": floor_ms, "mpc_share_of_peak": floor_ms / mpc_ms,
-            "target_share_of_peak": floor_ms / target_ms}
+    floor = {"floor_ms": floor_ms, "mpc_share_of_peak": floor_ms / mpc_ms,
+             "target_share_of_peak": floor_ms / target_ms}
+    if kernel:
+        kernel_ms = gflop / kernel * 1e3
+        floor.update({"kernel_floor_ms": kernel_ms, "mpc_share_of_kernel": kernel_ms / mpc_ms,
+                      "target_share_of_kernel": kernel_ms / target_ms})
+    return floor
 
 
 def main():
@@ -237,7 +248,7 @@ def main():
     def median_peak(kind):
         rates = [p[kind] for p in peaks if p[kind]]
         return statistics.median(rates) if rates else None
-    peak = {"fp32": median_peak("fp32"), "bf16": median_peak("bf16")}
+    peak = {kind: median_peak(kind) for kind in ("fp32", "bf16", "fp32_kernel", "bf16_kernel")}
 
     rows, results = [], {}
     for model in models:
@@ -260,8 +271,10 @@ def main():
         entry["static"] = static_measures(mpc_report(args.mpc, graph, "fp16"), fp32_report)
         gflop = gemm_gflop(fp32_report)
         entry["floor"] = {"gemm_gflop": gflop,
-                          "fp32": compute_floor(gflop, peak["fp32"], m32, fp32_target * t32),
-                          "bf16": compute_floor(gflop, peak["bf16"], mb, 0.8 * tb)}
+                          "fp32": compute_floor(gflop, peak["fp32"], peak["fp32_kernel"], m32,
+                                                fp32_target * t32),
+                          "bf16": compute_floor(gflop, peak["bf16"], peak["bf16_kernel"], mb,
+                                                0.8 * tb)}
         results[model] = entry
         mark = lambda ok: "yes" if ok else "NO"
         targets = list(entry["targets"].values())
@@ -286,20 +299,28 @@ def main():
             s["peak_bytes_fp16"], s["peak_bytes_fp32"],
             s["peak_bytes_fp16"] / max(s["peak_bytes_fp32"], 1), s["h200_roofline_us"]))
     if peak["fp32"]:
+        rate = lambda kind: "%.1f" % peak[kind] if peak[kind] else "no"
         print("\nCompute floor: the GEMMs' multiply-adds at one core's peak (mpc-cpu-peak, "
               "median of the rounds: %.1f GFLOP/s fp32 FMA, %s bf16 dot); the share of that "
               "peak mpc's whole step runs at, and the share its target asks for (over 100%%: "
-              "out of reach on this core):\n" % (
-                  peak["fp32"], "%.1f" % peak["bf16"] if peak["bf16"] else "no"))
+              "out of reach on this core); in brackets the same shares of the GEMM kernel's "
+              "ceiling (%s fp32, %s bf16: a register tile over random operands in the L1 "
+              "cache):\n" % (peak["fp32"], rate("bf16"), rate("fp32_kernel"),
+                             rate("bf16_kernel")))
         print("| model | GEMM GFLOP | fp32 floor ms | mpc fp32 at | fp32 target needs "
               "| bf16 floor ms | mpc bf16 at | bf16 target needs |")
         print("|---|---|---|---|---|---|---|---|")
+
+        def share(f, which):
+            text = "%.0f%%" % (100 * f["%s_share_of_peak" % which])
+            kernel = f.get("%s_share_of_kernel" % which)
+            return text + (" (%.0f%%)" % (100 * kernel) if kernel else "")
         for model, entry in results.items():
             cells = []
             for mode in ("fp32", "bf16"):
                 f = entry["floor"][mode]
-                cells += (["%.3f" % f["floor_ms"], "%.0f%%" % (100 * f["mpc_share_of_peak"]),
-                           "%.0f%%" % (100 * f["target_share_of_peak"])] if f else ["-"] * 3)
+                cells += (["%.3f" % f["floor_ms"], share(f, "mpc"), share(f, "target")]
+                          if f else ["-"] * 3)
             print("| %s | %.3f | %s |" % (model, entry["floor"]["gemm_gflop"], " | ".join(cells)))
     met = all(all(e["targets"].values()) for e in results.values())
     print("\nall CPU targets met: %s" % ("yes" if met else "no"))

@@ -4,8 +4,9 @@ its medians, a verdict per target, static measures where fusion moved
 fewer bytes than the unfused graph would, and the compute floor: the GEMMs'
 multiply-adds counted from the report (the wide MLP's and the CNN's by
 hand here), at the
-median of the rounds' peaks, against mpc's step and the targets; where the
-core's peak was measured, the printed output (argv[2]) has the floor's table."""
+median of the rounds' peaks and of the GEMM kernel's ceilings, against
+mpc's step and the targets; where the core's peak was measured, the printed
+output (argv[2]) has the floor's table."""
 import json
 import math
 import statistics
@@ -57,7 +58,7 @@ for name, expected in (("wide_mlp", WIDE_MLP_GFLOP), ("cnn", CNN_GFLOP)):
         problems.append("%s: GEMM GFLOP %s, not %s" % (name, models[name]["floor"]["gemm_gflop"],
                                                       expected))
 peak = data["peak_gflops"]
-for kind in ("fp32", "bf16"):
+for kind in ("fp32", "bf16", "fp32_kernel", "bf16_kernel"):
     rates = [p[kind] for p in data["peak_gflops_rounds"] if p[kind]]
     if (statistics.median(rates) if rates else None) != peak[kind]:
         problems.append("peak %s %s is not the median of %s" % (kind, peak[kind], rates))
@@ -79,6 +80,18 @@ for name, entry in models.items():
                 and math.isclose(f["target_share_of_peak"], floor_ms / target, rel_tol=1e-9)):
             problems.append("%s: %s floor %s, expected %.6f ms over %.6f and %.6f" % (
                 name, mode, f, floor_ms, step, target))
+        # The same shares of the GEMM kernel's ceiling, where it was measured.
+        kernel = peak[mode + "_kernel"]
+        kernel_ms = floor["gemm_gflop"] / kernel * 1e3 if kernel else None
+        if not kernel_ms:
+            if "kernel_floor_ms" in f:
+                problems.append("%s: a %s kernel floor without a kernel rate" % (name, mode))
+        elif not (math.isclose(f["kernel_floor_ms"], kernel_ms, rel_tol=1e-9)
+                  and math.isclose(f["mpc_share_of_kernel"], kernel_ms / step, rel_tol=1e-9)
+                  and math.isclose(f["target_share_of_kernel"], kernel_ms / target,
+                                   rel_tol=1e-9)):
+            problems.append("%s: %s kernel floor %s, expected %.6f ms" % (name, mode, f,
+                                                                          kernel_ms))
 if peak["fp32"]:
     printed = open(sys.argv[2]).read()
     if "Compute floor: the GEMMs' multiply-adds at one core's peak" not in printed:
@@ -88,5 +101,12 @@ if peak["fp32"]:
                                         entry["floor"]["fp32"]["floor_ms"])
         if row not in printed:
             problems.append("no floor row '%s' in the output" % row)
+        f = entry["floor"]["fp32"]
+        if "kernel_floor_ms" in f:
+            cell = "| %.0f%% (%.0f%%) |" % (100 * f["mpc_share_of_peak"],
+                                           100 * f["mpc_share_of_kernel"])
+            if row + cell[2:] not in printed:
+                problems.append("no share of the kernel's ceiling '%s' in %s's row" % (cell,
+                                                                                      name))
 if problems:
     sys.exit("\n".join(problems))
