@@ -15,6 +15,8 @@ the table shows the median over rounds and the ratios
 
 against the targets of the performance issue (fp32 <= 1.0x everywhere and
 <= 0.8x on the MLPs, bf16 <= 0.8x, fp16 within 1.2x of fp32). Below it, the
+median of each round's own ratios (its two sides ran under about the same
+load, so it moves less with the load of this shared machine), then the
 static measures of each model's fp16 step from `mpc report --json`:
 launches, bytes moved against the same graph unfused, casts inserted, the
 planned peak memory against fp32, and the roofline estimate on an H200.
@@ -266,6 +268,18 @@ def main():
         entry["rounds_ms"] = {"%s %s" % (who, mode): times[model, who, mode]
                               for who, modes in (("mpc", MPC_MODES), ("torch", TORCH_MODES))
                               for mode in modes}
+        # Each round's own ratios: the two sides of a ratio ran minutes
+        # apart at most, under about the same load, so their median moves
+        # less with the load than the ratio of the medians (the targets'
+        # verdicts stay on the latter).
+        pairs = {"fp32_ratio": (("mpc", "fp32"), ("torch", "fp32")),
+                 "bf16_ratio": (("mpc", "bf16"), ("torch", "bf16")),
+                 "fp16_vs_fp32": (("mpc", "fp16"), ("mpc", "fp32"))}
+        entry["round_ratios"] = {
+            name: [a / b for a, b in zip(times[(model,) + top], times[(model,) + bottom])]
+            for name, (top, bottom) in pairs.items()}
+        entry["median_round_ratio"] = {name: statistics.median(values)
+                                       for name, values in entry["round_ratios"].items()}
         graph = os.path.join(ROOT, "examples", model + ".mlir")
         fp32_report = mpc_report(args.mpc, graph, "fp32")
         entry["static"] = static_measures(mpc_report(args.mpc, graph, "fp16"), fp32_report)
@@ -287,6 +301,14 @@ def main():
           "mpc fp16 | fp16 / fp32 |")
     print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
+    print("\nThe median of each round's own ratios (the two sides of a round ran under "
+          "about the same load):\n")
+    print("| model | fp32 / torch fp32 | bf16 / torch bf16 | fp16 / fp32 |")
+    print("|---|---|---|---|")
+    for model, entry in results.items():
+        r = entry["median_round_ratio"]
+        print("| %s | %.2f | %.2f | %.2f |" % (model, r["fp32_ratio"], r["bf16_ratio"],
+                                               r["fp16_vs_fp32"]))
     print("\nStatic measures of the fp16 training step (mpc report --json):\n")
     print("| model | launches | bytes moved | unfused | casts inserted | peak fp16 | peak fp32 "
           "| H200 roofline us |")

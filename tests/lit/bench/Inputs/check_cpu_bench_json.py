@@ -1,12 +1,12 @@
 """Checks the JSON of bench/cpu_vs_pytorch.py --quick: every model has every
 timing (positive) and every round's times, ratios that are the quotients of
-its medians, a verdict per target, static measures where fusion moved
-fewer bytes than the unfused graph would, and the compute floor: the GEMMs'
-multiply-adds counted from the report (the wide MLP's and the CNN's by
-hand here), at the
-median of the rounds' peaks and of the GEMM kernel's ceilings, against
-mpc's step and the targets; where the core's peak was measured, the printed
-output (argv[2]) has the floor's table."""
+its medians, each round's own ratios and their medians, a verdict per
+target, static measures where fusion moved fewer bytes than the unfused
+graph would, and the compute floor: the GEMMs' multiply-adds counted from
+the report (the wide MLP's and the CNN's by hand here), at the median of the
+rounds' peaks and of the GEMM kernel's ceilings, against mpc's step and the
+targets; where the core's peak was measured, the printed output (argv[2])
+has the floor's table."""
 import json
 import math
 import statistics
@@ -35,6 +35,18 @@ for name, entry in models.items():
         if len(times) != data["rounds"] or statistics.median(times) != entry[key]:
             problems.append("%s: rounds_ms[%s] = %s, median %s" % (name, who_mode, times,
                                                                    entry[key]))
+    # Each round's ratios are those of its own times, and their medians.
+    for ratio, top, bottom in (("fp32_ratio", "mpc fp32", "torch fp32"),
+                               ("bf16_ratio", "mpc bf16", "torch bf16"),
+                               ("fp16_vs_fp32", "mpc fp16", "mpc fp32")):
+        expected = [a / b for a, b in zip(rounds[top], rounds[bottom])]
+        got = entry["round_ratios"][ratio]
+        if len(got) != data["rounds"] or not all(
+                math.isclose(g, e, rel_tol=1e-12) for g, e in zip(got, expected)):
+            problems.append("%s: round_ratios[%s] = %s, not %s" % (name, ratio, got, expected))
+        elif entry["median_round_ratio"][ratio] != statistics.median(got):
+            problems.append("%s: median_round_ratio[%s] = %s" % (
+                name, ratio, entry["median_round_ratio"][ratio]))
     if len(entry["targets"]) != 3 or not all(isinstance(v, bool) for v in entry["targets"].values()):
         problems.append("%s: targets %s" % (name, entry["targets"]))
     static = entry["static"]
