@@ -76,16 +76,10 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
     for (auto [result, offset] : llvm::zip(op.getResults(), offsets.asArrayRef())) {
       if (offset < 0)
         continue;
-      int64_t last = position[&op];
-      for (Operation *user : result.getUsers()) {
-        Operation *top = body.findAncestorOpInBlock(*user);
-        bool untilEnd = llvm::isa<mpg::OutputOp, mpg::StateWriteOp>(top);
-        last = std::max(last, untilEnd ? count : position[top]);
-      }
       Role role = llvm::isa<mpg::InputOp>(op)   ? Role::Input
                   : fromSeed.contains(result) ? Role::Gradient
                                               : Role::Activation;
-      values.push_back({position[&op], last,
+      values.push_back({position[&op], position[&op],
                         {offset, offset + mpc::bufferBytes(result.getType()), role}, result});
     }
     if (auto scratch = op.getAttrOfType<IntegerAttr>(kScratchOffsetAttr))
@@ -96,19 +90,36 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
                           Value()});
   }
 
+  // As mpg-plan-memory does: a value is live until the last reader of it or
+  // of any view of it (a reshape reads its operand's storage under another
+  // shape); outputs, the loss and state writes keep it to the end.
+  llvm::DenseMap<Value, size_t> liveOf;
+  for (auto [index, v] : llvm::enumerate(values))
+    if (v.value)
+      liveOf[v.value] = index;
+  auto storageRoot = [](Value value) {
+    while (auto view = value.getDefiningOp<mpg::ReshapeOp>())
+      value = view.getOperand();
+    return value;
+  };
+  for (Operation &op : body)
+    for (Value operand : op.getOperands()) {
+      auto it = liveOf.find(storageRoot(operand));
+      if (it == liveOf.end())
+        continue;
+      bool untilEnd = llvm::isa<mpg::OutputOp, mpg::MinimizeOp, mpg::StateWriteOp>(op);
+      Live &v = values[it->second];
+      v.last = std::max(v.last, untilEnd ? count : position[&op]);
+    }
+
   // As mpg-plan-memory does: consecutive parameter updates (and finite
   // checks) run as one launch, so what any of them reads is live until the
   // last of them.
   for (const auto &run : mpc::multiTensorRuns(body))
     for (mpg::FusionOp update : run)
-      for (Value operand : update->getOperands()) {
-        // (a reshape is a view of its operand's storage)
-        while (auto view = operand.getDefiningOp<mpg::ReshapeOp>())
-          operand = view.getOperand();
-        for (Live &v : values)
-          if (v.value && v.value == operand)
-            v.last = std::max(v.last, position[run.back()]);
-      }
+      for (Value operand : update->getOperands())
+        if (auto it = liveOf.find(storageRoot(operand)); it != liveOf.end())
+          values[it->second].last = std::max(values[it->second].last, position[run.back()]);
 
   TransientMemory result;
   std::vector<const Live *> atPeak;

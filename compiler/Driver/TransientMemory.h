@@ -4,7 +4,8 @@
 //
 // For `mpc report memory`: walks a planned graph (after mpg-plan-memory) in
 // execution order, keeps each arena value live from its definition to its
-// last use (outputs and state writes: to the end of the step), and at the
+// last use or the last use of a view of it (outputs, the loss and state
+// writes: to the end of the step), as the planner does, and at the
 // point where the live bytes peak splits them into the step's inputs,
 // activations (values the backward pass's seed does not reach) and
 // gradients (values computed from the seed: the backward pass and the
