@@ -123,6 +123,10 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
     auto it = inputs.find(name);
     if (it == inputs.end())
       return fail("the program has no input '" + name + "' (its inputs: " + names(inputs) + ")");
+    if (bound.count(name)) {
+      reportError("--input " + binding + ": input '" + name + "' is already bound");
+      return kExitUsage;
+    }
     rt::HostTensor tensor;
     if (rt::Status status = rt::readNpy(file, tensor); !status.isOk())
       return fail(status.message());
@@ -141,6 +145,27 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
       return fail("input '" + name + "' (" + describeTensor(info) +
                   ") is not bound; pass --input " + name + "=FILE.npy");
 
+  // Every --output checked before anything runs or is written: a wrong one
+  // fails the command with no file replaced.
+  std::vector<std::pair<std::string, std::string>> requested;
+  std::map<std::string, std::string> outputOfFile;
+  for (const std::string &binding : parser.getAll("output")) {
+    std::string name, file;
+    if (!splitBinding(binding, name, file)) {
+      reportError("--output expects NAME=FILE.npy, got '" + binding + "'");
+      return kExitUsage;
+    }
+    if (!outputs.count(name))
+      return fail("the program has no output '" + name + "' (its outputs: " + names(outputs) +
+                  ")");
+    if (auto [it, added] = outputOfFile.try_emplace(file, name); !added) {
+      reportError("--output " + name + "=" + file + ": '" + file + "' is already the file of " +
+                  "output '" + it->second + "'");
+      return kExitUsage;
+    }
+    requested.emplace_back(name, file);
+  }
+
   if (mpc_program_run(program) != MPC_OK)
     return fail(mpc_last_error());
   if (auto save = parser.get("save-params"); save && !save->empty())
@@ -157,19 +182,9 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
     return mpc_program_get_output(program, info.name, tensor.bytes.data(), info.bytes) == MPC_OK;
   };
 
-  std::vector<std::string> requested = parser.getAll("output");
-  for (const std::string &binding : requested) {
-    std::string name, file;
-    if (!splitBinding(binding, name, file)) {
-      reportError("--output expects NAME=FILE.npy, got '" + binding + "'");
-      return kExitUsage;
-    }
-    auto it = outputs.find(name);
-    if (it == outputs.end())
-      return fail("the program has no output '" + name + "' (its outputs: " + names(outputs) +
-                  ")");
+  for (const auto &[name, file] : requested) {
     rt::HostTensor tensor;
-    if (!readOutput(it->second, tensor))
+    if (!readOutput(outputs.at(name), tensor))
       return fail(mpc_last_error());
     if (rt::Status status = rt::writeNpy(file, tensor); !status.isOk())
       return fail(status.message());

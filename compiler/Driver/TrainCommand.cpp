@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -279,6 +280,20 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     return fail(mpc_last_error());
   bool countsSkips = mpc_program_get_param(program.get(), "loss_scale.skipped_steps",
                                            &skippedBefore, sizeof skippedBefore) == MPC_OK;
+  // (a checkpoint's counters come from a file: negative ones, or ones whose
+  // sum with the steps to run overflows, would index the data out of range)
+  std::string countersFrom = parser.get("init").value_or("");
+  countersFrom = countersFrom.empty() ? "the program" : "checkpoint '" + countersFrom + "'";
+  if (done < 0 || skippedBefore < 0)
+    return fail(countersFrom + ": " +
+                (done < 0 ? "optimizer.step is " + std::to_string(done)
+                          : "loss_scale.skipped_steps is " + std::to_string(skippedBefore)) +
+                "; a step counter must be 0 or more");
+  if (skippedBefore > INT64_MAX - done ||
+      steps > static_cast<uint64_t>(INT64_MAX - (done + skippedBefore)))
+    return fail(countersFrom + ": its step counters (optimizer.step " + std::to_string(done) +
+                ", loss_scale.skipped_steps " + std::to_string(skippedBefore) + ") plus " +
+                std::to_string(steps) + " steps overflow a 64-bit step count");
   done += skippedBefore;
   uint64_t runsBefore = 0;
   mpc_program_run_count(program.get(), &runsBefore);

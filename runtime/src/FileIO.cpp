@@ -74,7 +74,9 @@ InputFile::~InputFile() {
 
 Status InputFile::open(const std::string &path) {
   path_ = path;
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // (O_NONBLOCK: a FIFO opens at once, to be refused below, instead of
+  // waiting for a writer; reads of regular files ignore it)
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd_ < 0) {
     int error = errno;
     if (error == ENOENT)

@@ -17,6 +17,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -621,6 +622,8 @@ public:
               constant(element("constants", i), manifest_.constants[i]);
           !status.isOk())
         return status;
+    if (Status status = disjointTensors(); !status.isOk())
+      return status;
     names.clear();
     for (size_t i = 0; i < manifest_.kernels.size(); ++i)
       if (Status status =
@@ -775,7 +778,7 @@ private:
   /// Checks a shape and a buffer that holds a tensor of that shape.
   Status placed(const std::string &path, DType dtype,
                 const std::vector<int64_t> &shape, const BufferRef &buffer,
-                const std::string &what) const {
+                const std::string &what, ByteRange *range = nullptr) const {
     for (size_t i = 0; i < shape.size(); ++i)
       if (shape[i] < 0)
         return fail(element(member(path, "shape"), i),
@@ -789,13 +792,78 @@ private:
       return status;
     return inside(member(path, "buffer"), buffer, bytes, 0,
                   "the " + what + "'s " + dtypeName(dtype) + " " +
-                      formatShape(shape));
+                      formatShape(shape),
+                  range);
+  }
+
+  /// The bytes of a tensor already checked by `placed`.
+  static ByteRange bytesOf(DType dtype, const std::vector<int64_t> &shape,
+                           const BufferRef &buffer) {
+    uint64_t count = 1;
+    for (int64_t dim : shape)
+      count *= static_cast<uint64_t>(dim);
+    return ByteRange{buffer.space, buffer.offset,
+                     buffer.offset + count * dtypeSize(dtype)};
+  }
+
+  /// Inputs (all written before a step) and the persistent tensors
+  /// (parameters, state and constants, all kept between steps) each need
+  /// bytes of their own: two that share one would corrupt each other.
+  Status disjointTensors() const {
+    struct Placed {
+      ByteRange bytes;
+      std::string path;
+    };
+    std::vector<Placed> placed;
+    for (size_t i = 0; i < manifest_.inputs.size(); ++i) {
+      const TensorSpec &spec = manifest_.inputs[i];
+      placed.push_back({bytesOf(spec.dtype, spec.shape, spec.buffer), element("inputs", i)});
+    }
+    for (size_t i = 0; i < manifest_.params.size(); ++i) {
+      const ParamSpec &spec = manifest_.params[i];
+      placed.push_back({bytesOf(spec.dtype, spec.shape, spec.buffer), element("params", i)});
+    }
+    for (size_t i = 0; i < manifest_.constants.size(); ++i) {
+      const ConstantSpec &spec = manifest_.constants[i];
+      placed.push_back({bytesOf(spec.dtype, spec.shape, spec.buffer), element("constants", i)});
+    }
+    // By space and first byte: a range overlaps an earlier one exactly when
+    // it begins before the furthest end of those (empty ranges hold nothing).
+    placed.erase(std::remove_if(placed.begin(), placed.end(),
+                                [](const Placed &p) { return p.bytes.begin == p.bytes.end; }),
+                 placed.end());
+    std::stable_sort(placed.begin(), placed.end(), [](const Placed &a, const Placed &b) {
+      return a.bytes.space != b.bytes.space ? a.bytes.space < b.bytes.space
+                                            : a.bytes.begin < b.bytes.begin;
+    });
+    for (size_t i = 1, furthest = 0; i < placed.size(); ++i) {
+      if (placed[i].bytes.space != placed[furthest].bytes.space) {
+        furthest = i;
+        continue;
+      }
+      const Placed &other = placed[furthest];
+      if (placed[i].bytes.begin < other.bytes.end)
+        return fail(member(placed[i].path, "buffer"),
+                    "bytes [" + std::to_string(placed[i].bytes.begin) + ", " +
+                        std::to_string(placed[i].bytes.end) + ") of " +
+                        spaceTitle(placed[i].bytes.space) + " overlap those of " + other.path +
+                        ", [" + std::to_string(other.bytes.begin) + ", " +
+                        std::to_string(other.bytes.end) + ")");
+      if (placed[i].bytes.end > other.bytes.end)
+        furthest = i;
+    }
+    return Status();
   }
 
   Status tensor(const std::string &path, const TensorSpec &spec,
                 const std::string &what, std::set<std::string> &names) const {
     if (spec.name.empty())
       return fail(member(path, "name"), "empty");
+    if (std::any_of(spec.name.begin(), spec.name.end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        }))
+      return fail(member(path, "name"),
+                  quoteJson(spec.name) + " holds a control character");
     if (!names.insert(spec.name).second)
       return fail(member(path, "name"),
                   "another " + what + " is named " + quoteJson(spec.name));
@@ -882,8 +950,19 @@ private:
   /// Whether a constant initializer's value fits an integer dtype exactly.
   static Status constantValue(const std::string &path, DType dtype,
                               double value) {
-    if (isFloating(dtype))
+    if (isFloating(dtype)) {
+      // (finite in the parameter's own type: 1e300 would start an f32
+      // parameter at infinity)
+      double largest = dtype == DType::F16   ? 65504.0
+                       : dtype == DType::F64 ? std::numeric_limits<double>::max()
+                                             : std::numeric_limits<float>::max();
+      if (std::fabs(value) > largest) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.9g", value);
+        return fail(path, std::string(text) + " is out of the range of " + dtypeName(dtype));
+      }
       return Status();
+    }
     double low = dtype == DType::Bool  ? 0.0
                  : dtype == DType::I32 ? -0x1p31
                                        : -0x1p63;

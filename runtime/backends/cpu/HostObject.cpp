@@ -10,9 +10,49 @@
 #include "Json.h"
 #include "ObjectCache.h"
 
+#include <cstring>
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 
 namespace mpc::rt {
+
+namespace {
+
+/// Why `bytes` is not a whole 64-bit ELF shared object of this machine, or
+/// empty when it is one: the header, the program headers and every loadable
+/// segment's bytes lie inside the file. (dlopen maps segments past the end
+/// of a truncated file and the process dies of SIGBUS on touching them.)
+std::string elfProblem(const std::string &bytes) {
+  Elf64_Ehdr header;
+  if (bytes.size() < sizeof header)
+    return "it is shorter than an ELF header (" + std::to_string(bytes.size()) + " bytes)";
+  std::memcpy(&header, bytes.data(), sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+    return "it is not an ELF file";
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB ||
+      header.e_machine != EM_X86_64 || header.e_type != ET_DYN)
+    return "it is not a 64-bit x86-64 shared object";
+  if (header.e_phentsize != sizeof(Elf64_Phdr))
+    return "its program headers have an unexpected size";
+  uint64_t size = bytes.size();
+  uint64_t tableEnd = header.e_phoff + uint64_t(header.e_phnum) * sizeof(Elf64_Phdr);
+  if (header.e_phoff > size || tableEnd > size || tableEnd < header.e_phoff)
+    return "its program headers lie past the end of its " + std::to_string(size) + " bytes";
+  for (uint16_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment;
+    std::memcpy(&segment, bytes.data() + header.e_phoff + i * sizeof segment, sizeof segment);
+    if (segment.p_type != PT_LOAD && segment.p_type != PT_DYNAMIC)
+      continue;
+    uint64_t end = segment.p_offset + segment.p_filesz;
+    if (end < segment.p_offset || end > size)
+      return "segment " + std::to_string(i) + " ends at byte " + std::to_string(end) +
+             ", past the end of its " + std::to_string(size) + " bytes (truncated?)";
+  }
+  return "";
+}
+
+} // namespace
 
 HostObject::~HostObject() {
   if (handle_)
@@ -22,6 +62,10 @@ HostObject::~HostObject() {
 Status HostObject::load(const std::string &bundlePath,
                         const std::string &bytes) {
   bundlePath_ = bundlePath;
+  if (std::string problem = elfProblem(bytes); !problem.empty())
+    return Status::error(MPC_FORMAT_ERROR,
+                         bundlePath + ": cannot load its host object (section \"" +
+                             kHostObjectSection + "\"): " + problem);
   std::string path;
   if (Status status = cacheObject(bytes, "host", ".so", path); !status.isOk())
     return Status::error(status.code(), bundlePath +
@@ -57,6 +101,19 @@ Status HostObject::kernel(const std::string &name, HostKernel &out) const {
     return Status::error(MPC_FORMAT_ERROR,
                          bundlePath_ + ": kernel " + quoteJson(name) +
                              " is missing from the host object");
+  // dlsym also finds the symbols of the object's dependencies (libc's exit,
+  // abort, ...) and data: a kernel must be a function of the object itself.
+  Dl_info where, own;
+  void *entryAddress = nullptr;
+  link_map *object = nullptr;
+  bool found = ::dladdr1(symbol, &where, &entryAddress, RTLD_DL_SYMENT) != 0;
+  const auto *entry = static_cast<const ElfW(Sym) *>(entryAddress);
+  if (!found ||
+      !entry || ELF64_ST_TYPE(entry->st_info) != STT_FUNC ||
+      ::dlinfo(handle_, RTLD_DI_LINKMAP, &object) != 0 || !object ||
+      !::dladdr(object->l_ld, &own) || own.dli_fbase != where.dli_fbase)
+    return Status::error(MPC_FORMAT_ERROR, bundlePath_ + ": kernel " + quoteJson(name) +
+                                               " is not a function of the host object");
   out = reinterpret_cast<HostKernel>(symbol);
   return Status();
 }

@@ -338,6 +338,30 @@ TEST(Manifest, RefusesSemanticErrors) {
       {[](Manifest &m) { m.inputs[1].name = "pixels"; },
        "inputs[1].name: another input is named \"pixels\""},
       {[](Manifest &m) { m.outputs[0].name = ""; }, "outputs[0].name: empty"},
+      {[](Manifest &m) { m.inputs[0].name = "pix\nels"; },
+       "inputs[0].name: \"pix\\nels\" holds a control character"},
+      // Inputs, parameters and constants each own their bytes.
+      {[](Manifest &m) { m.params[1].buffer.offset = 64; },
+       "params[1].buffer: bytes [64, 70) of persistent memory overlap those of "
+       "params[0], [0, 96)"},
+      {[](Manifest &m) { m.constants[0].buffer.offset = 1024; },
+       "constants[0].buffer: bytes [1024, 1036) of persistent memory overlap "
+       "those of params[5], [768, 1056)"},
+      {[](Manifest &m) { m.inputs[1].buffer.offset = 64; },
+       "inputs[1].buffer: bytes [64, 80) of the arena overlap those of "
+       "inputs[0], [0, 128)"},
+      {[](Manifest &m) { m.inputs[1].buffer = persistent(80); },
+       "inputs[1].buffer: bytes [80, 96) of persistent memory overlap those of "
+       "params[0], [0, 96)"},
+      // A constant initializer's value fits the parameter's type.
+      {[](Manifest &m) {
+         m.params[4].init = {InitKind::Constant, {{"value", 1e39}}};
+       },
+       "params[4].init.args.value: 1e+39 is out of the range of f32"},
+      {[](Manifest &m) {
+         m.params[1].init = {InitKind::Constant, {{"value", -70000}}};
+       },
+       "params[1].init.args.value: -70000 is out of the range of f16"},
       {[](Manifest &m) {
          m.outputs[0].shape = {4, -3};
        },

@@ -85,6 +85,10 @@ MPC_KERNEL(k_softmax) {
   mpc::rows(4, Softmax{static_cast<const float *>(mpc_buffers[0]),
                        static_cast<float *>(mpc_buffers[1])});
 }
+
+// Data the object exports, no kernel; it also makes libc (its exit) a
+// library the object needs.
+extern "C" __attribute__((visibility("default"))) void (*const k_not_a_kernel)(int) = exit;
 )";
 
 const std::vector<float> kConstant = {0.5f, -1.0f, 2.0f, 0.0f, 3.25f, -0.75f};
@@ -363,6 +367,45 @@ TEST(ProgramKernels, RefusesAKernelMissingFromTheObject) {
                        "object"),
             std::string::npos)
       << error;
+}
+
+TEST(ProgramKernels, RefusesAKernelThatIsNotAFunctionOfTheObject) {
+  // dlsym finds libc's functions through the object, and its data: neither
+  // is a kernel.
+  for (const char *name : {"exit", "k_not_a_kernel"}) {
+    SCOPED_TRACE(name);
+    ScopedCacheDir cache;
+    TempDir dir;
+    std::string path = dir.file("kernels.mpcb");
+    Manifest m = kernelManifest();
+    m.kernels.push_back(KernelSpec{name, 1, 32});
+    m.steps.push_back(LaunchStep{name, {arena(0)}});
+    writeKernelBundle(path, m);
+    LoadedProgram program;
+    EXPECT_EQ(program.load(path), MPC_FORMAT_ERROR);
+    std::string error = mpc_last_error();
+    EXPECT_NE(error.find("kernel \"" + std::string(name) +
+                         "\" is not a function of the host object"),
+              std::string::npos)
+        << error;
+  }
+}
+
+TEST(ProgramKernels, RefusesATruncatedObject) {
+  // (dlopen maps the missing bytes, and the process would die of SIGBUS)
+  ScopedCacheDir cache;
+  TempDir dir;
+  std::string path = dir.file("kernels.mpcb");
+  writeProgramBundle(path, kernelManifest(),
+                     {{"host.so", hostObject().substr(0, hostObject().size() / 2)},
+                      {"const.0", constantBytes()}});
+  LoadedProgram program;
+  EXPECT_EQ(program.load(path), MPC_FORMAT_ERROR);
+  std::string error = mpc_last_error();
+  EXPECT_NE(error.find("cannot load its host object (section \"host.so\"): segment "),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("(truncated?)"), std::string::npos) << error;
 }
 
 TEST(ProgramKernels, RefusesKernelsWithoutAHostObject) {
