@@ -10,7 +10,10 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <cmath>
+#include <limits>
 
 namespace {
 
@@ -124,6 +127,23 @@ llvm::Error mpc::parseLossScaleSpec(llvm::StringRef spec, LossScaleConfig &confi
       return failure("init is outside [min, max]");
   } else {
     return failure("unknown mode '" + mode + "'");
+  }
+  // The scale and its factors live in f32 on the device: each must round to
+  // a normal f32 on its side of 1 (1e40 would be infinite, 1e-50 zero).
+  auto f32 = [](double value) { return static_cast<float>(value); };
+  auto normalF32 = [&](double value) {
+    return std::isfinite(f32(value)) && f32(value) >= std::numeric_limits<float>::min();
+  };
+  if (!normalF32(parsed.initScale))
+    return failure(llvm::Twine(mode == "static" ? "the scale " : "init ") +
+                   llvm::formatv("{0:e}", parsed.initScale) + " is not a normal f32 value");
+  if (mode == "dynamic") {
+    if (!normalF32(parsed.minScale) || !normalF32(parsed.maxScale))
+      return failure("min and max must be normal f32 values");
+    if (!(f32(parsed.growthFactor) > 1) || !std::isfinite(f32(parsed.growthFactor)))
+      return failure("growth must round to an f32 value above 1");
+    if (!(f32(parsed.backoffFactor) < 1) || !(f32(parsed.backoffFactor) > 0))
+      return failure("backoff must round to an f32 value in (0, 1)");
   }
   config = parsed;
   return llvm::Error::success();

@@ -17,6 +17,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -39,10 +40,12 @@ llvm::Expected<std::string> readMaybeGzip(const std::string &path) {
   while ((n = gzread(file, buffer, sizeof buffer)) > 0)
     bytes.append(buffer, n);
   int error = 0;
-  const char *message = gzerror(file, &error);
+  // (the message belongs to `file`: copied before gzclose frees it)
+  const char *text = gzerror(file, &error);
+  std::string message = text && *text ? text : "error";
   gzclose(file);
   if (n < 0 || (error != Z_OK && error != Z_STREAM_END))
-    return failure("cannot read data file '" + path + "': " + (message ? message : "error"));
+    return failure("cannot read data file '" + path + "': " + message);
   return bytes;
 }
 
@@ -73,13 +76,18 @@ llvm::Expected<Dataset> readCsv(const std::string &path) {
       if (fields[f].trim().getAsDouble(value))
         return failure(path + ":" + llvm::Twine(i + 1) + ": field " + llvm::Twine(f + 1) +
                        " is not a number: '" + fields[f].trim() + "'");
+      if (!std::isfinite(static_cast<float>(value)))
+        return failure(path + ":" + llvm::Twine(i + 1) + ": field " + llvm::Twine(f + 1) +
+                       " is not a finite f32 number: '" + fields[f].trim() + "'");
       data.features.push_back(static_cast<float>(value));
       largest = std::max(largest, std::fabs(static_cast<float>(value)));
     }
     double label;
-    if (fields.back().trim().getAsDouble(label) || label != std::floor(label) || label < 0)
+    // (labels feed i32 inputs: the class index of a cross-entropy)
+    if (fields.back().trim().getAsDouble(label) || label != std::floor(label) || label < 0 ||
+        label > std::numeric_limits<int32_t>::max())
       return failure(path + ":" + llvm::Twine(i + 1) + ": the label '" + fields.back().trim() +
-                     "' is not a non-negative integer");
+                     "' is not an integer in [0, 2^31)");
     data.labels.push_back(static_cast<int64_t>(label));
   }
   data.count = data.labels.size();

@@ -12,6 +12,7 @@
 #include "compiler/CodeGen/CudaEmitter.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/GraphLimits.h"
 #include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Frontend/GraphLoader.h"
 #include "passes/Passes.h"
@@ -135,6 +136,10 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     return kExitError;
   if ((emit == "bundle" || parser.isSet("graph")) &&
       mlir::failed(selectGraph(*module, parser.get("graph").value_or(""))))
+    return kExitError;
+  // (--emit graph verifies the graph only: the dialect takes what mpc does
+  // not compile)
+  if (emit != "graph" && mlir::failed(checkGraphLimits(*module, *parser.get("step") == "train")))
     return kExitError;
   readSeconds = since(started);
 

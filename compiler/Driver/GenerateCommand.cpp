@@ -91,7 +91,8 @@ int mpc::driver::runGenerateCommand(llvm::ArrayRef<std::string> args) {
   if (int code = resolveDeviceOption(parser, device))
     return code;
   std::vector<int32_t> text;
-  for (unsigned char c : *parser.get("prompt")) {
+  std::string prompt = *parser.get("prompt");
+  for (unsigned char c : prompt) {
     int id = mpc::textCharacterId(c == '\t' ? ' ' : c);
     if (id < 0) {
       reportError("--prompt holds byte 0x" + llvm::utohexstr(c, true, 2) +

@@ -13,12 +13,13 @@
 #include "compiler/CodeGen/CudaEmitter.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/GraphLimits.h"
 #include "compiler/Driver/GraphPicture.h"
 #include "compiler/Driver/HtmlReport.h"
 #include "compiler/Driver/KernelCost.h"
-#include "compiler/Driver/RunLog.h"
 #include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Driver/PrecisionReport.h"
+#include "compiler/Driver/RunLog.h"
 #include "compiler/Driver/TransientMemory.h"
 #include "compiler/Frontend/GraphLoader.h"
 #include "passes/MemoryPlanning/MemoryPlanAttrs.h"
@@ -388,7 +389,7 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
   DiagnosticPrinter diagnostics(sourceMgr, context);
   OwningOpRef<ModuleOp> module =
       mpc::loadGraphFile(parser.positionals().front(), sourceMgr, context);
-  if (!module)
+  if (!module || failed(mpc::driver::checkGraphLimits(*module, train)))
     return kExitError;
 
   // The precision decisions, read right after precision assignment (later

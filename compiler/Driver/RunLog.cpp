@@ -18,6 +18,7 @@ llvm::Expected<RunLog> mpc::driver::readRunLog(const std::string &path) {
   if (!buffer)
     return llvm::createStringError("cannot read log '" + path + "': " +
                                    buffer.getError().message());
+  constexpr int kMaxLoggedExponent = 1100; // past f64's, -1074 to 1023
   RunLog log;
   log.name = llvm::sys::path::stem(path).str();
   llvm::SmallVector<llvm::StringRef> lines;
@@ -39,7 +40,10 @@ llvm::Expected<RunLog> mpc::driver::readRunLog(const std::string &path) {
     }
     LoggedStep step;
     std::optional<int64_t> number = object->getInteger("step");
-    std::optional<double> loss = object->getNumber("loss");
+    // (null: a loss that was not finite, a diverged step)
+    const llvm::json::Value *lossValue = object->get("loss");
+    std::optional<double> loss = lossValue && lossValue->getAsNull() ? std::optional<double>(NAN)
+                                                                     : object->getNumber("loss");
     if (!number || !loss)
       return llvm::createStringError(where + "a step's line needs \"step\" and \"loss\"");
     step.step = *number;
@@ -52,6 +56,12 @@ llvm::Expected<RunLog> mpc::driver::readRunLog(const std::string &path) {
         if (llvm::StringRef(key).getAsInteger(10, exponent) || !count.getAsInteger())
           return llvm::createStringError(where + "grad_exponent_counts holds '" + key.str() +
                                          "', not an exponent and a count");
+        // (binary exponents of floating-point values: a plot has a bar for
+        // every exponent between the lowest and the highest)
+        if (exponent < -kMaxLoggedExponent || exponent > kMaxLoggedExponent)
+          return llvm::createStringError(
+              where + "grad_exponent_counts holds exponent " + key.str() + ", outside [-" +
+              std::to_string(kMaxLoggedExponent) + ", " + std::to_string(kMaxLoggedExponent) + "]");
         step.gradExponentCounts[exponent] = *count.getAsInteger();
       }
     log.steps.push_back(std::move(step));

@@ -82,13 +82,19 @@ llvm::Error StepTelemetry::read(mpc_program *program, uint64_t run, StepValues &
   return llvm::Error::success();
 }
 
+llvm::raw_ostream &mpc::driver::operator<<(llvm::raw_ostream &os, JsonNumber number) {
+  if (!std::isfinite(number.value))
+    return os << "null";
+  return os << number.value;
+}
+
 void StepTelemetry::writeLogLine(llvm::raw_ostream &os, uint64_t step, const StepValues &values,
                                  double ms) const {
-  os << "{\"step\": " << step << ", \"loss\": " << values.loss;
+  os << "{\"step\": " << step << ", \"loss\": " << JsonNumber{values.loss};
   if (hasLr_)
-    os << ", \"lr\": " << values.lr;
+    os << ", \"lr\": " << JsonNumber{values.lr};
   if (hasLossScale_)
-    os << ", \"loss_scale\": " << values.lossScale;
+    os << ", \"loss_scale\": " << JsonNumber{values.lossScale};
   if (hasSkipped_)
     os << ", \"skipped\": " << (values.skipped ? "true" : "false");
   if (hasGradStats_) {
@@ -97,7 +103,8 @@ void StepTelemetry::writeLogLine(llvm::raw_ostream &os, uint64_t step, const Ste
     double representable = atLeast[kFp16FlushExponent - kLowestExponent];
     double flushed = nonzero > 0 ? (nonzero - representable) / nonzero : 0;
     os << ", \"grad_nonzero\": " << static_cast<int64_t>(nonzero)
-       << ", \"grad_fp16_flush_fraction\": " << flushed << ", \"grad_exponent_counts\": {";
+       << ", \"grad_fp16_flush_fraction\": " << JsonNumber{flushed}
+       << ", \"grad_exponent_counts\": {";
     for (size_t k = 0; k < gradBuckets_; ++k) {
       // Values with 2^e <= |g| < 2^(e+1); the first bucket also holds
       // everything smaller (down to the smallest non-zero value).
@@ -108,5 +115,5 @@ void StepTelemetry::writeLogLine(llvm::raw_ostream &os, uint64_t step, const Ste
     }
     os << "}";
   }
-  os << ", \"ms\": " << ms << "}\n";
+  os << ", \"ms\": " << JsonNumber{ms} << "}\n";
 }

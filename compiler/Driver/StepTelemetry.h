@@ -36,6 +36,13 @@ struct StepValues {
   std::vector<float> gradAtLeast;
 };
 
+/// A number of a log line: JSON has no NaN or infinity, so a value that is
+/// not finite (a diverged loss, an overflowing loss scale) is written null.
+struct JsonNumber {
+  double value;
+};
+llvm::raw_ostream &operator<<(llvm::raw_ostream &os, JsonNumber number);
+
 class StepTelemetry {
 public:
   /// Finds the telemetry outputs of training step `program`; an error when
@@ -46,7 +53,8 @@ public:
   llvm::Error read(mpc_program *program, uint64_t run, StepValues &out) const;
 
   /// Writes the log line of step `step`: {"step", "loss", ["lr",]
-  /// ["loss_scale", "skipped",] [gradient statistics,] "ms"}.
+  /// ["loss_scale", "skipped",] [gradient statistics,] "ms"}; numbers that
+  /// are not finite as null.
   void writeLogLine(llvm::raw_ostream &os, uint64_t step, const StepValues &values,
                     double ms) const;
 

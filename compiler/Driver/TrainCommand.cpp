@@ -332,7 +332,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
         telemetry->writeLogLine(*log, step, values, ms);
       if (!std::isfinite(loss))
         return fail("the loss is not finite at step " + std::to_string(step) +
-                    "; lower the learning rate");
+                    "; lower the learning rate, or check the data (a label outside the "
+                    "model's classes makes the loss NaN)");
       uint64_t taken = logged + 1, last = done + steps;
       double elapsed = std::chrono::duration<double>(now - start).count();
       // On a terminal the line is redrawn at most ten times a second;
@@ -460,13 +461,13 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   llvm::outs() << "\n";
   if (log) {
     *log << "{\"summary\": true, \"steps\": " << steps << ", \"train_seconds\": " << seconds
-         << ", \"loss\": " << loss;
+         << ", \"loss\": " << JsonNumber{loss};
     if (countsSkips)
       *log << ", \"skipped_steps\": " << skippedSteps;
     if (eval) {
-      *log << ", \"eval_loss\": " << evalLoss;
+      *log << ", \"eval_loss\": " << JsonNumber{evalLoss};
       if (!std::isnan(evalAccuracy))
-        *log << ", \"eval_accuracy\": " << evalAccuracy;
+        *log << ", \"eval_accuracy\": " << JsonNumber{evalAccuracy};
     }
     *log << "}\n";
   }
