@@ -154,6 +154,12 @@ mpc_status_code mpc_program_load(const char *path,
         }
         programOptions.telemetry = std::move(names);
       }
+      // (each kept run is a slot of the ring, allocated at load)
+      constexpr size_t kMaxTelemetryDepth = size_t(1) << 20;
+      if (options->telemetry_depth > kMaxTelemetryDepth)
+        return report(Status::error(MPC_INVALID_ARGUMENT,
+                                    "telemetry_depth " + std::to_string(options->telemetry_depth) +
+                                        " is above " + std::to_string(kMaxTelemetryDepth)));
       programOptions.telemetryDepth = options->telemetry_depth;
     }
     auto handle = std::make_unique<mpc_program>();

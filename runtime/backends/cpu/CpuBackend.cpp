@@ -111,7 +111,9 @@ public:
                              bundlePath + ": the program has " +
                                  std::to_string(manifest.kernels.size()) +
                                  " kernels but the bundle has no \"" +
-                                 kHostObjectSection + "\" section");
+                                 kHostObjectSection +
+                                 "\" section (no host kernels: was it compiled for GPUs "
+                                 "only? compile it with --target cpu, or run it on a GPU)");
       if (Status status = object_.load(bundlePath, object->bytes);
           !status.isOk())
         return status;

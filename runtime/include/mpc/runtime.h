@@ -102,8 +102,9 @@ typedef struct mpc_program_options {
    *  output of at most 64 elements (the loss, the loss scale, counters), ""
    *  for none. Read during mpc_program_load only. */
   const char *telemetry;
-  /** How many runs' telemetry is kept (default 1024, at least 1): the
-   *  telemetry of run r can be read until run r + telemetry_depth completes. */
+  /** How many runs' telemetry is kept (default 1024, at least 1, at most
+   *  2^20: MPC_INVALID_ARGUMENT above): the telemetry of run r can be read
+   *  until run r + telemetry_depth completes. */
   size_t telemetry_depth;
 } mpc_program_options;
 

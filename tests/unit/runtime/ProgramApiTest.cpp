@@ -79,6 +79,22 @@ TEST_F(ProgramApi, DefaultOptions) {
   mpc_program_release(nullptr);
 }
 
+TEST_F(ProgramApi, RefusesATelemetryDepthItCannotAllocate) {
+  mpc_program_options options;
+  mpc_program_options_initialize(&options);
+  mpc_program *program = nullptr;
+  for (size_t depth : {(size_t(1) << 20) + 1, SIZE_MAX}) {
+    options.telemetry_depth = depth;
+    EXPECT_EQ(mpc_program_load(path_.c_str(), &options, &program), MPC_INVALID_ARGUMENT);
+    EXPECT_EQ(program, nullptr);
+    EXPECT_TRUE(lastErrorHas("telemetry_depth " + std::to_string(depth) + " is above 1048576"))
+        << mpc_last_error();
+  }
+  options.telemetry_depth = size_t(1) << 20;
+  ASSERT_EQ(mpc_program_load(path_.c_str(), &options, &program), MPC_OK) << mpc_last_error();
+  mpc_program_release(program);
+}
+
 TEST_F(ProgramApi, RefusesADamagedBundle) {
   std::string bytes = readBytes(path_);
   bytes[bytes.size() / 2] ^= 0x04;

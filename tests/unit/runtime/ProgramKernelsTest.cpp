@@ -417,7 +417,8 @@ TEST(ProgramKernels, RefusesKernelsWithoutAHostObject) {
   EXPECT_EQ(program.load(path), MPC_FORMAT_ERROR);
   EXPECT_NE(std::string(mpc_last_error())
                 .find("the program has 2 kernels but the bundle has no "
-                      "\"host.so\" section"),
+                      "\"host.so\" section (no host kernels: was it compiled for GPUs "
+                      "only? compile it with --target cpu, or run it on a GPU)"),
             std::string::npos)
       << mpc_last_error();
 }
