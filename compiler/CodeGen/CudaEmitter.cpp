@@ -272,6 +272,15 @@ public:
       else
         os << text;
     }
+    // Each kernel's buffer table, in the host object: the CPU backend checks
+    // the bundle's launch steps against it.
+    os << "\n";
+    for (const mpc::KernelLaunch &launch : result.kernels) {
+      os << "MPC_KERNEL_BUFFER_BYTES(" << launch.name << ", " << launch.buffers.size();
+      for (Value buffer : launch.buffers)
+        os << ", " << bufferBytes(buffer);
+      os << ")\n";
+    }
     return std::move(result);
   }
 
@@ -668,10 +677,16 @@ private:
     return success();
   }
 
+  /// The bytes of a buffer (a byte per boolean).
+  static int64_t bufferBytes(Value buffer) {
+    return product(shapeOf(buffer)) *
+           std::max<int64_t>(1, elementOf(buffer).getIntOrFloatBitWidth() / 8);
+  }
+
   /// The byte range [begin, end) a buffer covers in its memory space.
   static std::tuple<int, int64_t, int64_t> extentOf(Value buffer) {
     auto def = buffer.getDefiningOp<mpk::BufferOp>();
-    int64_t bytes = product(shapeOf(buffer)) * std::max<int64_t>(1, elementOf(buffer).getIntOrFloatBitWidth() / 8);
+    int64_t bytes = bufferBytes(buffer);
     if (!def)
       return {-1, 0, 0};
     return {static_cast<int>(def.getSpace()), static_cast<int64_t>(def.getOffset()),

@@ -27,12 +27,19 @@
 /// of buffer pointers, in the order the bundle's manifest lists the operands.
 #define MPC_KERNEL(name)                                                       \
   extern "C" __global__ void name(void *const *__restrict__ mpc_buffers)
+#define MPC_KERNEL_BUFFER_BYTES(name, ...)
 #else
 #define MPC_HD inline
 #define MPC_DEVICE_INLINE inline
 #define MPC_KERNEL(name)                                                       \
   extern "C" __attribute__((visibility("default"))) void name(                 \
       void *const *__restrict__ mpc_buffers)
+/// Kernel `name`'s buffer table as generated: the count of its buffers,
+/// then the bytes of each, exported so that the CPU backend checks the
+/// bundle's launch steps of the kernel against it.
+#define MPC_KERNEL_BUFFER_BYTES(name, ...)                                                         \
+  extern "C" __attribute__((visibility("default")))                                                \
+  const unsigned long long name##_mpc_buffer_bytes[] = {__VA_ARGS__};
 #endif
 
 /// Put before the host loop of a pointwise kernel: its iterations touch

@@ -12,6 +12,7 @@
 #include "HostMemory.h"
 #include "HostObject.h"
 #include "HostTensor.h"
+#include "Json.h"
 
 #include <algorithm>
 #include <chrono>
@@ -131,7 +132,7 @@ public:
       if (std::holds_alternative<LaunchStep>(steps[i]) && i + 1 < steps.size())
         if (const auto *gemm = std::get_if<GemmStep>(&steps[i + 1]); gemm && takesIm2col(*gemm))
           continue;
-      if (Status status = plan(steps[i]); !status.isOk())
+      if (Status status = plan(bundlePath, manifest, i, steps[i]); !status.isOk())
         return status;
       stepIndices_.push_back(i);
       // The launch after a relu_grad hint runs inside its GEMM (verified: a
@@ -284,12 +285,46 @@ private:
         .at(at.offset);
   }
 
-  Status plan(const Step &step) {
+  /// Checks launch step `index` against its kernel's buffer table in the
+  /// host object: as many buffers, each inside its memory (the manifest's
+  /// verifier knows only where a buffer starts).
+  Status checkLaunchBuffers(const std::string &bundlePath, const Manifest &manifest, size_t index,
+                            const LaunchStep &launch) const {
+    size_t count = 0;
+    const unsigned long long *bytes = object_.bufferBytes(launch.kernel, count);
+    if (!bytes)
+      return Status();
+    std::string where = bundlePath + ": manifest.json: steps[" + std::to_string(index) + "]";
+    if (count != launch.buffers.size())
+      return Status::error(MPC_FORMAT_ERROR,
+                           where + ".buffers: " + std::to_string(launch.buffers.size()) +
+                               " buffers, but kernel " + quoteJson(launch.kernel) + " takes " +
+                               std::to_string(count) + " (its host object says)");
+    for (size_t j = 0; j < count; ++j) {
+      const BufferRef &buffer = launch.buffers[j];
+      uint64_t size =
+          buffer.space == BufferSpace::Arena ? manifest.arenaBytes : manifest.persistentBytes;
+      if (buffer.offset > size || bytes[j] > size - buffer.offset)
+        return Status::error(
+            MPC_FORMAT_ERROR,
+            where + ".buffers[" + std::to_string(j) + "]: kernel " + quoteJson(launch.kernel) +
+                " uses " + std::to_string(bytes[j]) + " bytes from offset " +
+                std::to_string(buffer.offset) + ", past the end of " +
+                (buffer.space == BufferSpace::Arena ? "the arena" : "persistent memory") + " (" +
+                std::to_string(size) + " bytes)");
+    }
+    return Status();
+  }
+
+  Status plan(const std::string &bundlePath, const Manifest &manifest, size_t index,
+              const Step &step) {
     if (const auto *launch = std::get_if<LaunchStep>(&step)) {
       PlannedLaunch planned;
       planned.name = launch->kernel;
       if (Status status = object_.kernel(launch->kernel, planned.kernel);
           !status.isOk())
+        return status;
+      if (Status status = checkLaunchBuffers(bundlePath, manifest, index, *launch); !status.isOk())
         return status;
       for (const BufferRef &buffer : launch->buffers)
         planned.table.push_back(address(buffer));

@@ -103,19 +103,32 @@ Status HostObject::kernel(const std::string &name, HostKernel &out) const {
                              " is missing from the host object");
   // dlsym also finds the symbols of the object's dependencies (libc's exit,
   // abort, ...) and data: a kernel must be a function of the object itself.
+  if (!definedHere(symbol, STT_FUNC))
+    return Status::error(MPC_FORMAT_ERROR, bundlePath_ + ": kernel " + quoteJson(name) +
+                                               " is not a function of the host object");
+  out = reinterpret_cast<HostKernel>(symbol);
+  return Status();
+}
+
+bool HostObject::definedHere(void *symbol, unsigned char type) const {
   Dl_info where, own;
   void *entryAddress = nullptr;
   link_map *object = nullptr;
   bool found = ::dladdr1(symbol, &where, &entryAddress, RTLD_DL_SYMENT) != 0;
   const auto *entry = static_cast<const ElfW(Sym) *>(entryAddress);
-  if (!found ||
-      !entry || ELF64_ST_TYPE(entry->st_info) != STT_FUNC ||
-      ::dlinfo(handle_, RTLD_DI_LINKMAP, &object) != 0 || !object ||
-      !::dladdr(object->l_ld, &own) || own.dli_fbase != where.dli_fbase)
-    return Status::error(MPC_FORMAT_ERROR, bundlePath_ + ": kernel " + quoteJson(name) +
-                                               " is not a function of the host object");
-  out = reinterpret_cast<HostKernel>(symbol);
-  return Status();
+  return found && entry && ELF64_ST_TYPE(entry->st_info) == type &&
+         ::dlinfo(handle_, RTLD_DI_LINKMAP, &object) == 0 && object &&
+         ::dladdr(object->l_ld, &own) && own.dli_fbase == where.dli_fbase;
+}
+
+const unsigned long long *HostObject::bufferBytes(const std::string &name, size_t &count) const {
+  ::dlerror();
+  void *symbol = ::dlsym(handle_, (name + "_mpc_buffer_bytes").c_str());
+  if (!symbol || !definedHere(symbol, STT_OBJECT))
+    return nullptr;
+  const auto *table = static_cast<const unsigned long long *>(symbol);
+  count = static_cast<size_t>(table[0]);
+  return table + 1;
 }
 
 } // namespace mpc::rt

@@ -39,7 +39,16 @@ public:
   /// lacks it.
   Status kernel(const std::string &name, HostKernel &out) const;
 
+  /// The bytes of each buffer of kernel `name`'s table as the object was
+  /// generated (MPC_KERNEL_BUFFER_BYTES), `count` of them; null for an
+  /// object without the table (compiled before mpc exported it).
+  const unsigned long long *bufferBytes(const std::string &name, size_t &count) const;
+
 private:
+  /// Whether `symbol`, found by dlsym, is defined by this object (not by a
+  /// library it needs), as a symbol of ELF type `type`.
+  bool definedHere(void *symbol, unsigned char type) const;
+
   void *handle_ = nullptr;
   std::string bundlePath_;
 };

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 using mpc::rt::BundleSection;
 using mpc::rt::ConstantSpec;
@@ -85,6 +86,11 @@ MPC_KERNEL(k_softmax) {
   mpc::rows(4, Softmax{static_cast<const float *>(mpc_buffers[0]),
                        static_cast<float *>(mpc_buffers[1])});
 }
+
+// The kernels' buffer tables (the bytes of each buffer), as mpc generates
+// them.
+MPC_KERNEL_BUFFER_BYTES(k_scale_add, 3, 96, 24, 96)
+MPC_KERNEL_BUFFER_BYTES(k_softmax, 2, 96, 96)
 
 // Data the object exports, no kernel; it also makes libc (its exit) a
 // library the object needs.
@@ -388,6 +394,45 @@ TEST(ProgramKernels, RefusesAKernelThatIsNotAFunctionOfTheObject) {
                          "\" is not a function of the host object"),
               std::string::npos)
         << error;
+  }
+}
+
+TEST(ProgramKernels, ChecksLaunchesAgainstTheKernelsBufferTables) {
+  // The manifest's verifier knows where a launch's buffers start; the host
+  // object's tables say how many a kernel takes and how large they are.
+  struct Case {
+    std::function<void(Manifest &)> edit;
+    std::string message;
+  };
+  const Case cases[] = {
+      {[](Manifest &m) {
+         m.steps[1] = LaunchStep{"k_softmax", {arena(128)}};
+       },
+       "manifest.json: steps[1].buffers: 1 buffers, but kernel \"k_softmax\" takes 2 (its "
+       "host object says)"},
+      {[](Manifest &m) {
+         m.steps[0] = LaunchStep{"k_scale_add", {arena(0), persistent(0), arena(448)}};
+       },
+       "manifest.json: steps[0].buffers[2]: kernel \"k_scale_add\" uses 96 bytes from offset "
+       "448, past the end of the arena (512 bytes)"},
+      {[](Manifest &m) {
+         m.steps[0] = LaunchStep{"k_scale_add", {arena(0), persistent(48), arena(128)}};
+       },
+       "manifest.json: steps[0].buffers[1]: kernel \"k_scale_add\" uses 24 bytes from offset "
+       "48, past the end of persistent memory (64 bytes)"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.message);
+    ScopedCacheDir cache;
+    TempDir dir;
+    std::string path = dir.file("kernels.mpcb");
+    Manifest m = kernelManifest();
+    c.edit(m);
+    writeKernelBundle(path, m);
+    LoadedProgram program;
+    EXPECT_EQ(program.load(path), MPC_FORMAT_ERROR);
+    EXPECT_NE(std::string(mpc_last_error()).find(path + ": " + c.message), std::string::npos)
+        << mpc_last_error();
   }
 }
 
