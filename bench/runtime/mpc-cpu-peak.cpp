@@ -2,21 +2,21 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// Measures what one core of this CPU can do at most, the floor under any
-// GEMM on it: fp32 fused multiply-adds (AVX-512 or AVX2 FMA, whichever is
-// faster here) and bf16 dot products into fp32 (AVX512-BF16's vdpbf16ps),
-// each as twelve independent chains in registers, no memory traffic. A
-// GEMM's time divided by its flops at these rates says how close to the
-// core's peak it runs (bench/results/2026-12-02-cpu-vs-pytorch-4.md).
+// Measures what one core of this CPU can do at most, the floor under any GEMM
+// on it: fp32 fused multiply-adds (AVX-512 or AVX2 FMA, whichever is faster
+// here) and bf16 dot products into fp32 (AVX512-BF16's vdpbf16ps), each as
+// twelve independent chains in registers, no memory traffic. A GEMM's time
+// divided by its flops at these rates says how close to the core's peak it runs
+// (bench/results/2026-12-02-cpu-vs-pytorch-4.md).
 //
-// Then the ceiling of a GEMM's inner kernel: a register tile of C (14 x 32
-// with AVX-512 or 6 x 16 with AVX2, whichever is faster here) summing products of packed panels of
-// A and B that stay in the L1 cache, filled with random values as a GEMM's operands are. That is
-// the peak less what any GEMM kernel pays on real data: the loads and broadcasts of its operands,
-// and whatever the core's clock gives up to random operands against the constant ones of the chains
-// (on the Zen 4 VM of bench/results/2026-12-03-gemm-ceiling.md the tile ran
-// at a median 97% of the chains' rate, fp32 and bf16). x86-64 only; prints
-// JSON.
+// Then the ceiling of a GEMM's inner kernel: a register tile of C (14 x 32 with
+// AVX-512 or 6 x 16 with AVX2, whichever is faster here) summing products of
+// packed panels of A and B that stay in the L1 cache, filled with random values
+// as a GEMM's operands are. That is the peak less what any GEMM kernel pays on
+// real data: the loads and broadcasts of its operands, and whatever the core's
+// clock gives up to random operands against the constant ones of the chains (on
+// the Zen 4 VM of bench/results/2026-12-03-cpu-vs-pytorch-13.md the tile ran at
+// a median 97% of the chains' rate, fp32 and bf16). x86-64 only; prints JSON.
 //
 //===----------------------------------------------------------------------===//
 
