@@ -67,6 +67,11 @@ def train(mpc, graph, data, steps, mode_args, log, grad_stats):
     return out
 
 
+def nan_if_none(value):
+    """A number of a train log: null there when it was not finite."""
+    return float("nan") if value is None else value
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mpc", default=os.path.join(ROOT, "build", "bin", "mpc"))
@@ -82,7 +87,8 @@ def main():
                     args.mpc, graph, data, steps, mode_args, log, mode == "fp32")
                 r = results[name][mode]
                 print("%-12s %-20s eval loss %.4f  eval accuracy %6.2f%%  skipped %3d  %6.1f s%s"
-                      % (name, mode, r["eval_loss"], 100 * r["eval_accuracy"],
+                      % (name, mode, nan_if_none(r["eval_loss"]),
+                         100 * nan_if_none(r["eval_accuracy"]),
                          r["skipped_steps"], r["seconds"],
                          " (with --grad-stats)" if mode == "fp32" else ""), flush=True)
             flush = results[name]["fp32"]

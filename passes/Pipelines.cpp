@@ -128,8 +128,9 @@ llvm::Error mpc::parseLossScaleSpec(llvm::StringRef spec, LossScaleConfig &confi
   } else {
     return failure("unknown mode '" + mode + "'");
   }
-  // The scale and its factors live in f32 on the device: each must round to
-  // a normal f32 on its side of 1 (1e40 would be infinite, 1e-50 zero).
+  // The scale and its factors live in f32 on the device: the scales (init,
+  // min, max) must round to normal f32 values (1e40 would be infinite, 1e-50
+  // zero), growth to an f32 above 1 and backoff to one in (0, 1).
   auto f32 = [](double value) { return static_cast<float>(value); };
   auto normalF32 = [&](double value) {
     return std::isfinite(f32(value)) && f32(value) >= std::numeric_limits<float>::min();

@@ -276,8 +276,12 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
         if (inState.count(result))
           continue;
         requestOf[result] = requests.size();
-        requests.push_back({mpc::bufferBytes(result.getType()), position[&op], position[&op],
-                            std::nullopt});
+        // (every input is written before the step begins, so all of them
+        // are live from its start together: an input that nothing reads
+        // must not share bytes with another)
+        int64_t firstUse = llvm::isa<InputOp>(op) ? 0 : position[&op];
+        requests.push_back(
+            {mpc::bufferBytes(result.getType()), firstUse, position[&op], std::nullopt});
       }
     }
     // Live ranges: the last reader of the value or of any view of it;

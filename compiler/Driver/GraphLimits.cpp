@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -33,11 +34,56 @@ LogicalResult checkType(Operation *op, Type type, llvm::StringRef role) {
 
 /// Ops that become GEMMs or row kernels, which take no empty operand
 /// (pointwise ops, reductions and the other kernels take empty tensors).
-bool takesNoEmptyOperand(Operation *op) {
+bool takesNoEmptyOperand(Operation *op, bool train) {
+  // (an embedding's gradient is a matmul over its indices)
+  if (train && llvm::isa<mpg::EmbeddingOp>(op))
+    return true;
   return llvm::isa<mpg::MatmulOp, mpg::BatchMatmulOp, mpg::Conv2DOp, mpg::Conv2DGradInputOp,
                    mpg::Conv2DGradFilterOp, mpg::SoftmaxOp, mpg::LogSoftmaxOp,
                    mpg::SoftmaxCrossEntropyOp, mpg::SoftmaxCrossEntropyGradOp, mpg::LayerNormOp,
                    mpg::LayerNormGradOp>(op);
+}
+
+/// Emits an error at `op` when its name (of an input, output, parameter or
+/// state) holds a control character, which the runtime refuses in a bundle.
+LogicalResult checkName(Operation *op) {
+  auto name = op->getAttrOfType<StringAttr>("name");
+  if (!name)
+    return success();
+  for (char c : name.getValue())
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      return op->emitError() << "the name " << name
+                             << " holds a control character, which a bundle's names may not";
+  return success();
+}
+
+/// Emits an error at `op` when its constant initializer's value is not a
+/// value of its tensor's element type (1e5 in f16 is infinite), which the
+/// runtime refuses.
+LogicalResult checkInitializer(Operation *op) {
+  auto init = op->getAttrOfType<mpg::InitializerAttr>("init");
+  if (!init || init.getKind() != mpg::InitKind::Constant || op->getNumResults() != 1)
+    return success();
+  auto tensor = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!tensor)
+    return success();
+  Type element = tensor.getElementType();
+  double value = init.getArg("value", 0);
+  bool fits = true;
+  if (element.isF16())
+    fits = std::fabs(value) <= 65504.0;
+  else if (element.isBF16() || element.isF32())
+    fits = std::fabs(value) <= std::numeric_limits<float>::max();
+  else if (element.isInteger(1))
+    fits = value == 0 || value == 1;
+  else if (element.isInteger(32))
+    fits = value == std::floor(value) && value >= -0x1p31 && value <= 0x1p31 - 1;
+  else if (element.isInteger(64))
+    fits = value == std::floor(value) && value >= -0x1p63 && value <= 0x1p63 - 1024;
+  if (!fits)
+    return op->emitError() << "the constant initializer's value " << value << " is not a value of "
+                           << element;
+  return success();
 }
 
 } // namespace
@@ -49,6 +95,8 @@ LogicalResult mpc::driver::checkGraphLimits(ModuleOp module, bool train) {
                                << " (the loss to minimize and the optimizer); this graph only "
                                   "infers (compile it with --step forward)";
     WalkResult result = graph.walk([&](Operation *op) {
+      if (failed(checkName(op)) || failed(checkInitializer(op)))
+        return WalkResult::interrupt();
       for (Type type : op->getResultTypes())
         if (failed(checkType(op, type, "the result")))
           return WalkResult::interrupt();
@@ -56,7 +104,7 @@ LogicalResult mpc::driver::checkGraphLimits(ModuleOp module, bool train) {
         if (failed(checkType(op, type, "an operand")))
           return WalkResult::interrupt();
         auto tensor = llvm::dyn_cast<RankedTensorType>(type);
-        if (tensor && tensor.getNumElements() == 0 && takesNoEmptyOperand(op)) {
+        if (tensor && tensor.getNumElements() == 0 && takesNoEmptyOperand(op, train)) {
           op->emitError() << "an operand " << tensor << " is empty: mpc compiles no empty "
                           << op->getName() << " (GEMMs, convolutions and row kernels need "
                           << "elements)";

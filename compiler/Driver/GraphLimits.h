@@ -10,6 +10,9 @@
 //   - dimensions above 2^31 - 1, and convolution and pooling attributes
 //     (strides, padding, dilations, windows) above it: GEMM libraries and
 //     the runtime's launch steps take 32-bit sizes;
+//   - names with control characters, and constant initializers whose value
+//     is not one of the tensor's element type, which the runtime refuses in
+//     a bundle;
 //   - training a graph with no mpg.minimize.
 //
 //===----------------------------------------------------------------------===//

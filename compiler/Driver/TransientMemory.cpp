@@ -79,8 +79,12 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
       Role role = llvm::isa<mpg::InputOp>(op)   ? Role::Input
                   : fromSeed.contains(result) ? Role::Gradient
                                               : Role::Activation;
-      values.push_back({position[&op], position[&op],
-                        {offset, offset + mpc::bufferBytes(result.getType()), role}, result});
+      // (inputs are all written before the step: live from its start)
+      int64_t def = llvm::isa<mpg::InputOp>(op) ? 0 : position[&op];
+      values.push_back({def,
+                        position[&op],
+                        {offset, offset + mpc::bufferBytes(result.getType()), role},
+                        result});
     }
     if (auto scratch = op.getAttrOfType<IntegerAttr>(kScratchOffsetAttr))
       if (auto fusion = llvm::dyn_cast<mpg::FusionOp>(op))

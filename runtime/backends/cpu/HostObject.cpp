@@ -126,7 +126,16 @@ const unsigned long long *HostObject::bufferBytes(const std::string &name, size_
   void *symbol = ::dlsym(handle_, (name + "_mpc_buffer_bytes").c_str());
   if (!symbol || !definedHere(symbol, STT_OBJECT))
     return nullptr;
+  // (the count first, then as many sizes as the symbol holds)
+  Dl_info where;
+  void *entryAddress = nullptr;
+  if (!::dladdr1(symbol, &where, &entryAddress, RTLD_DL_SYMENT) || !entryAddress)
+    return nullptr;
+  const auto *entry = static_cast<const ElfW(Sym) *>(entryAddress);
   const auto *table = static_cast<const unsigned long long *>(symbol);
+  size_t entries = entry->st_size / sizeof *table;
+  if (entries == 0 || table[0] != entries - 1)
+    return nullptr;
   count = static_cast<size_t>(table[0]);
   return table + 1;
 }

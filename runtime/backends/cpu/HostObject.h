@@ -41,7 +41,8 @@ public:
 
   /// The bytes of each buffer of kernel `name`'s table as the object was
   /// generated (MPC_KERNEL_BUFFER_BYTES), `count` of them; null for an
-  /// object without the table (compiled before mpc exported it).
+  /// object without the table (compiled before mpc exported it) or with one
+  /// whose count does not match its size.
   const unsigned long long *bufferBytes(const std::string &name, size_t &count) const;
 
 private:

@@ -43,6 +43,21 @@ mpg.graph @chain {
 
 // -----
 
+// Every input is written before the step begins, so inputs are live
+// together from its start: an input that nothing reads keeps bytes of its
+// own (the runtime refuses inputs that share bytes).
+// CHECK-LABEL: mpg.graph @unused_input attributes {mpg.arena_bytes = 512 : i64
+// CHECK: mpg.input "unused" {mpg.arena_offsets = array<i64: 0>}
+// CHECK: mpg.input "x" {mpg.arena_offsets = array<i64: 256>}
+mpg.graph @unused_input {
+  %u = mpg.input "unused" : tensor<4x4xf32>
+  %x = mpg.input "x" : tensor<4x4xf32>
+  %y = mpg.relu %x : tensor<4x4xf32>
+  mpg.output "y" %y : tensor<4x4xf32>
+}
+
+// -----
+
 // a is read again by the last GEMM, so a, b and c are live together and get
 // three distinct places (b reuses x, dead after the first GEMM).
 // CHECK-LABEL: mpg.graph @overlapping attributes {mpg.arena_bytes = 49152 : i64, mpg.persistent_bytes = 16384 : i64}
