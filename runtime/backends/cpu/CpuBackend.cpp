@@ -118,6 +118,13 @@ public:
       if (Status status = object_.load(bundlePath, object->bytes);
           !status.isOk())
         return status;
+      // Every kernel the manifest declares, launched or not (a host object
+      // that lacks one does not belong to this manifest).
+      for (const KernelSpec &kernel : manifest.kernels) {
+        HostKernel function = nullptr;
+        if (Status status = object_.kernel(kernel.name, function); !status.isOk())
+          return status;
+      }
     }
     std::vector<Step> steps = manifest.steps;
     if (!gemmHintsAllowed())

@@ -357,22 +357,27 @@ TEST(ProgramKernels, CacheFolderFallsBackToXdgAndHome) {
 }
 
 TEST(ProgramKernels, RefusesAKernelMissingFromTheObject) {
-  ScopedCacheDir cache;
-  TempDir dir;
-  std::string path = dir.file("kernels.mpcb");
-  Manifest m = kernelManifest();
-  m.kernels.push_back(KernelSpec{"k_layer_norm", 4, 64});
-  m.steps.push_back(LaunchStep{"k_layer_norm", {arena(0)}});
-  writeKernelBundle(path, m);
-  LoadedProgram program;
-  EXPECT_EQ(program.load(path), MPC_FORMAT_ERROR);
-  EXPECT_EQ(program.get(), nullptr);
-  std::string error = mpc_last_error();
-  EXPECT_NE(error.find(path), std::string::npos) << error;
-  EXPECT_NE(error.find("kernel \"k_layer_norm\" is missing from the host "
-                       "object"),
-            std::string::npos)
-      << error;
+  // Launched or only declared: the object does not belong to the manifest.
+  for (bool launched : {true, false}) {
+    SCOPED_TRACE(launched ? "launched" : "declared only");
+    ScopedCacheDir cache;
+    TempDir dir;
+    std::string path = dir.file("kernels.mpcb");
+    Manifest m = kernelManifest();
+    m.kernels.push_back(KernelSpec{"k_layer_norm", 4, 64});
+    if (launched)
+      m.steps.push_back(LaunchStep{"k_layer_norm", {arena(0)}});
+    writeKernelBundle(path, m);
+    LoadedProgram program;
+    EXPECT_EQ(program.load(path), MPC_FORMAT_ERROR);
+    EXPECT_EQ(program.get(), nullptr);
+    std::string error = mpc_last_error();
+    EXPECT_NE(error.find(path), std::string::npos) << error;
+    EXPECT_NE(error.find("kernel \"k_layer_norm\" is missing from the host "
+                         "object"),
+              std::string::npos)
+        << error;
+  }
 }
 
 TEST(ProgramKernels, RefusesAKernelThatIsNotAFunctionOfTheObject) {
