@@ -142,14 +142,13 @@ int64_t mpc::scratchBytes(FusionOp fusion) {
   return 0;
 }
 
-namespace {
-
-/// The value whose storage `value` uses: reshapes are views of their operand.
-Value storageRoot(Value value) {
+Value mpc::storageRoot(Value value) {
   while (auto reshape = value.getDefiningOp<ReshapeOp>())
     value = reshape.getOperand();
   return value;
 }
+
+namespace {
 
 struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
   using MpgPlanMemoryBase::MpgPlanMemoryBase;
@@ -288,7 +287,7 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
     // outputs and the loss stay until the end of the step.
     for (Operation &op : body)
       for (Value operand : op.getOperands()) {
-        auto it = requestOf.find(storageRoot(operand));
+        auto it = requestOf.find(mpc::storageRoot(operand));
         if (it == requestOf.end())
           continue;
         // Outputs, the loss and state writes (copied when the step ends)
@@ -304,7 +303,7 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
     for (const auto &run : mpc::multiTensorRuns(body))
       for (FusionOp update : run)
         for (Value operand : update.getInputs())
-          if (auto it = requestOf.find(storageRoot(operand)); it != requestOf.end())
+          if (auto it = requestOf.find(mpc::storageRoot(operand)); it != requestOf.end())
             requests[it->second].lastUse =
                 std::max(requests[it->second].lastUse, position[run.back()]);
     if (inPlace)

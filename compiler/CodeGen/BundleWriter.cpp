@@ -46,9 +46,7 @@ static_assert(static_cast<int>(mpk::GemmEpilogue::None) == static_cast<int>(rt::
                       static_cast<int>(rt::Epilogue::BiasGelu),
               "mpk::GemmEpilogue and rt::Epilogue must list the epilogues in one order");
 
-namespace {
-
-rt::DType dtypeOf(Type type) {
+rt::DType mpc::manifestDtypeOf(Type type) {
   if (type.isF16())
     return rt::DType::F16;
   if (type.isBF16())
@@ -63,6 +61,8 @@ rt::DType dtypeOf(Type type) {
     return rt::DType::I64;
   return rt::DType::F32;
 }
+
+namespace {
 
 /// The bytes of a constant as stored in memory: row-major, i1 as one byte.
 std::string constantBytes(DenseElementsAttr value) {
@@ -171,7 +171,7 @@ public:
           .Case([&](mpk::ConstantOp constant) {
             rt::ConstantSpec c;
             auto type = llvm::cast<MemRefType>(constant.getBuffer().getType());
-            c.dtype = dtypeOf(type.getElementType());
+            c.dtype = mpc::manifestDtypeOf(type.getElementType());
             c.shape.assign(type.getShape().begin(), type.getShape().end());
             c.buffer = ref(constant.getBuffer());
             c.section = "const." + std::to_string(constantSections.size());
@@ -365,7 +365,7 @@ private:
       return std::nullopt;
     rt::GemmStep::ReluGrad hint;
     hint.aux = ref(aux);
-    hint.auxDtype = dtypeOf(auxElement);
+    hint.auxDtype = mpc::manifestDtypeOf(auxElement);
     hint.out = ref(out);
     return std::pair{hint, kernel};
   }
@@ -470,7 +470,7 @@ private:
 
   static uint64_t bytesOf(Value buffer) {
     auto type = llvm::cast<MemRefType>(buffer.getType());
-    return rt::tensorBytes(dtypeOf(type.getElementType()),
+    return rt::tensorBytes(mpc::manifestDtypeOf(type.getElementType()),
                            std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
   }
 
@@ -478,7 +478,7 @@ private:
     auto type = llvm::cast<MemRefType>(buffer.getType());
     rt::TensorSpec s;
     s.name = name.str();
-    s.dtype = dtypeOf(type.getElementType());
+    s.dtype = mpc::manifestDtypeOf(type.getElementType());
     s.shape.assign(type.getShape().begin(), type.getShape().end());
     s.buffer = ref(buffer);
     return s;
@@ -489,7 +489,9 @@ private:
     step.a = ref(gemm.getA());
     step.b = ref(gemm.getB());
     step.c = ref(gemm.getC());
-    auto elem = [](Value v) { return dtypeOf(llvm::cast<MemRefType>(v.getType()).getElementType()); };
+    auto elem = [](Value v) {
+      return mpc::manifestDtypeOf(llvm::cast<MemRefType>(v.getType()).getElementType());
+    };
     step.aDtype = elem(gemm.getA());
     step.bDtype = elem(gemm.getB());
     step.cDtype = elem(gemm.getC());

@@ -16,6 +16,8 @@
 
 #include "compiler/CodeGen/CudaEmitter.h"
 
+#include "HostTensor.h"
+
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -38,6 +40,10 @@ struct BundleTimings {
   double hostSeconds = 0, gpuSeconds = 0, otherSeconds = 0;
   bool hostCached = false, gpuCached = false;
 };
+
+/// The manifest's dtype of elements of `type` (f32 for a type it has none
+/// for).
+rt::DType manifestDtypeOf(mlir::Type type);
 
 /// The manifest of `program` (runtime/src/Manifest.h) as the bundle would
 /// hold it: JSON text, verified.

@@ -6,11 +6,13 @@
 
 #include "compiler/Driver/GraphLimits.h"
 
+#include "compiler/CodeGen/BundleWriter.h"
 #include "dialects/mpg/IR/MpgOps.h"
+
+#include "Manifest.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
-#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -48,12 +50,9 @@ bool takesNoEmptyOperand(Operation *op, bool train) {
 /// state) holds a control character, which the runtime refuses in a bundle.
 LogicalResult checkName(Operation *op) {
   auto name = op->getAttrOfType<StringAttr>("name");
-  if (!name)
-    return success();
-  for (char c : name.getValue())
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-      return op->emitError() << "the name " << name
-                             << " holds a control character, which a bundle's names may not";
+  if (name && mpc::rt::holdsControlCharacter(name.getValue().str()))
+    return op->emitError() << "the name " << name
+                           << " holds a control character, which a bundle's names may not";
   return success();
 }
 
@@ -69,18 +68,7 @@ LogicalResult checkInitializer(Operation *op) {
     return success();
   Type element = tensor.getElementType();
   double value = init.getArg("value", 0);
-  bool fits = true;
-  if (element.isF16())
-    fits = std::fabs(value) <= 65504.0;
-  else if (element.isBF16() || element.isF32())
-    fits = std::fabs(value) <= std::numeric_limits<float>::max();
-  else if (element.isInteger(1))
-    fits = value == 0 || value == 1;
-  else if (element.isInteger(32))
-    fits = value == std::floor(value) && value >= -0x1p31 && value <= 0x1p31 - 1;
-  else if (element.isInteger(64))
-    fits = value == std::floor(value) && value >= -0x1p63 && value <= 0x1p63 - 1024;
-  if (!fits)
+  if (!mpc::rt::isInitialValueOf(mpc::manifestDtypeOf(element), value))
     return op->emitError() << "the constant initializer's value " << value << " is not a value of "
                            << element;
   return success();

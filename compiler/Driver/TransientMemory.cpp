@@ -101,14 +101,9 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
   for (auto [index, v] : llvm::enumerate(values))
     if (v.value)
       liveOf[v.value] = index;
-  auto storageRoot = [](Value value) {
-    while (auto view = value.getDefiningOp<mpg::ReshapeOp>())
-      value = view.getOperand();
-    return value;
-  };
   for (Operation &op : body)
     for (Value operand : op.getOperands()) {
-      auto it = liveOf.find(storageRoot(operand));
+      auto it = liveOf.find(mpc::storageRoot(operand));
       if (it == liveOf.end())
         continue;
       bool untilEnd = llvm::isa<mpg::OutputOp, mpg::MinimizeOp, mpg::StateWriteOp>(op);
@@ -122,7 +117,7 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
   for (const auto &run : mpc::multiTensorRuns(body))
     for (mpg::FusionOp update : run)
       for (Value operand : update->getOperands())
-        if (auto it = liveOf.find(storageRoot(operand)); it != liveOf.end())
+        if (auto it = liveOf.find(mpc::storageRoot(operand)); it != liveOf.end())
           values[it->second].last = std::max(values[it->second].last, position[run.back()]);
 
   TransientMemory result;

@@ -36,6 +36,10 @@ inline constexpr llvm::StringLiteral kScratchOffsetAttr = "mpg.scratch_offset";
 inline constexpr llvm::StringLiteral kArenaBytesAttr = "mpg.arena_bytes";
 inline constexpr llvm::StringLiteral kPersistentBytesAttr = "mpg.persistent_bytes";
 
+/// The value whose storage `value` uses: a reshape is a view of its
+/// operand's storage, so its readers keep that storage live.
+mlir::Value storageRoot(mlir::Value value);
+
 /// Bytes of the storage of a statically shaped tensor or memref (i1 takes a
 /// byte per element); at least 1.
 int64_t bufferBytes(mlir::Type tensorType);

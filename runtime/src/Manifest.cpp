@@ -859,9 +859,7 @@ private:
                 const std::string &what, std::set<std::string> &names) const {
     if (spec.name.empty())
       return fail(member(path, "name"), "empty");
-    if (std::any_of(spec.name.begin(), spec.name.end(), [](char c) {
-          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-        }))
+    if (holdsControlCharacter(spec.name))
       return fail(member(path, "name"),
                   quoteJson(spec.name) + " holds a control character");
     if (!names.insert(spec.name).second)
@@ -947,32 +945,18 @@ private:
     return Status();
   }
 
-  /// Whether a constant initializer's value fits an integer dtype exactly.
+  /// Whether a constant initializer's value is one of its parameter's
+  /// dtype (1e300 would start an f32 parameter at infinity).
   static Status constantValue(const std::string &path, DType dtype,
                               double value) {
-    if (isFloating(dtype)) {
-      // (finite in the parameter's own type: 1e300 would start an f32
-      // parameter at infinity)
-      double largest = dtype == DType::F16   ? 65504.0
-                       : dtype == DType::F64 ? std::numeric_limits<double>::max()
-                                             : std::numeric_limits<float>::max();
-      if (std::fabs(value) > largest) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.9g", value);
-        return fail(path, std::string(text) + " is out of the range of " + dtypeName(dtype));
-      }
+    if (isInitialValueOf(dtype, value))
       return Status();
+    if (isFloating(dtype)) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.9g", value);
+      return fail(path, std::string(text) + " is out of the range of " + dtypeName(dtype));
     }
-    double low = dtype == DType::Bool  ? 0.0
-                 : dtype == DType::I32 ? -0x1p31
-                                       : -0x1p63;
-    double high = dtype == DType::Bool  ? 1.0
-                  : dtype == DType::I32 ? 0x1p31 - 1
-                                        : 0x1p63 - 1024;
-    if (value != std::floor(value) || value < low || value > high)
-      return fail(path, std::to_string(value) + " is not a value of " +
-                            dtypeName(dtype));
-    return Status();
+    return fail(path, std::to_string(value) + " is not a value of " + dtypeName(dtype));
   }
 
   Status constant(const std::string &path, const ConstantSpec &spec) const {
@@ -1505,6 +1489,23 @@ Status parseManifest(const std::string &json, Manifest &out) {
     return status;
   out = std::move(manifest);
   return Status();
+}
+
+bool isInitialValueOf(DType dtype, double value) {
+  if (isFloating(dtype)) {
+    double largest = dtype == DType::F16   ? 65504.0
+                     : dtype == DType::F64 ? std::numeric_limits<double>::max()
+                                           : std::numeric_limits<float>::max();
+    return std::fabs(value) <= largest;
+  }
+  double low = dtype == DType::Bool ? 0.0 : dtype == DType::I32 ? -0x1p31 : -0x1p63;
+  double high = dtype == DType::Bool ? 1.0 : dtype == DType::I32 ? 0x1p31 - 1 : 0x1p63 - 1024;
+  return value == std::floor(value) && value >= low && value <= high;
+}
+
+bool holdsControlCharacter(const std::string &name) {
+  return std::any_of(name.begin(), name.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 Status verifyManifest(const Manifest &manifest) {

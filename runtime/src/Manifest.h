@@ -291,6 +291,15 @@ Status parseManifest(const std::string &json, Manifest &out);
 /// Messages start with the JSON path of the problem.
 Status verifyManifest(const Manifest &manifest);
 
+/// Whether `value` is a value of `dtype` that a constant initializer may
+/// give it: finite in a floating-point dtype (at most 65504 in magnitude in
+/// f16), a whole number in range for an integer one, 0 or 1 for bool.
+bool isInitialValueOf(DType dtype, double value);
+
+/// Whether `name` holds a control character (below 0x20, or 0x7f), which
+/// the names of a manifest's tensors may not.
+bool holdsControlCharacter(const std::string &name);
+
 /// `manifest` as JSON that parseManifest reads back to the same manifest.
 /// The manifest should pass verifyManifest; the writer does not check.
 std::string writeManifest(const Manifest &manifest);

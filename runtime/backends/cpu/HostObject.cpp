@@ -110,28 +110,26 @@ Status HostObject::kernel(const std::string &name, HostKernel &out) const {
   return Status();
 }
 
-bool HostObject::definedHere(void *symbol, unsigned char type) const {
+const ElfW(Sym) * HostObject::definedHere(void *symbol, unsigned char type) const {
   Dl_info where, own;
   void *entryAddress = nullptr;
   link_map *object = nullptr;
-  bool found = ::dladdr1(symbol, &where, &entryAddress, RTLD_DL_SYMENT) != 0;
+  if (!::dladdr1(symbol, &where, &entryAddress, RTLD_DL_SYMENT) || !entryAddress)
+    return nullptr;
   const auto *entry = static_cast<const ElfW(Sym) *>(entryAddress);
-  return found && entry && ELF64_ST_TYPE(entry->st_info) == type &&
-         ::dlinfo(handle_, RTLD_DI_LINKMAP, &object) == 0 && object &&
-         ::dladdr(object->l_ld, &own) && own.dli_fbase == where.dli_fbase;
+  bool here = ELF64_ST_TYPE(entry->st_info) == type &&
+              ::dlinfo(handle_, RTLD_DI_LINKMAP, &object) == 0 && object &&
+              ::dladdr(object->l_ld, &own) && own.dli_fbase == where.dli_fbase;
+  return here ? entry : nullptr;
 }
 
 const unsigned long long *HostObject::bufferBytes(const std::string &name, size_t &count) const {
   ::dlerror();
   void *symbol = ::dlsym(handle_, (name + "_mpc_buffer_bytes").c_str());
-  if (!symbol || !definedHere(symbol, STT_OBJECT))
+  const ElfW(Sym) *entry = symbol ? definedHere(symbol, STT_OBJECT) : nullptr;
+  if (!entry)
     return nullptr;
   // (the count first, then as many sizes as the symbol holds)
-  Dl_info where;
-  void *entryAddress = nullptr;
-  if (!::dladdr1(symbol, &where, &entryAddress, RTLD_DL_SYMENT) || !entryAddress)
-    return nullptr;
-  const auto *entry = static_cast<const ElfW(Sym) *>(entryAddress);
   const auto *table = static_cast<const unsigned long long *>(symbol);
   size_t entries = entry->st_size / sizeof *table;
   if (entries == 0 || table[0] != entries - 1)

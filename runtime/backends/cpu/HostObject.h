@@ -14,6 +14,8 @@
 
 #include "Status.h"
 
+#include <link.h>
+
 #include <string>
 
 namespace mpc::rt {
@@ -46,9 +48,9 @@ public:
   const unsigned long long *bufferBytes(const std::string &name, size_t &count) const;
 
 private:
-  /// Whether `symbol`, found by dlsym, is defined by this object (not by a
-  /// library it needs), as a symbol of ELF type `type`.
-  bool definedHere(void *symbol, unsigned char type) const;
+  /// The ELF symbol of `symbol`, found by dlsym, when this object defines
+  /// it (not a library it needs) with ELF type `type`; null otherwise.
+  const ElfW(Sym) * definedHere(void *symbol, unsigned char type) const;
 
   void *handle_ = nullptr;
   std::string bundlePath_;
