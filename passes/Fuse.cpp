@@ -32,7 +32,9 @@ namespace {
 
 /// How far a GEMM epilogue has progressed; each stage may only be followed
 /// by a later one, mirroring cuBLASLt's bias -> activation -> output type.
-enum class EpilogueStage { None, Bias, Activation, Cast };
+/// Accumulate (C = product + beta * C, into the state it updates) follows
+/// the output type only, without a bias or an activation, and ends it.
+enum class EpilogueStage { None, Bias, Activation, Cast, Accumulate };
 
 struct Group {
   FusionKind kind;
@@ -224,6 +226,90 @@ private:
              (!group.biasElementType || group.biasElementType == castElement);
     }
     return false;
+  }
+
+  /// A state update the GEMM group `g` can compute as it writes its
+  /// product: `add(product, mul(state, beta))` or `add(product, state)`,
+  /// the sum written back to `state`, with the product of an fp32 matmul an
+  /// f32 matrix that only this add reads, and beta a finite splat constant.
+  /// SGD's momentum, `momentum = momentum * mu + grad`, whose gradient is a
+  /// weight's GEMM. (Not for bf16 or fp16 operands: on the CPU oneDNN's
+  /// bf16 GEMMs accumulate with a sum post-op, which cost more than the
+  /// update's pass over the gradient saves; fp16 gradients are unscaled and
+  /// checked before any update reads them anyway.)
+  struct Accumulation {
+    int group;
+    /// The mul scaling the state, or null for a beta of 1.
+    MulOp scale;
+  };
+
+  std::optional<Accumulation> accumulationOf(AddOp add) const {
+    if (!gemmEpilogues || !add.getType().getElementType().isF32() || add.getType().getRank() != 2)
+      return std::nullopt;
+    for (auto [product, other] :
+         {std::pair{add.getLhs(), add.getRhs()}, std::pair{add.getRhs(), add.getLhs()}}) {
+      int g = groupOf(product);
+      if (g < 0 || product == other || product.getType() != add.getType())
+        continue;
+      const Group &group = groups[g];
+      if (group.kind != FusionKind::Gemm || group.closed || group.gemmTail != product ||
+          !product.hasOneUse() || group.biasElementType ||
+          (group.stage != EpilogueStage::None && group.stage != EpilogueStage::Cast) ||
+          !llvm::isa<MatmulOp>(group.ops.front()) ||
+          llvm::any_of(group.ops.front()->getOperands(), [](Value operand) {
+            return !llvm::cast<RankedTensorType>(operand.getType()).getElementType().isF32();
+          }))
+        continue;
+      Value state = other;
+      auto scale = other.getDefiningOp<MulOp>();
+      if (scale) {
+        if (!scale->hasOneUse() || scale.getType() != add.getType())
+          continue;
+        Value factor = isSplatConstant(scale.getRhs()) ? scale.getRhs() : scale.getLhs();
+        state = factor == scale.getRhs() ? scale.getLhs() : scale.getRhs();
+        if (!isSplatConstant(factor) || isSplatConstant(state))
+          continue;
+        auto dense = llvm::cast<DenseElementsAttr>(factor.getDefiningOp<ConstantOp>().getValue());
+        if (!llvm::isa<FloatType>(dense.getElementType()) ||
+            !dense.getSplatValue<APFloat>().isFinite())
+          continue;
+      }
+      bool writtenBack = llvm::any_of(add->getUsers(), [&](Operation *user) {
+        auto write = llvm::dyn_cast<StateWriteOp>(user);
+        return write && write.getState() == state;
+      });
+      if (state.getType() != add.getType() ||
+          !llvm::isa_and_nonnull<StateOp>(state.getDefiningOp()) || !writtenBack)
+        continue;
+      return Accumulation{g, scale};
+    }
+    return std::nullopt;
+  }
+
+  /// Puts the mul scaling a state that a GEMM group accumulates into
+  /// (accumulationOf) into that group, ahead of the add that joins it next;
+  /// or that add, which ends the group's epilogue.
+  bool joinAccumulation(Operation *op) {
+    if (auto mul = llvm::dyn_cast<MulOp>(op)) {
+      if (!mul->hasOneUse())
+        return false;
+      auto add = llvm::dyn_cast<AddOp>(*mul->getUsers().begin());
+      std::optional<Accumulation> accumulation = add ? accumulationOf(add) : std::nullopt;
+      if (!accumulation || accumulation->scale != mul)
+        return false;
+      join(mul, accumulation->group);
+      return true;
+    }
+    auto add = llvm::dyn_cast<AddOp>(op);
+    std::optional<Accumulation> accumulation = add ? accumulationOf(add) : std::nullopt;
+    if (!accumulation ||
+        (accumulation->scale && groupOf(accumulation->scale) != accumulation->group))
+      return false;
+    Group &group = groups[accumulation->group];
+    join(add, accumulation->group);
+    group.gemmTail = add.getResult();
+    group.stage = EpilogueStage::Accumulate;
+    return true;
   }
 
   /// Whether the convolution group `group` can take pointwise op `op` as
@@ -449,7 +535,7 @@ private:
 
   void place(Operation *op) {
     if (isPointwiseOp(op)) {
-      if (!joinPointwise(op))
+      if (!joinAccumulation(op) && !joinPointwise(op))
         create(op, FusionKind::Pointwise, shapeOf(op->getResult(0)));
       return;
     }
@@ -501,10 +587,11 @@ void materialize(Group &group, Block &body) {
         continue;
       // Kernels with a scalar body take splat constants as literals.
       // (A constant the reduction itself reduces is a buffer it reads.)
-      bool scalarBody =
-          group.kind == FusionKind::Pointwise ||
-          (group.kind == FusionKind::Reduction &&
-           !llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op));
+      // (So does a GEMM's accumulation: its beta is an attribute.)
+      bool scalarBody = group.kind == FusionKind::Pointwise ||
+                        (group.kind == FusionKind::Reduction &&
+                         !llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(op)) ||
+                        (group.kind == FusionKind::Gemm && llvm::isa<MulOp>(op));
       if (scalarBody && isSplatConstant(operand))
         clonedConstants.insert(def);
       else

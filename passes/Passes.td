@@ -319,7 +319,16 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
       approximate` (cuBLASLt's GELU is the tanh form), then a `cast` — when
       each intermediate value has no other use (option
       `gemm-epilogues`). Any other consumer starts a pointwise group that
-      reads the GEMM's output.
+      reads the GEMM's output. With the same option, an fp32 `matmul`'s
+      product (or its cast) that only an `add` reads, adding it to a state
+      tensor or to a `mul` of that state by a finite splat constant (read by
+      nothing else), whose sum is written back to that state, takes the
+      `mul` and the `add` as its last epilogue: the GEMM accumulates into
+      the state (`C = product + beta * C`), as SGD's momentum buffer
+      `m = m * mu + grad` does with a weight's gradient. Not for bf16 or
+      fp16 operands (oneDNN's bf16 GEMMs on the CPU accumulate with a sum
+      post-op that cost more than the update's pass saved; fp16 gradients
+      are unscaled and checked first anyway).
     - `conv`: each `conv2d`, with a widening float cast (f16/bf16 to f32)
       of its result as its epilogue when nothing else reads the result
       (option `gemm-epilogues`): the GEMMs then write the f32 products a
@@ -447,11 +456,14 @@ def MpgPlanMemory : Pass<"mpg-plan-memory", "::mlir::mpg::GraphOp"> {
       Outputs, the loss of `mpg.minimize` and values written to state (copied
       when the step ends) live until the end of the step.
     - A value written to state that a pointwise group computes for that
-      write alone, with the state's type, is written straight into the
+      write alone, or that a gemm group accumulates into that state
+      (`mpg-fuse`'s accumulation; later groups may read it too, from the
+      state's memory), with the state's type, is written straight into the
       state's memory when nothing reads the old value after the group's
       launch (the start of its multi-tensor run); the group then carries
       `mpg.state_offsets` and the value no arena offset (-1), and the step
-      ends without its copy (option `state-in-place`).
+      ends without its copy (option `state-in-place`). Otherwise a gemm
+      group's accumulation starts from a copy of the state in the arena.
     - A `pointwise` group may write a result in place of an input of the same
       type whose last read is that group (option `in-place`).
     - `mpg.reshape` is a view: its result aliases its operand, whose live

@@ -197,11 +197,13 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
   /// The values written to state whose group may write them in the state's
   /// own memory, with that memory's offset; records them on their groups
   /// (mpg.state_offsets). A value qualifies when a pointwise group computes
-  /// it for the state write alone, with the state's type, and nothing reads
-  /// the state's old value later: every other reader of the state comes
-  /// before the group's launch (the start of its multi-tensor run, whose
-  /// members run together), and the group itself reads it directly (at the
-  /// element it writes), not through a view.
+  /// it for the state write alone, or a GEMM group accumulates it into the
+  /// state (`mpg-fuse`'s accumulate epilogue, whose value later groups may
+  /// read too: they read the state's memory), with the state's type, and
+  /// nothing reads the state's old value later: every other reader of the
+  /// state comes before the group's launch (the start of its multi-tensor
+  /// run, whose members run together), and the group itself reads it
+  /// directly (at the element it writes), not through a view.
   static llvm::DenseMap<Value, int64_t> planStateInPlace(Block &body, Builder &builder) {
     llvm::DenseMap<Operation *, int64_t> position;
     int64_t end = 0;
@@ -216,8 +218,10 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
       Value value = write.getValue(), state = write.getState();
       auto fusion = value.getDefiningOp<FusionOp>();
       Operation *stateDef = state.getDefiningOp();
-      if (!fusion || fusion.getKind() != FusionKind::Pointwise || !value.hasOneUse() ||
-          value.getType() != state.getType() || !stateDef ||
+      bool qualifies =
+          fusion && ((fusion.getKind() == FusionKind::Pointwise && value.hasOneUse()) ||
+                     (fusion.getKind() == FusionKind::Gemm && accumulatesInto(fusion, state)));
+      if (!qualifies || value.getType() != state.getType() || !stateDef ||
           !stateDef->hasAttr(mpc::kPersistentOffsetAttr) || inState.count(value))
         continue;
       int64_t start = launch.count(fusion) ? launch[fusion] : position[fusion];
@@ -243,6 +247,26 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
       fusion->setAttr(mpc::kStateOffsetsAttr, builder.getDenseI64ArrayAttr(offsets));
     }
     return inState;
+  }
+
+  /// Whether GEMM group `fusion` ends in an accumulation into `state`: its
+  /// yielded value adds the product to `state` read directly (an input of
+  /// the group), or scaled by a mul.
+  static bool accumulatesInto(FusionOp fusion, Value state) {
+    Block &body = fusion.getBody().front();
+    auto add = llvm::cast<YieldOp>(body.getTerminator()).getValues()[0].getDefiningOp<AddOp>();
+    if (!add)
+      return false;
+    auto readsState = [&](Value value) {
+      if (auto mul = value.getDefiningOp<MulOp>())
+        return llvm::any_of(mul->getOperands(), [&](Value operand) {
+          auto arg = llvm::dyn_cast<BlockArgument>(operand);
+          return arg && fusion.getInputs()[arg.getArgNumber()] == state;
+        });
+      auto arg = llvm::dyn_cast<BlockArgument>(value);
+      return arg && fusion.getInputs()[arg.getArgNumber()] == state;
+    };
+    return readsState(add.getLhs()) || readsState(add.getRhs());
   }
 
   void planPersistent(Block &body, Builder &builder, GraphOp graph) {

@@ -277,7 +277,8 @@ private:
     auto cType = llvm::cast<MemRefType>(gemm.getC().getType());
     Type cElement = cType.getElementType();
     if (gemm.getBatch() != 1 || gemm.getEpilogue() != mpk::GemmEpilogue::None ||
-        gemm.getOffsetC() != 0 || cType.getNumElements() != gemm.getM() * gemm.getN() ||
+        !gemm.getBeta().isZero() || gemm.getOffsetC() != 0 ||
+        cType.getNumElements() != gemm.getM() * gemm.getN() ||
         !(cElement.isF32() || cElement.isF16() || cElement.isBF16()))
       return std::nullopt;
     // The first later op to read C.
@@ -512,6 +513,7 @@ private:
     step.transposeA = gemm.getTransposeA();
     step.transposeB = gemm.getTransposeB();
     step.epilogue = static_cast<rt::Epilogue>(static_cast<int>(gemm.getEpilogue()));
+    step.beta = gemm.getBeta().convertToDouble();
     return step;
   }
 

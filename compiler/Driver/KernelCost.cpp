@@ -63,6 +63,8 @@ double mpc::driver::estimateFlops(Operation *op) {
         default:
           epilogue = 1;
         }
+        if (!gemm.getBeta().isZero())
+          epilogue += 2; // C = product + beta * C
         return 2.0 * outputs * gemm.getK() + epilogue * outputs;
       })
       .Case([](mpk::PointwiseOp k) { return bodyOps(k.getBody()) * product(k.getIteration()); })

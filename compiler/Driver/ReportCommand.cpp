@@ -95,9 +95,12 @@ std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedK
       }
     } else if (auto gemm = llvm::dyn_cast<mpk::GemmOp>(op)) {
       step.kind = "gemm";
-      step.detail = mpk::stringifyGemmEpilogue(gemm.getEpilogue()).str();
+      bool accumulates = !gemm.getBeta().isZero();
+      step.detail =
+          accumulates ? "accumulate" : mpk::stringifyGemmEpilogue(gemm.getEpilogue()).str();
       step.readBytes = bufferBytes(gemm.getA()) + bufferBytes(gemm.getB()) +
-                       (gemm.getBias() ? bufferBytes(gemm.getBias()) : 0);
+                       (gemm.getBias() ? bufferBytes(gemm.getBias()) : 0) +
+                       (accumulates ? bufferBytes(gemm.getC()) : 0);
       step.writtenBytes = bufferBytes(gemm.getC());
       step.name = std::to_string(gemm.getM()) + "x" + std::to_string(gemm.getN()) + "x" +
                   std::to_string(gemm.getK()) +

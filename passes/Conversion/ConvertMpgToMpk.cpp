@@ -512,26 +512,75 @@ private:
 
   LogicalResult lowerGemm(FusionOp fusion) {
     Block &body = fusion.getBody().front();
-    Operation *matmul = &*body.begin();
+    // (after the splat constants cloned into the group, an accumulation's beta)
+    Operation *matmul = nullptr;
+    for (Operation &op : body.without_terminator())
+      if (!llvm::isa<ConstantOp>(op)) {
+        matmul = &op;
+        break;
+      }
+    if (!matmul || !llvm::isa<MatmulOp, BatchMatmulOp>(matmul))
+      return fusion.emitError("a gemm group starts with its matmul");
     bool transposeA = false, transposeB = false;
     llvm::TypeSwitch<Operation *>(matmul).Case<MatmulOp, BatchMatmulOp>([&](auto mm) {
       transposeA = mm.getTransposeA();
       transposeB = mm.getTransposeB();
     });
     // The epilogue cuBLASLt applies, in its order: bias, activation, output
-    // type. Each op must consume the previous one's result.
+    // type. Each op must consume the previous one's result. Or, after the
+    // output type only, an accumulation into a matrix the group reads (C =
+    // product + beta * C): the add of the product and that matrix, scaled
+    // by a mul by a splat constant (beta) or not (1).
     Value bias, tail = matmul->getResult(0);
+    Value accumulated; // the matrix accumulated into, a group input
+    double beta = 0;
+    // The mul scaling that matrix, and its factor.
+    Value scaled;
+    double scale = 1;
     mpk::GemmEpilogue epilogue = mpk::GemmEpilogue::None;
-    int stage = 0; // 1: bias, 2: activation, 3: cast
+    int stage = 0; // 1: bias, 2: activation, 3: cast, 4: accumulation
     auto notAnEpilogue = [&](Operation &op) {
       return op.emitError() << "'" << op.getName()
                             << "' in a gemm group is not a cuBLASLt epilogue (bias, then relu "
-                               "or approximate gelu, then a cast)";
+                               "or approximate gelu, then a cast; or a cast, then an "
+                               "accumulation into a matrix)";
     };
-    for (Operation &op : llvm::drop_begin(body.without_terminator())) {
+    auto isMatrixInput = [&](Value value) {
+      return llvm::isa<BlockArgument>(value) && value.getType() == tail.getType() &&
+             tensorTypeOf(value).getRank() == 2;
+    };
+    for (Operation &op : body.without_terminator()) {
       auto add = llvm::dyn_cast<AddOp>(op);
       auto gelu = llvm::dyn_cast<GeluOp>(op);
-      if (add && stage < 1 && (add.getLhs() == tail || add.getRhs() == tail)) {
+      if (&op == matmul || llvm::isa<ConstantOp>(op))
+        continue; // (a constant: a mul's factor)
+      if (auto mul = llvm::dyn_cast<MulOp>(op)) {
+        // (a splat constant the mul reads, cloned into the group)
+        auto constant = mul.getRhs().getDefiningOp<ConstantOp>();
+        Value matrix = mul.getLhs();
+        if (!constant) {
+          constant = mul.getLhs().getDefiningOp<ConstantOp>();
+          matrix = mul.getRhs();
+        }
+        auto dense = constant ? llvm::dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+        if (scaled || !dense || !dense.isSplat() || !llvm::isa<FloatType>(dense.getElementType()) ||
+            !isMatrixInput(matrix) || mul.getType() != tail.getType())
+          return notAnEpilogue(op);
+        scaled = mul.getResult();
+        accumulated = matrix;
+        scale = dense.getSplatValue<APFloat>().convertToDouble();
+        continue;
+      }
+      if (add && (stage == 0 || stage == 3) && (add.getLhs() == tail || add.getRhs() == tail) &&
+          tensorTypeOf(add.getLhs() == tail ? add.getRhs() : add.getLhs()).getRank() == 2) {
+        // (straight after the product, or after its cast)
+        Value other = add.getLhs() == tail ? add.getRhs() : add.getLhs();
+        if (other != scaled && !(!scaled && isMatrixInput(other)))
+          return notAnEpilogue(op);
+        accumulated = scaled ? accumulated : other;
+        beta = scaled ? scale : 1.0;
+        stage = 4;
+      } else if (add && stage < 1 && (add.getLhs() == tail || add.getRhs() == tail)) {
         bias = add.getLhs() == tail ? add.getRhs() : add.getLhs();
         if (tensorTypeOf(bias).getRank() != 1)
           return notAnEpilogue(op);
@@ -552,6 +601,9 @@ private:
     }
     if (llvm::cast<YieldOp>(body.getTerminator()).getValues() != ValueRange{tail})
       return fusion.emitError("a gemm group yields exactly the end of its epilogue");
+    if (scaled && stage != 4)
+      return fusion.emitError("a mul in a gemm group scales the matrix its result accumulates "
+                              "into; this group accumulates into none");
     auto lhs = tensorTypeOf(matmul->getOperand(0)), rhs = tensorTypeOf(matmul->getOperand(1));
     int64_t r = lhs.getRank();
     int64_t m = lhs.getDimSize(transposeA ? r - 1 : r - 2);
@@ -559,9 +611,25 @@ private:
     int64_t n = rhs.getDimSize(transposeB ? r - 2 : r - 1);
     int64_t batch = product(lhs.getShape().drop_back(2));
     auto yield = llvm::cast<YieldOp>(body.getTerminator());
-    auto gemm = b.create<mpk::GemmOp>(
-        fusion.getLoc(), bufferOf(matmul->getOperand(0)), bufferOf(matmul->getOperand(1)),
-        bufferOf(yield.getValues()[0]), bias ? bufferOf(bias) : Value(), m, n, k);
+    Value c = bufferOf(yield.getValues()[0]);
+    if (accumulated) {
+      if (batch != 1)
+        return fusion.emitError("a gemm group accumulates into a matrix only in a single "
+                                "product");
+      // The GEMM accumulates into C itself: the matrix goes there first,
+      // unless it is there already (a state updated in its own memory).
+      Value from = bufferOf(accumulated);
+      auto source = from.getDefiningOp<mpk::BufferOp>(), target = c.getDefiningOp<mpk::BufferOp>();
+      bool same = source && target && source.getSpace() == target.getSpace() &&
+                  source.getOffset() == target.getOffset() && from.getType() == c.getType();
+      if (!same)
+        b.create<mpk::CopyOp>(fusion.getLoc(), from, c);
+    }
+    auto gemm = b.create<mpk::GemmOp>(fusion.getLoc(), bufferOf(matmul->getOperand(0)),
+                                      bufferOf(matmul->getOperand(1)), c,
+                                      bias ? bufferOf(bias) : Value(), m, n, k);
+    if (accumulated)
+      gemm.setBeta(llvm::APFloat(beta));
     gemm.setBatch(batch);
     if (batch > 1) {
       gemm.setStrideA(m * k);

@@ -417,10 +417,10 @@ Status parseIm2col(const JsonValue &value, const std::string &path,
 
 Status parseGemm(const JsonValue &value, const std::string &path,
                  GemmStep &out) {
-  if (Status status = expectObject(
-          value, path, kGemmKeys,
-          {"bias_dtype", "keep_a", "keep_b", "keep_c", "reuse_a", "reuse_b",
-           "relu_grad_aux", "relu_grad_aux_dtype", "relu_grad_out", "im2col_b"});
+  if (Status status = expectObject(value, path, kGemmKeys,
+                                   {"bias_dtype", "keep_a", "keep_b", "keep_c", "reuse_a",
+                                    "reuse_b", "relu_grad_aux", "relu_grad_aux_dtype",
+                                    "relu_grad_out", "im2col_b", "beta"});
       !status.isOk())
     return status;
   ObjectReader fields(value, path);
@@ -472,6 +472,13 @@ Status parseGemm(const JsonValue &value, const std::string &path,
     if (value.find(key))
       if (Status status = fields.boolean(key, *flag); !status.isOk())
         return status;
+  }
+  out.beta = 0;
+  if (const JsonValue *beta = value.find("beta")) {
+    if (Status status = expectKind(*beta, fields.path("beta"), Kind::Number, "a number");
+        !status.isOk())
+      return status;
+    out.beta = beta->number;
   }
   const char *reluGradKeys[] = {"relu_grad_aux", "relu_grad_aux_dtype",
                                 "relu_grad_out"};
@@ -1094,6 +1101,14 @@ private:
       return fail(member(path, "c"), "the output overlaps operand a");
     if (c.overlaps(b))
       return fail(member(path, "c"), "the output overlaps operand b");
+    if (!std::isfinite(step.beta))
+      return fail(member(path, "beta"), "must be a finite number");
+    if (step.beta != 0 &&
+        (step.batch != 1 || step.epilogue != Epilogue::None ||
+         (step.cDtype != DType::F32 && step.cDtype != DType::F64) || step.keepC || step.reluGrad))
+      return fail(member(path, "beta"),
+                  "accumulates into C only with batch 1, epilogue none, C in f32 "
+                  "or f64, and no keep_c or relu_grad hint");
     if (step.reluGrad)
       if (Status status = reluGrad(path, step, launchNext, c); !status.isOk())
         return status;
@@ -1355,6 +1370,8 @@ std::string stepJson(const Step &step) {
            ",\"stride\":" + shapeJson(hint->stride) +
            ",\"padding\":" + shapeJson(hint->padding) +
            ",\"dilation\":" + shapeJson(hint->dilation) + "}";
+  if (gemm.beta != 0)
+    out += ",\"beta\":" + numberJson(gemm.beta);
   return out + ",\"epilogue\":\"" + epilogueName(gemm.epilogue) + "\"}";
 }
 

@@ -45,6 +45,12 @@
 //     that its kept copy serves. All only when batch is 1. (They came after
 //     version 1 was first written; a runtime from before them refuses them
 //     as unknown keys.)
+//     Optional: beta, a finite number, accumulates into C (BLAS's beta): C =
+//     op(A) op(B) + beta * C, C's old values read before they are written,
+//     the sum computed in the compute type and rounded once. Only when batch
+//     is 1, the epilogue none, C f32 or f64 and no keep_c or relu_grad hint
+//     is given (a momentum buffer updated by its weight gradient's GEMM).
+//     Absent or 0, C is written without being read.
 //     Optional, for a backend that applies a ReLU's gradient as it rounds a
 //     GEMM's result: relu_grad_aux, relu_grad_aux_dtype and relu_grad_out,
 //     all three or none, say that the next step is a launch whose only
@@ -207,6 +213,8 @@ struct GemmStep {
   int64_t strideA = 0, strideB = 0, strideC = 0;
   bool transposeA = false, transposeB = false;
   Epilogue epilogue = Epilogue::None;
+  /// beta (see the file comment): 0 leaves C unread.
+  double beta = 0;
   /// keep_a/keep_b/keep_c and reuse_a/reuse_b (see the file comment).
   bool keepA = false, keepB = false, keepC = false, reuseA = false, reuseB = false;
   /// relu_grad_aux/relu_grad_aux_dtype/relu_grad_out (see the file comment).

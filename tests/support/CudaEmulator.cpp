@@ -538,15 +538,16 @@ rt::Epilogue epilogueOf(cublasLtEpilogue_t epilogue) {
   }
 }
 
-/// D = epilogue(op(A) op(B) + bias), column-major as cuBLASLt defines it,
+/// D = epilogue(op(A) op(B) + bias) + beta D, column-major as cuBLASLt defines it,
 /// computed by the CPU backend's GEMM (rt::HostGemm) as the row-major
 /// product D^T = op(B)^T op(A)^T: column-major B read row-major is B^T, so
 /// the row-major A is cuBLASLt's B, transposed when B is, and likewise.
 void emulatedGemm(bool transA, bool transB, const Layout &a, const Layout &b, const Layout &d,
                   const uint8_t *aBytes, const uint8_t *bBytes, uint8_t *dBytes,
-                  cublasLtEpilogue_t epilogue, const uint8_t *bias, DType biasType,
-                  DType aType, DType bType, DType dType) {
+                  cublasLtEpilogue_t epilogue, const uint8_t *bias, DType biasType, DType aType,
+                  DType bType, DType dType, double beta) {
   rt::GemmStep step;
+  step.beta = beta;
   step.aDtype = bType;
   step.bDtype = aType;
   step.cDtype = dType;
@@ -605,22 +606,26 @@ cublasStatus_t emuMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t desc, const void
                                : *static_cast<const float *>(alpha);
   double betaValue = isDouble ? *static_cast<const double *>(beta)
                               : *static_cast<const float *>(beta);
-  // mpc never scales products nor accumulates into C, and its matrices are
-  // packed (leading dimension = rows).
-  if (alphaValue != 1 || betaValue != 0 || a.ld != static_cast<int64_t>(a.rows) ||
+  // mpc never scales products, accumulates into C (in place) only in a
+  // single product without an epilogue, and its matrices are packed
+  // (leading dimension = rows).
+  bool accumulateOk = betaValue == 0 || (std::isfinite(betaValue) && d.batch == 1 &&
+                                         epilogue == CUBLASLT_EPILOGUE_DEFAULT);
+  if (alphaValue != 1 || !accumulateOk || a.ld != static_cast<int64_t>(a.rows) ||
       b.ld != static_cast<int64_t>(b.rows) || d.ld != static_cast<int64_t>(d.rows))
     return CUBLAS_STATUS_NOT_SUPPORTED;
   const auto *aBytes = static_cast<const uint8_t *>(A);
   const auto *bBytes = static_cast<const uint8_t *>(B);
   auto *dBytes = static_cast<uint8_t *>(D);
   const auto *biasBytes = needsBias ? static_cast<const uint8_t *>(bias) : nullptr;
-  enqueue(reinterpret_cast<CUstream>(stream),
-          [=] {
-            emulatedGemm(transA, transB, a, b, d, aBytes, bBytes, dBytes, epilogue, biasBytes,
-                         biasType, aType, bType, dType);
-            ++current().counters.gemmsRun;
-          },
-          true);
+  enqueue(
+      reinterpret_cast<CUstream>(stream),
+      [=] {
+        emulatedGemm(transA, transB, a, b, d, aBytes, bBytes, dBytes, epilogue, biasBytes, biasType,
+                     aType, bType, dType, betaValue);
+        ++current().counters.gemmsRun;
+      },
+      true);
   return CUBLAS_STATUS_SUCCESS;
 }
 

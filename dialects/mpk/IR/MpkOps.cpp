@@ -212,6 +212,15 @@ LogicalResult GemmOp::verify() {
     return emitOpError("expects a bias operand exactly when the epilogue adds one");
   if (getBias() && elements(getBias()) != n)
     return emitOpError() << "expects a bias of " << n << " elements";
+  double beta = getBeta().convertToDouble();
+  if (!std::isfinite(beta))
+    return emitOpError("expects a finite beta");
+  if (beta != 0) {
+    Type c = llvm::cast<MemRefType>(getC().getType()).getElementType();
+    if (batch != 1 || getEpilogue() != GemmEpilogue::None || !(c.isF32() || c.isF64()))
+      return emitOpError("accumulates into C (beta) only in a single product without an "
+                         "epilogue, into an f32 or f64 C");
+  }
   return success();
 }
 
@@ -463,6 +472,8 @@ llvm::SmallVector<Value> mlir::mpk::readBuffers(Operation *op) {
     llvm::SmallVector<Value> read{gemm.getA(), gemm.getB()};
     if (gemm.getBias())
       read.push_back(gemm.getBias());
+    if (!gemm.getBeta().isZero())
+      read.push_back(gemm.getC());
     return read;
   }
   if (auto copy = llvm::dyn_cast<CopyOp>(op))

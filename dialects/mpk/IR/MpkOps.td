@@ -485,9 +485,16 @@ def Mpk_GemmOp : Mpk_Op<"gemm"> {
     the batch. cuBLASLt on the GPU (fp32 accumulation); OpenBLAS on the CPU
     with operands widened to fp32.
 
+    A non-zero `beta` accumulates into C (BLAS's beta): `C = op(A) x op(B) +
+    beta * C`, C's old values read before they are overwritten. Only for a
+    single product (batch 1) without an epilogue, into an f32 or f64 C: a
+    momentum buffer updated by its weight gradient's GEMM.
+
     ```mlir
     mpk.gemm %x, %w -> %y bias %b m 64 n 128 k 64 epilogue bias_relu
         : memref<64x64xf32>, memref<64x128xf32>, memref<64x128xf32>, memref<128xf32>
+    mpk.gemm %x, %dy -> %momentum m 64 n 128 k 32 beta 0.9 {transpose_a}
+        : memref<32x64xbf16>, memref<32x128xbf16>, memref<64x128xf32>
     ```
   }];
   let arguments = (ins Mpk_Buffer:$a, Mpk_Buffer:$b, Mpk_Buffer:$c,
@@ -501,11 +508,24 @@ def Mpk_GemmOp : Mpk_Op<"gemm"> {
                        DefaultValuedAttr<I64Attr, "0">:$stride_b,
                        DefaultValuedAttr<I64Attr, "0">:$stride_c,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
-                       DefaultValuedAttr<Mpk_GemmEpilogue, "GemmEpilogue::None">:$epilogue);
+                       DefaultValuedAttr<Mpk_GemmEpilogue, "GemmEpilogue::None">:$epilogue,
+                       DefaultValuedAttr<F64Attr, "::llvm::APFloat(0.0)">:$beta);
   let assemblyFormat = [{
-    $a `,` $b `->` $c (`bias` $bias^)? `m` $m `n` $n `k` $k (`epilogue` $epilogue^)? attr-dict
+    $a `,` $b `->` $c (`bias` $bias^)? `m` $m `n` $n `k` $k (`epilogue` $epilogue^)?
+    (`beta` $beta^)? attr-dict
     `:` type($a) `,` type($b) `,` type($c) (`,` type($bias)^)?
   }];
+  let builders = [
+    // A single product without transposes, an epilogue or beta; setters
+    // give the rest.
+    OpBuilder<(ins "::mlir::Value":$a, "::mlir::Value":$b, "::mlir::Value":$c,
+                   "::mlir::Value":$bias, "int64_t":$m, "int64_t":$n, "int64_t":$k), [{
+      build($_builder, $_state, a, b, c, bias, m, n, k, /*batch=*/1, /*offset_a=*/0,
+            /*offset_b=*/0, /*offset_c=*/0, /*stride_a=*/0, /*stride_b=*/0, /*stride_c=*/0,
+            /*transpose_a=*/false, /*transpose_b=*/false, GemmEpilogue::None,
+            ::llvm::APFloat(0.0));
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

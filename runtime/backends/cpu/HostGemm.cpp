@@ -35,25 +35,27 @@ template <typename T> constexpr DType kComputeDtype = DType::F32;
 template <> constexpr DType kComputeDtype<double> = DType::F64;
 
 #ifdef MPC_HAVE_OPENBLAS
-void blasGemm(bool transposeA, bool transposeB, int m, int n, int k,
-              const float *a, const float *b, float *c) {
+/// c = op(a) op(b) + beta c (c unread when beta is 0).
+void blasGemm(bool transposeA, bool transposeB, int m, int n, int k, const float *a, const float *b,
+              float *c, float beta) {
   cblas_sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
-              transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a,
-              transposeA ? m : k, b, transposeB ? k : n, 0.0f, c, n);
+              transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, transposeA ? m : k, b,
+              transposeB ? k : n, beta, c, n);
 }
 
-void blasGemm(bool transposeA, bool transposeB, int m, int n, int k,
-              const double *a, const double *b, double *c) {
+void blasGemm(bool transposeA, bool transposeB, int m, int n, int k, const double *a,
+              const double *b, double *c, double beta) {
   cblas_dgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
-              transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a,
-              transposeA ? m : k, b, transposeB ? k : n, 0.0, c, n);
+              transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, transposeA ? m : k, b,
+              transposeB ? k : n, beta, c, n);
 }
 #else
-/// The row-major product without a BLAS: operands copied untransposed, then
-/// rows of C accumulated from rows of B (a loop the compiler vectorises).
+/// The row-major product without a BLAS, c = op(a) op(b) + beta c (c
+/// unread when beta is 0): operands copied untransposed, then rows of C
+/// accumulated from rows of B (a loop the compiler vectorises).
 template <typename T>
-void blasGemm(bool transposeA, bool transposeB, int m, int n, int k, const T *a,
-              const T *b, T *c) {
+void blasGemm(bool transposeA, bool transposeB, int m, int n, int k, const T *a, const T *b, T *c,
+              T beta) {
   std::vector<T> aRows, bRows;
   if (transposeA) {
     aRows.resize(static_cast<size_t>(m) * k);
@@ -72,7 +74,7 @@ void blasGemm(bool transposeA, bool transposeB, int m, int n, int k, const T *a,
   for (int i = 0; i < m; ++i) {
     T *row = c + static_cast<size_t>(i) * n;
     for (int j = 0; j < n; ++j)
-      row[j] = 0;
+      row[j] = beta == 0 ? T(0) : beta * row[j];
     for (int p = 0; p < k; ++p) {
       T scale = a[static_cast<size_t>(i) * k + p];
       const T *from = b + static_cast<size_t>(p) * n;
@@ -473,6 +475,9 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
   }
 #endif
   const bool relu = step.epilogue == Epilogue::Relu || step.epilogue == Epilogue::BiasRelu;
+  // C = product + beta * C (verified: a single product into an f32 or f64 C
+  // without an epilogue, which every path below writes directly).
+  const T beta = static_cast<T>(step.beta);
   // The fp32 products of the whole batch, when one oneDNN call computed
   // them into scratch (product i at i * cCount); the loop below applies the
   // epilogue and rounds each into C.
@@ -500,7 +505,7 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
     // matrix by matrix (OnednnMatmul::transposesNarrow), and so do batches
     // whose widened copies and products would take more than
     // kMaxBatchScratchFloats of scratch, which the backend keeps.
-    if (onednn_ && step.batch > 1) {
+    if (onednn_ && step.batch > 1 && beta == 0) {
       const bool bf16Operands = step.aDtype == DType::BF16 && step.bDtype == DType::BF16;
       const DType operands = bf16Operands ? DType::BF16 : DType::F32;
       const bool intoC = onednnWritesC && (bf16Operands || step.cDtype == DType::F32);
@@ -595,7 +600,7 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
           widenOperands();
           computeValues();
           sgemm_.multiply(step.transposeA, step.transposeB, step.m, step.n, step.k, aValues,
-                          bValues, cValues);
+                          bValues, cValues, beta);
           return true;
         }
       }
@@ -606,12 +611,12 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
       // Tries C written by oneDNN, then its f32 product.
       auto runOnednn = [&](DType operands, const void *aData, const void *bData) {
         if (onednnWritesC &&
-            onednn_->run(operands, step.cDtype, step.transposeA, step.transposeB, step.m,
-                         step.n, step.k, aData, bData, biasValues, cBytes))
+            onednn_->run(operands, step.cDtype, step.transposeA, step.transposeB, step.m, step.n,
+                         step.k, aData, bData, biasValues, cBytes, beta))
           return wroteC = true;
         computeValues();
-        return onednn_->run(operands, DType::F32, step.transposeA, step.transposeB, step.m,
-                            step.n, step.k, aData, bData, nullptr, cValues);
+        return onednn_->run(operands, DType::F32, step.transposeA, step.transposeB, step.m, step.n,
+                            step.k, aData, bData, nullptr, cValues, beta);
       };
       if (!done && nativeBf16)
         done = runOnednn(DType::BF16, aBytes, bBytes);
@@ -628,8 +633,8 @@ void HostGemm::runIn(const GemmStep &step, const uint8_t *a, const uint8_t *b,
     if (!done) {
       widenOperands();
       computeValues();
-      blasGemm(step.transposeA, step.transposeB, static_cast<int>(step.m),
-               static_cast<int>(step.n), static_cast<int>(step.k), aValues, bValues, cValues);
+      blasGemm(step.transposeA, step.transposeB, static_cast<int>(step.m), static_cast<int>(step.n),
+               static_cast<int>(step.k), aValues, bValues, cValues, beta);
     }
     if (wroteC) {
       if (relu)

@@ -27,6 +27,9 @@
 //   bias: adds bias[j] to every column j; relu: max(x, 0), NaN stays NaN;
 //   gelu: the tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
 //   x^3))).
+// A step's beta (C = product + beta C, into an f32 or f64 C) goes to the
+// library that multiplies: oneDNN's sum post-op, HostSgemm's and OpenBLAS's
+// beta.
 // A step's relu_grad hint is taken: the result is masked by aux as it is
 // rounded and written to out (or, when oneDNN wrote C, masked from C into
 // out); the CPU backend then skips the launch after the step.

@@ -51,19 +51,20 @@ MPC_AVX512 inline std::pair<__mmask16, __mmask16> columnMasks(int count) {
   return {lanes(count), lanes(count - 16)};
 }
 
-/// C's rows [0, kTileRows) x columns [0, columns) (+)= the product of a
-/// packed panel of A (depth x kRows, its first kTileRows rows used) and a
-/// packed panel of B (depth x kColumns).
+/// C's rows [0, kTileRows) x columns [0, columns) = the product of a packed
+/// panel of A (depth x kRows, its first kTileRows rows used) and a packed
+/// panel of B (depth x kColumns), plus `scaleC` times C's values (which a
+/// `scaleC` of 0 leaves unread).
 template <int kTileRows>
 MPC_AVX512 void kernel(int depth, const float *panelA, const float *panelB, float *c, int64_t ldc,
-                       int columns, bool accumulate) {
+                       int columns, float scaleC) {
   __m512 left[kTileRows], right[kTileRows];
 #pragma GCC unroll 14
   for (int i = 0; i < kTileRows; ++i) {
     left[i] = _mm512_setzero_ps();
     right[i] = _mm512_setzero_ps();
   }
-  if (accumulate) // C's lines, on their way while the products are summed
+  if (scaleC != 0.0f) // C's lines, on their way while the products are summed
     for (int i = 0; i < kTileRows; ++i) {
       _mm_prefetch(reinterpret_cast<const char *>(c + i * ldc), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char *>(c + i * ldc + 16), _MM_HINT_T0);
@@ -84,16 +85,20 @@ MPC_AVX512 void kernel(int depth, const float *panelA, const float *panelB, floa
   for (int i = 0; i < kTileRows; ++i) {
     float *row = c + i * ldc;
     __m512 v0 = left[i], v1 = right[i];
-    if (accumulate) {
+    if (scaleC == 1.0f) {
       v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(mask0, row));
       v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(mask1, row + 16));
+    } else if (scaleC != 0.0f) {
+      const __m512 scale = _mm512_set1_ps(scaleC);
+      v0 = _mm512_fmadd_ps(scale, _mm512_maskz_loadu_ps(mask0, row), v0);
+      v1 = _mm512_fmadd_ps(scale, _mm512_maskz_loadu_ps(mask1, row + 16), v1);
     }
     _mm512_mask_storeu_ps(row, mask0, v0);
     _mm512_mask_storeu_ps(row + 16, mask1, v1);
   }
 }
 
-using Kernel = void (*)(int, const float *, const float *, float *, int64_t, int, bool);
+using Kernel = void (*)(int, const float *, const float *, float *, int64_t, int, float);
 
 template <int... kTails>
 constexpr std::array<Kernel, sizeof...(kTails)>
@@ -197,10 +202,11 @@ float *aligned(std::vector<float> &storage, size_t count) {
 }
 
 MPC_AVX512 void multiplyAvx512(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k,
-                               const float *a, const float *b, float *c,
+                               const float *a, const float *b, float beta, float *c,
                                std::vector<float> &packedA, std::vector<float> &packedB) {
   if (k == 0) {
-    std::fill(c, c + m * n, 0.0f);
+    for (int64_t i = 0; i < m * n; ++i)
+      c[i] = beta == 0.0f ? 0.0f : beta * c[i];
     return;
   }
   const int64_t lda = transposeA ? m : k, ldb = transposeB ? k : n, ldc = n;
@@ -214,7 +220,8 @@ MPC_AVX512 void multiplyAvx512(bool transposeA, bool transposeB, int64_t m, int6
   float *panelsOfB = aligned(packedB, static_cast<size_t>(kBlockColumns * blockDepth));
   for (int64_t from = 0; from < k; from += blockDepth) {
     const int depth = static_cast<int>(std::min(blockDepth, k - from));
-    const bool accumulate = from > 0;
+    // The first block adds beta times C's old values, the others the sums so far.
+    const float scaleC = from > 0 ? 1.0f : beta;
     for (int64_t panel = 0; panel < panelsA; ++panel)
       packA(transposeA, a, lda, panel * kRows,
             static_cast<int>(std::min<int64_t>(kRows, m - panel * kRows)), from, depth,
@@ -232,7 +239,7 @@ MPC_AVX512 void multiplyAvx512(bool transposeA, bool transposeB, int64_t m, int6
         for (int panelB = 0; panelB < panelsB; ++panelB)
           run(depth, panelsOfA + panelA * kRows * depth, panelsOfB + panelB * kColumns * depth,
               c + panelA * kRows * ldc + column + panelB * kColumns, ldc,
-              std::min(kColumns, columns - panelB * kColumns), accumulate);
+              std::min(kColumns, columns - panelB * kColumns), scaleC);
       }
     }
   }
@@ -292,10 +299,10 @@ bool HostSgemm::takes(int64_t m, int64_t n, int64_t k) {
 }
 
 void HostSgemm::multiply(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k,
-                         const float *a, const float *b, float *c) {
+                         const float *a, const float *b, float *c, float beta) {
 #ifdef MPC_HOST_SGEMM
   if (available()) {
-    multiplyAvx512(transposeA, transposeB, m, n, k, a, b, c, packedA_, packedB_);
+    multiplyAvx512(transposeA, transposeB, m, n, k, a, b, beta, c, packedA_, packedB_);
     return;
   }
 #endif
@@ -307,7 +314,7 @@ void HostSgemm::multiply(bool transposeA, bool transposeB, int64_t m, int64_t n,
       for (int64_t p = 0; p < k; ++p)
         sum +=
             (transposeA ? a[p * m + i] : a[i * k + p]) * (transposeB ? b[j * k + p] : b[p * n + j]);
-      c[i * n + j] = sum;
+      c[i * n + j] = beta == 0.0f ? sum : sum + beta * c[i * n + j];
     }
 }
 

@@ -63,11 +63,12 @@ public:
   /// that unset, OMP_NUM_THREADS=1.
   static bool singleThreaded();
 
-  /// c = op(a) op(b), all row-major: op(a) is m x k (a is k x m when
-  /// transposeA), op(b) k x n (b is n x k when transposeB), c m x n. (On a
-  /// CPU without AVX-512F, in plain loops.)
+  /// c = op(a) op(b) + beta c, all row-major: op(a) is m x k (a is k x m
+  /// when transposeA), op(b) k x n (b is n x k when transposeB), c m x n; c
+  /// is not read when beta is 0. (On a CPU without AVX-512F, in plain
+  /// loops.)
   void multiply(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k, const float *a,
-                const float *b, float *c);
+                const float *b, float *c, float beta = 0.0f);
 
   static constexpr int64_t kMinDepth = 128;
   static constexpr int64_t kMinRows = 512;

@@ -32,7 +32,7 @@ bool OnednnMatmul::handles(DType dtype, int64_t m, int64_t n, int64_t k) {
     return false;
   if (bf16Support_ < 0)
     bf16Support_ = primitive({static_cast<int>(DType::BF16), static_cast<int>(DType::F32), false,
-                             false, false, 16, 16, 16, 1, 0, 0, 0})
+                              false, false, 16, 16, 16, 1, 0, 0, 0, 0.0f})
                        ? 1
                        : 0;
   return bf16Support_ == 1;
@@ -42,8 +42,8 @@ OnednnMatmul::Primitive *OnednnMatmul::primitive(const Key &key) {
   auto it = primitives_.find(key);
   if (it != primitives_.end())
     return it->second.get();
-  auto [dtype, cDtype, transposeA, transposeB, hasBias, m, n, k, batch, strideA, strideB,
-        strideC] = key;
+  auto [dtype, cDtype, transposeA, transposeB, hasBias, m, n, k, batch, strideA, strideB, strideC,
+        beta] = key;
   using dnnl::memory;
   auto typeOf = [](int dtype) {
     return static_cast<DType>(dtype) == DType::BF16 ? memory::data_type::bf16
@@ -77,7 +77,14 @@ OnednnMatmul::Primitive *OnednnMatmul::primitive(const Key &key) {
     dnnl::matmul::desc operation = hasBias
                                        ? dnnl::matmul::desc(made->a, made->b, made->bias, made->c)
                                        : dnnl::matmul::desc(made->a, made->b, made->c);
-    made->matmul = dnnl::matmul(dnnl::matmul::primitive_desc(operation, engine_->engine));
+    dnnl::primitive_attr attributes;
+    if (beta != 0.0f) { // c = product + beta * c
+      dnnl::post_ops sum;
+      sum.append_sum(beta);
+      attributes.set_post_ops(sum);
+    }
+    made->matmul =
+        dnnl::matmul(dnnl::matmul::primitive_desc(operation, attributes, engine_->engine));
   } catch (const dnnl::error &) {
     made.reset(); // no kernel for it on this CPU
   }
@@ -88,8 +95,33 @@ OnednnMatmul::Primitive *OnednnMatmul::primitive(const Key &key) {
 
 bool OnednnMatmul::run(DType dtype, DType cDtype, bool transposeA, bool transposeB, int64_t m,
                        int64_t n, int64_t k, const void *a, const void *b, const float *bias,
-                       void *c) {
-  return runBatched(dtype, cDtype, transposeA, transposeB, m, n, k, 1, a, 0, b, 0, bias, c, 0);
+                       void *c, float beta) {
+  if (beta == 0.0f)
+    return runBatched(dtype, cDtype, transposeA, transposeB, m, n, k, 1, a, 0, b, 0, bias, c, 0);
+  if (cDtype != DType::F32 || bias)
+    return false;
+  if (!transposesNarrow(m, n))
+    return execute({static_cast<int>(dtype), static_cast<int>(cDtype), transposeA, transposeB,
+                    false, m, n, k, 1, 0, 0, 0, beta},
+                   a, b, nullptr, c);
+  // C^T computed as runBatched does, then C = its transpose + beta C.
+  if (!transposeNarrowProduct(dtype, transposeA, transposeB, m, n, k, a, b))
+    return false;
+  auto *values = static_cast<float *>(c);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      values[i * n + j] = transposed_[j * m + i] + beta * values[i * n + j];
+  return true;
+}
+
+bool OnednnMatmul::transposeNarrowProduct(DType dtype, bool transposeA, bool transposeB, int64_t m,
+                                          int64_t n, int64_t k, const void *a, const void *b) {
+  // C^T (n x m) = op(B)^T op(A)^T, B read as the first operand: op(B)^T
+  // is B read transposed unless op transposes it already, and likewise A.
+  if (transposed_.size() < static_cast<size_t>(m * n))
+    transposed_.resize(static_cast<size_t>(m * n));
+  return runBatched(dtype, DType::F32, !transposeB, !transposeA, n, m, k, 1, b, 0, a, 0, nullptr,
+                    transposed_.data(), 0);
 }
 
 bool OnednnMatmul::runBatched(DType dtype, DType cDtype, bool transposeA, bool transposeB,
@@ -102,14 +134,8 @@ bool OnednnMatmul::runBatched(DType dtype, DType cDtype, bool transposeA, bool t
   if (batch > 1 && strideC < m * n)
     return false;
   if (batch == 1 && transposesNarrow(m, n)) {
-    if (cDtype != DType::F32 || bias)
-      return false;
-    // C^T (n x m) = op(B)^T op(A)^T, B read as the first operand: op(B)^T
-    // is B read transposed unless op transposes it already, and likewise A.
-    if (transposed_.size() < static_cast<size_t>(m * n))
-      transposed_.resize(static_cast<size_t>(m * n));
-    if (!runBatched(dtype, DType::F32, !transposeB, !transposeA, n, m, k, 1, b, 0, a, 0,
-                    nullptr, transposed_.data(), 0))
+    if (cDtype != DType::F32 || bias ||
+        !transposeNarrowProduct(dtype, transposeA, transposeB, m, n, k, a, b))
       return false;
     auto *values = static_cast<float *>(c);
     for (int64_t i = 0; i < m; ++i)
@@ -119,9 +145,14 @@ bool OnednnMatmul::runBatched(DType dtype, DType cDtype, bool transposeA, bool t
   }
   if (batch == 1)
     strideA = strideB = strideC = 0;
-  Primitive *p = primitive({static_cast<int>(dtype), static_cast<int>(cDtype), transposeA,
-                            transposeB, bias != nullptr, m, n, k, batch, strideA, strideB,
-                            strideC});
+  return execute({static_cast<int>(dtype), static_cast<int>(cDtype), transposeA, transposeB,
+                  bias != nullptr, m, n, k, batch, strideA, strideB, strideC, 0.0f},
+                 a, b, bias, c);
+}
+
+bool OnednnMatmul::execute(const Key &key, const void *a, const void *b, const float *bias,
+                           void *c) {
+  Primitive *p = primitive(key);
   if (!p)
     return false;
   try {

@@ -42,14 +42,16 @@ public:
   /// faster in oneDNN as it is (bench/results/2026-12-02-cpu-narrow-gemms.md).
   bool handles(DType dtype, int64_t m, int64_t n, int64_t k);
 
-  /// c (m x n) = op(a) op(b) [+ bias], row-major, op a transpose when
-  /// asked, bias (n f32 values, or null) added to every row in fp32 before
-  /// c is rounded to `cDtype` (F32 or BF16); false when oneDNN cannot, and
-  /// the caller computes c another way. (No activation: oneDNN's ReLU
-  /// post-op turns NaN into 0, and a NaN must reach the loss scaler.) A
-  /// narrow c (transposesNarrow) is computed only in f32 without a bias.
-  bool run(DType dtype, DType cDtype, bool transposeA, bool transposeB, int64_t m,
-           int64_t n, int64_t k, const void *a, const void *b, const float *bias, void *c);
+  /// c (m x n) = op(a) op(b) [+ bias] [+ beta c], row-major, op a
+  /// transpose when asked, bias (n f32 values, or null) added to every row
+  /// in fp32 before c is rounded to `cDtype` (F32 or BF16); a non-zero
+  /// `beta` (an f32 c, no bias) adds beta times c's old values (oneDNN's sum
+  /// post-op). False when oneDNN cannot, and the caller computes c another
+  /// way. (No activation: oneDNN's ReLU post-op turns NaN into 0, and a NaN
+  /// must reach the loss scaler.) A narrow c (transposesNarrow) is computed
+  /// only in f32 without a bias.
+  bool run(DType dtype, DType cDtype, bool transposeA, bool transposeB, int64_t m, int64_t n,
+           int64_t k, const void *a, const void *b, const float *bias, void *c, float beta = 0.0f);
 
   /// The same for `batch` products at once, operand i at a + i * strideA
   /// (elements; 0 shares the operand), likewise b and c: one call for a
@@ -83,15 +85,21 @@ public:
 private:
   struct Engine;
   /// Operand dtype, C dtype, transposes, bias or not, m, n, k, then batch
-  /// and the strides of a, b and c (1 and 0, 0, 0 for a single product).
+  /// and the strides of a, b and c (1 and 0, 0, 0 for a single product),
+  /// then beta (a single product's; 0 without a sum post-op).
   using Key = std::tuple<int, int, bool, bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t>;
+                         int64_t, int64_t, float>;
   struct Primitive;
   Primitive *primitive(const Key &key);
 
   std::unique_ptr<Engine> engine_;
   std::map<Key, std::unique_ptr<Primitive>> primitives_;
   int bf16Support_ = -1; // unknown, no, yes
+  /// Runs the primitive of `key` on these operands.
+  bool execute(const Key &key, const void *a, const void *b, const float *bias, void *c);
+  /// A narrow product's C^T, in f32, into transposed_.
+  bool transposeNarrowProduct(DType dtype, bool transposeA, bool transposeB, int64_t m, int64_t n,
+                              int64_t k, const void *a, const void *b);
   /// C^T of a narrow product before it is transposed into C.
   std::vector<float> transposed_;
 };

@@ -109,7 +109,7 @@ std::string LtGemmPlan::key() const {
   matrix(a);
   matrix(b);
   matrix(d);
-  os << epilogue << ";" << hasBias << ":" << biasType;
+  os << epilogue << ";" << hasBias << ":" << biasType << ";" << (beta != 0 ? "beta" : "");
   return os.str();
 }
 
@@ -149,6 +149,7 @@ Status planGemm(const GemmStep &step, size_t index, LtGemmPlan &out) {
                            : columnMajorOf(aType, step.m, step.k, step.batch, step.strideA);
   plan.d = columnMajorOf(cType, step.m, step.n, step.batch, step.strideC);
   plan.epilogue = toLtEpilogue(step.epilogue);
+  plan.beta = step.beta;
   plan.aOffsetBytes = static_cast<uint64_t>(step.offsetB) * dtypeSize(step.bDtype);
   plan.bOffsetBytes = static_cast<uint64_t>(step.offsetA) * dtypeSize(step.aDtype);
   plan.dOffsetBytes = static_cast<uint64_t>(step.offsetC) * dtypeSize(step.cDtype);
@@ -166,7 +167,8 @@ uint32_t operandAlignment(uint64_t address, int64_t strideBytes, int32_t batch) 
 GemmCall::GemmCall(GemmCall &&other) noexcept
     : blas_(other.blas_), desc_(other.desc_), a_(other.a_), b_(other.b_), d_(other.d_),
       algo_(other.algo_), aPtr_(other.aPtr_), bPtr_(other.bPtr_), dPtr_(other.dPtr_),
-      scaleIsDouble_(other.scaleIsDouble_) {
+      scaleIsDouble_(other.scaleIsDouble_), betaFloat_(other.betaFloat_),
+      betaDouble_(other.betaDouble_) {
   other.desc_ = nullptr;
   other.a_ = other.b_ = other.d_ = nullptr;
 }
@@ -190,6 +192,8 @@ Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle,
   bPtr_ = b;
   dPtr_ = d;
   scaleIsDouble_ = plan.scaleType == CUDA_R_64F;
+  betaFloat_ = static_cast<float>(plan.beta);
+  betaDouble_ = plan.beta;
   auto check = [&](cublasStatus_t result, const char *call) {
     return result == CUBLAS_STATUS_SUCCESS
                ? Status()

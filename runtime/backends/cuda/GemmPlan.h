@@ -53,6 +53,9 @@ struct LtGemmPlan {
   /// which beta = 0 leaves unread).
   LtMatrix a, b, d;
   cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  /// The step's beta: D = alpha op(A) op(B) + beta C with C = D, read in
+  /// place (cuBLASLt reads C only when beta is not 0).
+  double beta = 0;
   bool hasBias = false;
   cudaDataType biasType = CUDA_R_32F;
   /// Where each operand starts, in bytes from its buffer.

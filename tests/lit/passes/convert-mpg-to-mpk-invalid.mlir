@@ -38,7 +38,7 @@ mpg.graph @gemm_with_foreign_op attributes {mpg.arena_bytes = 1024 : i64, mpg.pe
   %y = mpg.fusion gemm(%x : tensor<4x4xf32>) -> tensor<4x4xf32> attributes {mpg.arena_offsets = array<i64: 256>} {
   ^bb0(%a: tensor<4x4xf32>):
     %0 = mpg.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
-    // expected-error @+1 {{'mpg.exp' in a gemm group is not a cuBLASLt epilogue (bias, then relu or approximate gelu, then a cast)}}
+    // expected-error @+1 {{'mpg.exp' in a gemm group is not a cuBLASLt epilogue (bias, then relu or approximate gelu, then a cast; or a cast, then an accumulation into a matrix)}}
     %1 = mpg.exp %0 : tensor<4x4xf32>
     mpg.yield %1 : tensor<4x4xf32>
   }
@@ -115,4 +115,52 @@ mpg.graph @non_splat_constant_in_kernel attributes {mpg.arena_bytes = 1024 : i64
     mpg.yield %0 : tensor<2xf32>
   }
   mpg.output "y" %y : tensor<2xf32>
+}
+
+// -----
+
+// An accumulation's mul scales a matrix the group reads, by a splat.
+mpg.graph @gemm_mul_of_the_product attributes {mpg.arena_bytes = 1024 : i64, mpg.persistent_bytes = 0 : i64} {
+  %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<4x4xf32>
+  %y = mpg.fusion gemm(%x : tensor<4x4xf32>) -> tensor<4x4xf32> attributes {mpg.arena_offsets = array<i64: 256>} {
+  ^bb0(%a: tensor<4x4xf32>):
+    %0 = mpg.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    // expected-error @+1 {{'mpg.mul' in a gemm group is not a cuBLASLt epilogue}}
+    %1 = mpg.mul %0, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    mpg.yield %1 : tensor<4x4xf32>
+  }
+  mpg.output "y" %y : tensor<4x4xf32>
+}
+
+// -----
+
+// A mul that no accumulation reads.
+mpg.graph @gemm_unused_scale attributes {mpg.arena_bytes = 1024 : i64, mpg.persistent_bytes = 0 : i64} {
+  %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<4x4xf32>
+  // expected-error @+1 {{a mul in a gemm group scales the matrix its result accumulates into; this group accumulates into none}}
+  %y = mpg.fusion gemm(%x : tensor<4x4xf32>) -> tensor<4x4xf32> attributes {mpg.arena_offsets = array<i64: 256>} {
+  ^bb0(%a: tensor<4x4xf32>):
+    %c = mpg.constant dense<0.5> : tensor<f32>
+    %0 = mpg.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    %1 = mpg.mul %a, %c : tensor<4x4xf32>, tensor<f32> -> tensor<4x4xf32>
+    mpg.yield %0 : tensor<4x4xf32>
+  }
+  mpg.output "y" %y : tensor<4x4xf32>
+}
+
+// -----
+
+// An accumulation follows the product or its cast, not a bias.
+mpg.graph @gemm_accumulation_after_a_bias attributes {mpg.arena_bytes = 1024 : i64, mpg.persistent_bytes = 0 : i64} {
+  %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<4x4xf32>
+  %b = mpg.input "b" {mpg.arena_offsets = array<i64: 512>} : tensor<4xf32>
+  %y = mpg.fusion gemm(%x, %b : tensor<4x4xf32>, tensor<4xf32>) -> tensor<4x4xf32> attributes {mpg.arena_offsets = array<i64: 256>} {
+  ^bb0(%a: tensor<4x4xf32>, %bias: tensor<4xf32>):
+    %0 = mpg.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    %1 = mpg.add %0, %bias : tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+    // expected-error @+1 {{'mpg.add' in a gemm group is not a cuBLASLt epilogue}}
+    %2 = mpg.add %1, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    mpg.yield %2 : tensor<4x4xf32>
+  }
+  mpg.output "y" %y : tensor<4x4xf32>
 }

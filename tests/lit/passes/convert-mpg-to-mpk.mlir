@@ -690,6 +690,58 @@ mpg.graph @gemm_then_gelu_exact {
 
 // -----
 
+// A weight gradient's GEMM accumulating into the momentum (mpg-fuse's
+// accumulate epilogue), written in the momentum's own memory: one GEMM with
+// beta into it, no copy; the parameter's update reads the new momentum
+// there.
+// CHECK-LABEL: mpk.program @gemm_accumulates_into_state
+// CHECK: %[[M:.+]] = mpk.buffer persistent [[MOFF:[0-9]+]] : memref<8x4xf32>
+// CHECK: mpk.param "m"
+// CHECK-NOT: mpk.copy
+// CHECK: %[[C:.+]] = mpk.buffer persistent [[MOFF]] : memref<8x4xf32>
+// CHECK-NEXT: mpk.gemm %{{.+}}, %{{.+}} -> %[[C]] m 8 n 4 k 16 beta 0.89999997615814208 {mpk.fused = ["mpg.matmul", "mpg.mul", "mpg.add"], transpose_a}
+// CHECK-NEXT: mpk.buffer persistent
+// CHECK-NEXT: mpk.pointwise @{{.+}} ins(%{{.+}}, %[[C]] : memref<8x4xf32>, memref<8x4xf32>)
+// CHECK-NOT: mpk.copy
+mpg.graph @gemm_accumulates_into_state {
+  %x = mpg.input "x" : tensor<16x8xf32>
+  %dy = mpg.input "dy" : tensor<16x4xf32>
+  %m = mpg.state "m" init(zeros) : tensor<8x4xf32>
+  %w = mpg.state "w" init(zeros) : tensor<8x4xf32>
+  %mu = mpg.constant dense<0.9> : tensor<f32>
+  %g = mpg.matmul %x, %dy transpose_a : tensor<16x8xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %ms = mpg.mul %m, %mu : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+  %nm = mpg.add %ms, %g : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  %nw = mpg.sub %w, %nm : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  mpg.state_write %m, %nm : tensor<8x4xf32>
+  mpg.state_write %w, %nw : tensor<8x4xf32>
+}
+
+// -----
+
+// The same when a later kernel reads the momentum's old value: the new
+// value is planned in the arena, so the momentum is copied there first and
+// the GEMM accumulates into the copy (a beta of 1: no mul), which the state
+// write copies back when the step ends.
+// CHECK-LABEL: mpk.program @gemm_accumulates_into_a_copy
+// CHECK: %[[M:.+]] = mpk.buffer persistent [[MOFF:[0-9]+]] : memref<8x4xf32>
+// CHECK: %[[C:.+]] = mpk.buffer arena {{[0-9]+}} : memref<8x4xf32>
+// CHECK-NEXT: mpk.copy %[[M]], %[[C]] {{.*}}: memref<8x4xf32>
+// CHECK-NEXT: mpk.gemm %{{.+}}, %{{.+}} -> %[[C]] m 8 n 4 k 16 beta 1.000000e+00 {{{.*}}transpose_a}
+// CHECK: mpk.copy %[[C]], %{{.+}} : memref<8x4xf32>
+mpg.graph @gemm_accumulates_into_a_copy {
+  %x = mpg.input "x" : tensor<16x8xf32>
+  %dy = mpg.input "dy" : tensor<16x4xf32>
+  %m = mpg.state "m" init(zeros) : tensor<8x4xf32>
+  %g = mpg.matmul %x, %dy transpose_a : tensor<16x8xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %nm = mpg.add %m, %g : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  %late = mpg.sub %m, %nm : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  mpg.state_write %m, %nm : tensor<8x4xf32>
+  mpg.output "late" %late : tensor<8x4xf32>
+}
+
+// -----
+
 // batch_matmul: one strided-batched GEMM over the 2 * 3 batch, strides of
 // m * k, k * n and m * n elements; relu without a bias.
 // CHECK-LABEL: mpk.program @batch_matmul_relu

@@ -1561,3 +1561,102 @@ mpg.graph @private_producer_absorbed {
   %s = mpg.add %e, %t : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   mpg.output "s" %s : tensor<4x8xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// GEMM groups accumulating into state (SGD's momentum)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// A weight gradient's GEMM computes the momentum's update as it writes its
+// product: the mul by the momentum factor (a splat, then an attribute of the
+// kernel: cloned into the group) and the add join the GEMM's group, which
+// reads the momentum and yields its new value; the parameter's update reads
+// that value. Without epilogues (NOEPI) the GEMM writes the gradient alone.
+// CHECK-LABEL: mpg.graph @momentum_accumulated_by_its_gemm
+// CHECK: %[[M:.+]] = mpg.fusion gemm(%{{.+}}, %{{.+}}, %m : tensor<16x8xf32>, tensor<16x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32> {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<16x8xf32>, %[[B:.+]]: tensor<16x4xf32>, %[[OLD:.+]]: tensor<8x4xf32>):
+// CHECK-NEXT: %[[MU:.+]] = mpg.constant dense<0.899999976> : tensor<f32>
+// CHECK-NEXT: %[[G:.+]] = mpg.matmul %[[A]], %[[B]] transpose_a
+// CHECK-NEXT: %[[S:.+]] = mpg.mul %[[OLD]], %[[MU]]
+// CHECK-NEXT: %[[N:.+]] = mpg.add %[[S]], %[[G]]
+// CHECK-NEXT: mpg.yield %[[N]] : tensor<8x4xf32>
+// CHECK-NEXT: }
+// CHECK: %[[W:.+]] = mpg.fusion pointwise(%[[M]], %w : tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32> {
+// CHECK-DAG: mpg.state_write %m, %[[M]]
+// CHECK-DAG: mpg.state_write %w, %[[W]]
+// NOEPI-LABEL: mpg.graph @momentum_accumulated_by_its_gemm
+// NOEPI: mpg.fusion gemm(%{{.+}}, %{{.+}} : tensor<16x8xf32>, tensor<16x4xf32>) -> tensor<8x4xf32> {
+mpg.graph @momentum_accumulated_by_its_gemm {
+  %x = mpg.input "x" : tensor<16x8xf32>
+  %dy = mpg.input "dy" : tensor<16x4xf32>
+  %w = mpg.state "w" init(zeros) : tensor<8x4xf32>
+  %m = mpg.state "m" init(zeros) : tensor<8x4xf32>
+  %mu = mpg.constant dense<0.9> : tensor<f32>
+  %lr = mpg.constant dense<0.05> : tensor<f32>
+  %g = mpg.matmul %x, %dy transpose_a : tensor<16x8xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %ms = mpg.mul %m, %mu : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+  %nm = mpg.add %ms, %g : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  %step = mpg.mul %nm, %lr : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+  %nw = mpg.sub %w, %step : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  mpg.state_write %m, %nm : tensor<8x4xf32>
+  mpg.state_write %w, %nw : tensor<8x4xf32>
+}
+
+// -----
+
+// A plain sum into the state (a beta of 1), the product on the add's left.
+// CHECK-LABEL: mpg.graph @sum_accumulated_by_its_gemm
+// CHECK: mpg.fusion gemm(%{{.+}}, %{{.+}}, %s : {{.*}}) -> tensor<8x4xf32> {
+// CHECK: %[[G:.+]] = mpg.matmul
+// CHECK-NEXT: %[[N:.+]] = mpg.add %[[G]], %{{.+}}
+// CHECK-NEXT: mpg.yield %[[N]]
+mpg.graph @sum_accumulated_by_its_gemm {
+  %x = mpg.input "x" : tensor<8x16xf32>
+  %dy = mpg.input "dy" : tensor<16x4xf32>
+  %s = mpg.state "s" init(zeros) : tensor<8x4xf32>
+  %g = mpg.matmul %x, %dy : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %ns = mpg.add %g, %s : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  mpg.state_write %s, %ns : tensor<8x4xf32>
+}
+
+// -----
+
+// Where the update must stay apart: bf16 operands (widened by a cast
+// epilogue; oneDNN's bf16 GEMMs on the CPU accumulate slowly), a product
+// read twice (a loss scaler's finite check), a sum written to another state
+// than the one it reads, and a product added to a value that is not state.
+// Each GEMM writes its product alone.
+// CHECK-LABEL: mpg.graph @accumulations_that_stay_apart
+// CHECK-COUNT-4: mpg.fusion gemm(%{{[^,]+}}, %{{[^,]+}} : tensor<{{[^,]+}}>, tensor<{{[^,]+}}>) ->
+// CHECK-NOT: mpg.fusion gemm
+mpg.graph @accumulations_that_stay_apart {
+  %x = mpg.input "x" : tensor<16x8xbf16>
+  %dy = mpg.input "dy" : tensor<16x4xbf16>
+  %xf = mpg.input "xf" : tensor<16x8xf32>
+  %dyf = mpg.input "dyf" : tensor<16x4xf32>
+  %v = mpg.input "v" : tensor<8x4xf32>
+  %m1 = mpg.state "m1" init(zeros) : tensor<8x4xf32>
+  %m2 = mpg.state "m2" init(zeros) : tensor<8x4xf32>
+  %m3 = mpg.state "m3" init(zeros) : tensor<8x4xf32>
+  %other = mpg.state "other" init(zeros) : tensor<8x4xf32>
+  %mu = mpg.constant dense<0.9> : tensor<f32>
+  %g1 = mpg.matmul %x, %dy transpose_a : tensor<16x8xbf16>, tensor<16x4xbf16> -> tensor<8x4xbf16>
+  %w1 = mpg.cast %g1 : tensor<8x4xbf16> to tensor<8x4xf32>
+  %s1 = mpg.mul %m1, %mu : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+  %n1 = mpg.add %s1, %w1 : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  mpg.state_write %m1, %n1 : tensor<8x4xf32>
+  %g2 = mpg.matmul %xf, %dyf transpose_a : tensor<16x8xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %s2 = mpg.mul %m2, %mu : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+  %n2 = mpg.add %s2, %g2 : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  mpg.state_write %m2, %n2 : tensor<8x4xf32>
+  %r2 = mpg.reduce_sum %g2 axes [0, 1] : tensor<8x4xf32> -> tensor<f32>
+  mpg.output "r2" %r2 : tensor<f32>
+  %g3 = mpg.matmul %xf, %dyf transpose_a : tensor<16x8xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %s3 = mpg.mul %m3, %mu : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+  %n3 = mpg.add %s3, %g3 : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  mpg.state_write %other, %n3 : tensor<8x4xf32>
+  %g4 = mpg.matmul %xf, %dyf transpose_a : tensor<16x8xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %n4 = mpg.add %g4, %v : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  mpg.output "n4" %n4 : tensor<8x4xf32>
+}

@@ -69,3 +69,43 @@ mpg.graph @state_read_after_its_update {
 
 // The alignment in the error is printed as a number.
 // ALIGN: error: mpg-plan-memory: alignment must be a power of two, got 100
+
+// A GEMM group that accumulates into a state (mpg-fuse's momentum epilogue)
+// writes the new value in the state's memory, though a later group (the
+// parameter's update) reads it too: it reads the state's memory.
+// CHECK-LABEL: mpg.graph @gemm_accumulates_in_place
+// CHECK: mpg.state "m" init(zeros) {mpg.persistent_offset = [[M:[0-9]+]] : i64}
+// CHECK: mpg.fusion gemm({{.*}}) -> tensor<8x4xf32> attributes {mpg.arena_offsets = array<i64: -1>, mpg.state_offsets = array<i64: [[M]]>}
+// COPIED-LABEL: mpg.graph @gemm_accumulates_in_place
+// COPIED: mpg.fusion gemm({{.*}}) -> tensor<8x4xf32> attributes {mpg.arena_offsets = array<i64: {{[0-9]+}}>} {
+mpg.graph @gemm_accumulates_in_place {
+  %x = mpg.input "x" : tensor<16x8xf32>
+  %dy = mpg.input "dy" : tensor<16x4xf32>
+  %w = mpg.state "w" init(zeros) : tensor<8x4xf32>
+  %m = mpg.state "m" init(zeros) : tensor<8x4xf32>
+  %mu = mpg.constant dense<0.9> : tensor<f32>
+  %g = mpg.matmul %x, %dy transpose_a : tensor<16x8xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %ms = mpg.mul %m, %mu : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+  %nm = mpg.add %ms, %g : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  %nw = mpg.sub %w, %nm : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  mpg.state_write %m, %nm : tensor<8x4xf32>
+  mpg.state_write %w, %nw : tensor<8x4xf32>
+}
+
+// The same where a group after the GEMM reads the state's old value: the
+// new value goes to the arena (the GEMM accumulates into a copy there).
+// CHECK-LABEL: mpg.graph @gemm_accumulation_old_value_read_later
+// CHECK: mpg.fusion gemm({{.*}}) -> tensor<8x4xf32> attributes {mpg.arena_offsets = array<i64: {{[0-9]+}}>} {
+// CHECK: mpg.output "late"
+mpg.graph @gemm_accumulation_old_value_read_later {
+  %x = mpg.input "x" : tensor<16x8xf32>
+  %dy = mpg.input "dy" : tensor<16x4xf32>
+  %m = mpg.state "m" init(zeros) : tensor<8x4xf32>
+  %mu = mpg.constant dense<0.9> : tensor<f32>
+  %g = mpg.matmul %x, %dy transpose_a : tensor<16x8xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  %ms = mpg.mul %m, %mu : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+  %nm = mpg.add %ms, %g : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  %late = mpg.sub %m, %nm : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  mpg.state_write %m, %nm : tensor<8x4xf32>
+  mpg.output "late" %late : tensor<8x4xf32>
+}

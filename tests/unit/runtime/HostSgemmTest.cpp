@@ -86,6 +86,46 @@ TEST(HostSgemm, MatchesTheFp64ProductForEveryTranspositionAndTail) {
       }
 }
 
+// With beta, C = op(A) op(B) + beta C: beta times C's old values added in
+// the first depth block (one block and three), 1 adding them as they are,
+// the empty sum scaling C alone; a NaN in C stays NaN, and a beta of 0
+// leaves C unread (a NaN there is overwritten).
+TEST(HostSgemm, AccumulatesBetaTimesC) {
+  std::mt19937 generator(5);
+  std::uniform_real_distribution<float> values(-1.0f, 1.0f);
+  HostSgemm gemm;
+  const Shape shapes[] = {{30, 45, 200}, {17, 33, 784}, {3, 5, 0}};
+  for (const Shape &s : shapes)
+    for (float beta : {0.9f, 1.0f, -2.5f}) {
+      const std::string name = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+                               std::to_string(s.k) + " beta " + std::to_string(beta);
+      std::vector<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n));
+      std::vector<float> c(static_cast<size_t>(s.m * s.n));
+      for (float &x : a)
+        x = values(generator);
+      for (float &x : b)
+        x = values(generator);
+      for (float &x : c)
+        x = values(generator);
+      const std::vector<float> old = c;
+      c[1] = std::nanf("");
+      gemm.multiply(true, false, s.m, s.n, s.k, a.data(), b.data(), c.data(), beta);
+      const std::vector<double> product = reference(true, false, s, a, b);
+      for (size_t i = 0; i < product.size(); ++i) {
+        if (i == 1) {
+          ASSERT_TRUE(std::isnan(c[i])) << name;
+          continue;
+        }
+        ASSERT_NEAR(c[i], product[i] + double(beta) * old[i], 1e-6 * (s.k + 4))
+            << name << " element " << i;
+      }
+    }
+  std::vector<float> a(64 * 30, 0.5f), b(64 * 40, 0.25f), c(30 * 40, std::nanf(""));
+  gemm.multiply(true, false, 30, 40, 64, a.data(), b.data(), c.data(), 0.0f);
+  for (float x : c)
+    ASSERT_EQ(x, 8.0f);
+}
+
 // The same C from a second call into the same object (its packed buffers
 // reused, grown for a larger product in between), bit for bit.
 TEST(HostSgemm, RepeatsItsBitsWithBuffersReused) {

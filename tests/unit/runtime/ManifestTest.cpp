@@ -664,6 +664,74 @@ TEST(Manifest, ReluGradHints) {
                 "relu_grad_out come together)");
 }
 
+/// An f32 weight gradient accumulated into a momentum buffer: C (8 x 6, in
+/// persistent memory) = A^T B + 0.9 C, A 16 x 8 and B 16 x 6 in the arena.
+Manifest accumulateManifest() {
+  Manifest m;
+  m.program = "accumulate";
+  m.arenaBytes = 2048;
+  m.persistentBytes = 512;
+  GemmStep gemm;
+  gemm.a = arena(0);
+  gemm.b = arena(512);
+  gemm.c = persistent(0);
+  gemm.m = 8;
+  gemm.n = 6;
+  gemm.k = 16;
+  gemm.transposeA = true;
+  gemm.beta = 0.9;
+  m.steps = {gemm};
+  return m;
+}
+
+TEST(Manifest, GemmBeta) {
+  Manifest m = accumulateManifest(), parsed;
+  writeAndParse(m, "\"beta\":0.9", parsed);
+  EXPECT_EQ(gemmStep(parsed, 0).beta, 0.9);
+  // f64 too; without beta (0) nothing of it is written, and it reads back 0.
+  gemmStep(m, 0).aDtype = gemmStep(m, 0).bDtype = gemmStep(m, 0).cDtype = DType::F64;
+  EXPECT_TRUE(verifyManifest(m).isOk()) << verifyManifest(m).message();
+  gemmStep(m, 0).beta = 0;
+  std::string json = writeAndParse(m, "\"epilogue\"", parsed);
+  EXPECT_EQ(json.find("beta"), std::string::npos);
+  EXPECT_EQ(gemmStep(parsed, 0).beta, 0.0);
+
+  const char *kOnly = "steps[0].beta: accumulates into C only with batch 1, epilogue none, C "
+                      "in f32 or f64, and no keep_c or relu_grad hint";
+  const EditCase cases[] = {
+      {[](Manifest &m) {
+         gemmStep(m, 0).epilogue = Epilogue::Bias;
+         gemmStep(m, 0).bias = arena(256);
+       },
+       kOnly},
+      {[](Manifest &m) { // (A and B shared by the batch)
+         gemmStep(m, 0).batch = 2;
+         gemmStep(m, 0).strideC = 48;
+       },
+       kOnly},
+      {[](Manifest &m) { gemmStep(m, 0).cDtype = DType::F16; }, kOnly},
+      {[](Manifest &m) { gemmStep(m, 0).cDtype = DType::BF16; }, kOnly},
+      {[](Manifest &m) {
+         gemmStep(m, 0).aDtype = gemmStep(m, 0).bDtype = gemmStep(m, 0).cDtype = DType::F16;
+         gemmStep(m, 0).keepC = true;
+       },
+       kOnly},
+      {[](Manifest &m) { gemmStep(m, 0).beta = std::numeric_limits<double>::infinity(); },
+       "steps[0].beta: must be a finite number", /*viaJson=*/false},
+      {[](Manifest &m) { gemmStep(m, 0).beta = std::nan(""); },
+       "steps[0].beta: must be a finite number", /*viaJson=*/false},
+  };
+  expectEditsRefused(accumulateManifest, cases);
+  // A number, in the JSON.
+  std::string text = writeManifest(accumulateManifest());
+  size_t at = text.find("\"beta\":0.9");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::strlen("\"beta\":0.9"), "\"beta\":\"0.9\"");
+  Manifest out;
+  expectRefused(parseManifest(text, out), MPC_FORMAT_ERROR,
+                "steps[0].beta: expected a number, got a string");
+}
+
 /// A convolution's f16 GEMM with an im2col_b hint: the input [2, 3, 5, 6]
 /// at arena 0, 3 x 2 windows with stride [2, 1], padding [1, 0, 1, 1] and
 /// dilation [1, 2] (Ho 3, Wo 5), so B_b is 18 x 15 columns at arena 512

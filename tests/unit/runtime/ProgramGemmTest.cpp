@@ -51,6 +51,9 @@ struct GemmCase {
   int64_t strideA, strideB, strideC;
   bool transposeA, transposeB;
   Epilogue epilogue;
+  /// C = product + beta * C's values before the step (an input "c0" in
+  /// C's memory), when not 0.
+  double beta = 0;
 };
 
 /// Failure messages show a case by its name.
@@ -99,9 +102,9 @@ class ProgramGemm : public ::testing::TestWithParam<GemmCase> {};
 /// The one-step bundle of a case and random operands for it.
 struct GemmProgram {
   std::string path;
-  std::vector<uint8_t> aData, bData, biasData;
+  std::vector<uint8_t> aData, bData, biasData, c0Data;
   /// The operands as stored, widened to double.
-  std::vector<double> a, b, bias;
+  std::vector<double> a, b, bias, c0;
   int64_t cCount = 0;
   size_t cBytes = 0;
 };
@@ -126,6 +129,8 @@ void makeGemmProgram(const GemmCase &g, const TempDir &dir, GemmProgram &out) {
   if (g.bias)
     m.inputs.push_back(tensorSpec("bias", *g.bias, {g.n}, arena(biasAt)));
   m.outputs = {tensorSpec("c", g.c, {out.cCount}, arena(cAt))};
+  if (g.beta != 0) // C's values before the step
+    m.inputs.push_back(tensorSpec("c0", g.c, {out.cCount}, arena(cAt)));
   GemmStep step;
   step.a = arena(aAt);
   step.b = arena(bAt);
@@ -150,6 +155,7 @@ void makeGemmProgram(const GemmCase &g, const TempDir &dir, GemmProgram &out) {
   step.transposeA = g.transposeA;
   step.transposeB = g.transposeB;
   step.epilogue = g.epilogue;
+  step.beta = g.beta;
   m.steps = {step};
 
   out.path = dir.file("gemm.mpcb");
@@ -158,6 +164,8 @@ void makeGemmProgram(const GemmCase &g, const TempDir &dir, GemmProgram &out) {
   out.bData = randomOperand(g.b, bCount, 2, out.b);
   if (g.bias)
     out.biasData = randomOperand(*g.bias, g.n, 3, out.bias);
+  if (g.beta != 0)
+    out.c0Data = randomOperand(g.c, out.cCount, 4, out.c0);
 }
 
 /// Runs the program once on `device` and returns C's bytes; the load's
@@ -176,6 +184,8 @@ std::vector<uint8_t> runGemmProgram(const GemmProgram &gemm, const char *device,
   set("b", gemm.bData);
   if (!gemm.biasData.empty())
     set("bias", gemm.biasData);
+  if (!gemm.c0Data.empty())
+    set("c0", gemm.c0Data);
   EXPECT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
   std::vector<uint8_t> c(gemm.cBytes);
   EXPECT_EQ(mpc_program_get_output(program.get(), "c", c.data(), c.size()), MPC_OK)
@@ -240,6 +250,11 @@ void expectNaiveGemm(const GemmCase &g, const char *device) {
         if (g.bias) {
           sum += bias[col];
           magnitude += std::abs(bias[col]);
+        }
+        if (g.beta != 0) {
+          double old = gemm.c0[g.offsetC + batch * g.strideC + row * g.n + col];
+          sum += g.beta * old;
+          magnitude += std::abs(g.beta * old);
         }
         double want = sum;
         if (g.epilogue == Epilogue::Relu || g.epilogue == Epilogue::BiasRelu)
@@ -945,6 +960,22 @@ const GemmCase kCases[] = {
      0, 0, 0, 0, 0, 0, false, false, Epilogue::Gelu},
     {"Bf16ToBf16ThirteenColumnsBias", DType::BF16, DType::BF16, DType::BF16, DType::F32, 64,
      13, 128, 1, 0, 0, 0, 0, 0, 0, false, false, Epilogue::Bias},
+    // Accumulating into C (beta): OpenBLAS's beta (small fp32, f64, widened
+    // fp16 operands), oneDNN's sum post-op (large fp32, bf16 operands), a
+    // narrow product computed as its transpose (a logits layer's weight
+    // gradient), and a beta of 1.
+    {"F32SmallTransposedAAccumulate", DType::F32, DType::F32, DType::F32, std::nullopt, 8, 5, 7,
+     1, 0, 0, 0, 0, 0, 0, true, false, Epilogue::None, 0.9},
+    {"F64AccumulateOne", DType::F64, DType::F64, DType::F64, std::nullopt, 9, 6, 11, 1, 0, 0, 0,
+     0, 0, 0, false, true, Epilogue::None, 1.0},
+    {"F16ToF32Accumulate", DType::F16, DType::F16, DType::F32, std::nullopt, 32, 24, 16, 1, 0,
+     0, 0, 0, 0, 0, true, false, Epilogue::None, -0.5},
+    {"F32LargeTransposedAAccumulate", DType::F32, DType::F32, DType::F32, std::nullopt, 256, 192,
+     128, 1, 0, 0, 0, 0, 0, 0, true, false, Epilogue::None, 0.9},
+    {"Bf16ToF32TransposedAAccumulate", DType::BF16, DType::BF16, DType::F32, std::nullopt, 128,
+     96, 64, 1, 0, 0, 0, 0, 0, 0, true, false, Epilogue::None, 0.9},
+    {"F32NarrowTransposedAAccumulate", DType::F32, DType::F32, DType::F32, std::nullopt, 1024, 10,
+     256, 1, 0, 0, 0, 0, 0, 0, true, false, Epilogue::None, 0.9},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, ProgramGemm, ::testing::ValuesIn(kCases),

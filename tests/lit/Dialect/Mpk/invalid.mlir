@@ -513,6 +513,48 @@ mpk.program @gemm_zero_batch arena 65536 persistent 0 {
 
 // -----
 
+// beta accumulates into C only in a single product without an epilogue,
+// into an f32 or f64 C, and is finite.
+mpk.program @gemm_beta_with_epilogue arena 65536 persistent 0 {
+  %a = mpk.buffer arena 0 : memref<4x8xf32>
+  %b = mpk.buffer arena 256 : memref<8x16xf32>
+  %c = mpk.buffer arena 1024 : memref<4x16xf32>
+  // expected-error @below {{'mpk.gemm' op accumulates into C (beta) only in a single product without an epilogue, into an f32 or f64 C}}
+  mpk.gemm %a, %b -> %c m 4 n 16 k 8 epilogue relu beta 0.9 : memref<4x8xf32>, memref<8x16xf32>, memref<4x16xf32>
+}
+
+// -----
+
+mpk.program @gemm_beta_into_f16 arena 65536 persistent 0 {
+  %a = mpk.buffer arena 0 : memref<4x8xf16>
+  %b = mpk.buffer arena 256 : memref<8x16xf16>
+  %c = mpk.buffer arena 1024 : memref<4x16xf16>
+  // expected-error @below {{'mpk.gemm' op accumulates into C (beta) only in a single product without an epilogue, into an f32 or f64 C}}
+  mpk.gemm %a, %b -> %c m 4 n 16 k 8 beta 1.0 : memref<4x8xf16>, memref<8x16xf16>, memref<4x16xf16>
+}
+
+// -----
+
+mpk.program @gemm_beta_batched arena 65536 persistent 0 {
+  %a = mpk.buffer arena 0 : memref<4x8xf32>
+  %b = mpk.buffer arena 256 : memref<8x16xf32>
+  %c = mpk.buffer arena 1024 : memref<2x4x16xf32>
+  // expected-error @below {{'mpk.gemm' op accumulates into C (beta) only in a single product without an epilogue, into an f32 or f64 C}}
+  mpk.gemm %a, %b -> %c m 4 n 16 k 8 beta 0.5 {batch = 2 : i64, stride_c = 64 : i64} : memref<4x8xf32>, memref<8x16xf32>, memref<2x4x16xf32>
+}
+
+// -----
+
+mpk.program @gemm_beta_infinite arena 65536 persistent 0 {
+  %a = mpk.buffer arena 0 : memref<4x8xf32>
+  %b = mpk.buffer arena 256 : memref<8x16xf32>
+  %c = mpk.buffer arena 1024 : memref<4x16xf32>
+  // expected-error @below {{'mpk.gemm' op expects a finite beta}}
+  mpk.gemm %a, %b -> %c m 4 n 16 k 8 beta 0x7FF0000000000000 : memref<4x8xf32>, memref<8x16xf32>, memref<4x16xf32>
+}
+
+// -----
+
 // A is 4 x 8 but m * k = 5 * 8.
 mpk.program @gemm_a_too_small arena 65536 persistent 0 {
   %a = mpk.buffer arena 0 : memref<4x8xf32>

@@ -294,6 +294,8 @@ mpk.program @windows arena 1048576 persistent 16384 {
 // CHECK-NEXT: mpk.gemm %[[W]], %[[X]] -> %[[Y]] m 128 n 64 k 64 {transpose_a, transpose_b} : memref<64x128xf32>, memref<64x64xf32>, memref<64x128xf32>
 // CHECK: mpk.gemm %[[Q:.+]], %[[K:.+]] -> %[[S:.+]] m 16 n 16 k 32 {batch = 8 : i64, stride_a = 512 : i64, stride_b = 512 : i64, stride_c = 256 : i64, transpose_b} : memref<8x16x32xf32>, memref<8x16x32xf32>, memref<8x16x16xf32>
 // CHECK: mpk.gemm %[[F:.+]], %[[C:.+]] -> %[[O:.+]] m 3 n 16 k 18 {batch = 2 : i64, offset_a = 54 : i64, offset_b = 288 : i64, offset_c = 48 : i64, stride_b = 576 : i64, stride_c = 96 : i64} : memref<6x2x3x3xf32>, memref<2x36x16xf32>, memref<2x6x4x4xf32>
+// CHECK-NEXT: mpk.gemm %[[X]], %[[W]] -> %[[Y]] m 64 n 128 k 64 beta 9.000000e-01 {transpose_a} : memref<64x64xf32>, memref<64x128xf32>, memref<64x128xf32>
+// CHECK-NEXT: mpk.gemm %[[X]], %[[W]] -> %[[Y]] m 64 n 128 k 64 : memref<64x64xf32>, memref<64x128xf32>, memref<64x128xf32>
 mpk.program @gemm arena 1048576 persistent 65536 {
   %x = mpk.buffer arena 0 : memref<64x64xf32>
   %w = mpk.buffer persistent 0 : memref<64x128xf32>
@@ -326,4 +328,9 @@ mpk.program @gemm arena 1048576 persistent 65536 {
   %o = mpk.buffer arena 111104 : memref<2x6x4x4xf32>
   mpk.gemm %f, %c -> %o m 3 n 16 k 18 {batch = 2 : i64, offset_a = 54 : i64, offset_b = 288 : i64, offset_c = 48 : i64, stride_a = 0 : i64, stride_b = 576 : i64, stride_c = 96 : i64}
       : memref<6x2x3x3xf32>, memref<2x36x16xf32>, memref<2x6x4x4xf32>
+  // Accumulating into C (a momentum buffer); a beta of 0 is the default.
+  mpk.gemm %x, %w -> %y m 64 n 128 k 64 beta 0.9 {transpose_a}
+      : memref<64x64xf32>, memref<64x128xf32>, memref<64x128xf32>
+  mpk.gemm %x, %w -> %y m 64 n 128 k 64 beta 0.0
+      : memref<64x64xf32>, memref<64x128xf32>, memref<64x128xf32>
 }

@@ -60,6 +60,19 @@ TEST(GemmPlan, RowMajorBecomesTheTransposedColumnMajorProduct) {
   EXPECT_FALSE(plan.hasBias);
 }
 
+// A step's beta becomes the call's (D read as C, in place), and a plan
+// that accumulates is another algorithm choice than one that does not.
+TEST(GemmPlan, BetaAccumulatesIntoD) {
+  GemmStep s = step(DType::F32, DType::F32, 5, 7, 3);
+  LtGemmPlan plain, accumulating;
+  ASSERT_TRUE(planGemm(s, 0, plain).isOk());
+  EXPECT_EQ(plain.beta, 0.0);
+  s.beta = 0.9;
+  ASSERT_TRUE(planGemm(s, 0, accumulating).isOk());
+  EXPECT_EQ(accumulating.beta, 0.9);
+  EXPECT_NE(accumulating.key(), plain.key());
+}
+
 TEST(GemmPlan, TransposedOperandsSwapTheirOperations) {
   GemmStep s = step(DType::BF16, DType::BF16, 5, 7, 3);
   s.transposeA = true; // A stored 3 x 5
