@@ -230,8 +230,9 @@ private:
 
   /// A state update the GEMM group `g` can compute as it writes its
   /// product: `add(product, mul(state, beta))` or `add(product, state)`,
-  /// the sum written back to `state`, with the product of an fp32 matmul an
-  /// f32 matrix that only this add reads, and beta a finite splat constant.
+  /// the sum written back to `state`, with the product of an fp32 matmul
+  /// (no epilogue before) an f32 matrix that only this add reads, and beta
+  /// a finite splat constant.
   /// SGD's momentum, `momentum = momentum * mu + grad`, whose gradient is a
   /// weight's GEMM. (Not for bf16 or fp16 operands: on the CPU oneDNN's
   /// bf16 GEMMs accumulate with a sum post-op, which cost more than the
@@ -253,8 +254,7 @@ private:
         continue;
       const Group &group = groups[g];
       if (group.kind != FusionKind::Gemm || group.closed || group.gemmTail != product ||
-          !product.hasOneUse() || group.biasElementType ||
-          (group.stage != EpilogueStage::None && group.stage != EpilogueStage::Cast) ||
+          !product.hasOneUse() || group.biasElementType || group.stage != EpilogueStage::None ||
           !llvm::isa<MatmulOp>(group.ops.front()) ||
           llvm::any_of(group.ops.front()->getOperands(), [](Value operand) {
             return !llvm::cast<RankedTensorType>(operand.getType()).getElementType().isF32();

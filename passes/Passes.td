@@ -320,7 +320,7 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
       each intermediate value has no other use (option
       `gemm-epilogues`). Any other consumer starts a pointwise group that
       reads the GEMM's output. With the same option, an fp32 `matmul`'s
-      product (or its cast) that only an `add` reads, adding it to a state
+      product that only an `add` reads, adding it to a state
       tensor or to a `mul` of that state by a finite splat constant (read by
       nothing else), whose sum is written back to that state, takes the
       `mul` and the `add` as its last epilogue: the GEMM accumulates into

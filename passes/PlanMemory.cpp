@@ -251,9 +251,18 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
 
   /// Whether GEMM group `fusion` ends in an accumulation into `state`: its
   /// yielded value adds the product to `state` read directly (an input of
-  /// the group), or scaled by a mul.
+  /// the group), or scaled by a mul, and the product does not read `state`
+  /// (a GEMM reads whole rows and columns of its operands, not just the
+  /// element it writes).
   static bool accumulatesInto(FusionOp fusion, Value state) {
     Block &body = fusion.getBody().front();
+    for (Operation &op : body.without_terminator())
+      if (llvm::isa<MatmulOp, BatchMatmulOp>(op) &&
+          llvm::any_of(op.getOperands(), [&](Value operand) {
+            auto arg = llvm::dyn_cast<BlockArgument>(operand);
+            return arg && fusion.getInputs()[arg.getArgNumber()] == state;
+          }))
+        return false;
     auto add = llvm::cast<YieldOp>(body.getTerminator()).getValues()[0].getDefiningOp<AddOp>();
     if (!add)
       return false;

@@ -571,11 +571,15 @@ private:
         scale = dense.getSplatValue<APFloat>().convertToDouble();
         continue;
       }
-      if (add && (stage == 0 || stage == 3) && (add.getLhs() == tail || add.getRhs() == tail) &&
+      if (add && (stage == 0 || stage == 3) && epilogue == mpk::GemmEpilogue::None &&
+          (add.getLhs() == tail || add.getRhs() == tail) &&
           tensorTypeOf(add.getLhs() == tail ? add.getRhs() : add.getLhs()).getRank() == 2) {
-        // (straight after the product, or after its cast)
+        // (straight after the product, or after its cast; into an f32 or
+        // f64 matrix, which the GEMM reads and writes in the compute type)
         Value other = add.getLhs() == tail ? add.getRhs() : add.getLhs();
-        if (other != scaled && !(!scaled && isMatrixInput(other)))
+        Type element = tensorTypeOf(add.getResult()).getElementType();
+        if ((other != scaled && !(!scaled && isMatrixInput(other))) ||
+            !(element.isF32() || element.isF64()))
           return notAnEpilogue(op);
         accumulated = scaled ? accumulated : other;
         beta = scaled ? scale : 1.0;

@@ -1101,14 +1101,16 @@ private:
       return fail(member(path, "c"), "the output overlaps operand a");
     if (c.overlaps(b))
       return fail(member(path, "c"), "the output overlaps operand b");
-    if (!std::isfinite(step.beta))
-      return fail(member(path, "beta"), "must be a finite number");
-    if (step.beta != 0 &&
-        (step.batch != 1 || step.epilogue != Epilogue::None ||
-         (step.cDtype != DType::F32 && step.cDtype != DType::F64) || step.keepC || step.reluGrad))
+    // (a float's range: the CPU and cuBLASLt take an f32 beta for an f32 C)
+    if (!std::isfinite(step.beta) || std::abs(step.beta) > std::numeric_limits<float>::max())
+      return fail(member(path, "beta"), "must be a finite number of an f32's range");
+    bool allF64 =
+        step.aDtype == DType::F64 && step.bDtype == DType::F64 && step.cDtype == DType::F64;
+    if (step.beta != 0 && (step.batch != 1 || step.epilogue != Epilogue::None ||
+                           !(step.cDtype == DType::F32 || allF64) || step.reluGrad))
       return fail(member(path, "beta"),
                   "accumulates into C only with batch 1, epilogue none, C in f32 "
-                  "or f64, and no keep_c or relu_grad hint");
+                  "(or A, B and C in f64), and no relu_grad hint");
     if (step.reluGrad)
       if (Status status = reluGrad(path, step, launchNext, c); !status.isOk())
         return status;

@@ -47,9 +47,10 @@
 //     as unknown keys.)
 //     Optional: beta, a finite number, accumulates into C (BLAS's beta): C =
 //     op(A) op(B) + beta * C, C's old values read before they are written,
-//     the sum computed in the compute type and rounded once. Only when batch
-//     is 1, the epilogue none, C f32 or f64 and no keep_c or relu_grad hint
-//     is given (a momentum buffer updated by its weight gradient's GEMM).
+//     the sum computed in the compute type. Only when batch is 1, the
+//     epilogue none, C f32 (or A, B and C f64), beta within an f32's range
+//     and no relu_grad hint is given (a momentum buffer updated by its
+//     weight gradient's GEMM).
 //     Absent or 0, C is written without being read.
 //     Optional, for a backend that applies a ReLU's gradient as it rounds a
 //     GEMM's result: relu_grad_aux, relu_grad_aux_dtype and relu_grad_out,

@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::mpk;
@@ -213,13 +214,14 @@ LogicalResult GemmOp::verify() {
   if (getBias() && elements(getBias()) != n)
     return emitOpError() << "expects a bias of " << n << " elements";
   double beta = getBeta().convertToDouble();
-  if (!std::isfinite(beta))
-    return emitOpError("expects a finite beta");
+  if (!std::isfinite(beta) || std::abs(beta) > std::numeric_limits<float>::max())
+    return emitOpError("expects a finite beta of an f32's range");
   if (beta != 0) {
-    Type c = llvm::cast<MemRefType>(getC().getType()).getElementType();
-    if (batch != 1 || getEpilogue() != GemmEpilogue::None || !(c.isF32() || c.isF64()))
+    auto element = [](Value v) { return llvm::cast<MemRefType>(v.getType()).getElementType(); };
+    bool allF64 = element(getA()).isF64() && element(getB()).isF64() && element(getC()).isF64();
+    if (batch != 1 || getEpilogue() != GemmEpilogue::None || !(element(getC()).isF32() || allF64))
       return emitOpError("accumulates into C (beta) only in a single product without an "
-                         "epilogue, into an f32 or f64 C");
+                         "epilogue, into an f32 C (or with A, B and C in f64)");
   }
   return success();
 }

@@ -487,8 +487,10 @@ def Mpk_GemmOp : Mpk_Op<"gemm"> {
 
     A non-zero `beta` accumulates into C (BLAS's beta): `C = op(A) x op(B) +
     beta * C`, C's old values read before they are overwritten. Only for a
-    single product (batch 1) without an epilogue, into an f32 or f64 C: a
-    momentum buffer updated by its weight gradient's GEMM.
+    single product (batch 1) without an epilogue, into an f32 C (or with A,
+    B and C in f64), beta finite and within an f32's range: a momentum
+    buffer updated by its weight gradient's GEMM (`mpg-fuse` forms it for
+    fp32 operands; bf16 ones, as below, are valid too).
 
     ```mlir
     mpk.gemm %x, %w -> %y bias %b m 64 n 128 k 64 epilogue bias_relu

@@ -69,7 +69,10 @@ struct GemmTiming {
 };
 
 /// Times every GEMM step of a CUDA backend's program, each `repetitions`
-/// times; MPC_UNSUPPORTED for another backend.
+/// times, on the program's own buffers; MPC_UNSUPPORTED for another
+/// backend. A step that accumulates into C (beta: a momentum buffer) does
+/// so on every call, so the program's state is not that of its last step
+/// afterwards (mpc-bench times the GEMMs after its steps).
 Status timeGemmSteps(Backend &backend, int repetitions, std::vector<GemmTiming> &out);
 
 } // namespace mpc::rt

@@ -167,6 +167,7 @@ uint32_t operandAlignment(uint64_t address, int64_t strideBytes, int32_t batch) 
 GemmCall::GemmCall(GemmCall &&other) noexcept
     : blas_(other.blas_), desc_(other.desc_), a_(other.a_), b_(other.b_), d_(other.d_),
       algo_(other.algo_), aPtr_(other.aPtr_), bPtr_(other.bPtr_), dPtr_(other.dPtr_),
+      alignA_(other.alignA_), alignB_(other.alignB_), alignD_(other.alignD_),
       scaleIsDouble_(other.scaleIsDouble_), betaFloat_(other.betaFloat_),
       betaDouble_(other.betaDouble_) {
   other.desc_ = nullptr;

@@ -164,3 +164,18 @@ mpg.graph @gemm_accumulation_after_a_bias attributes {mpg.arena_bytes = 1024 : i
   }
   mpg.output "y" %y : tensor<4x4xf32>
 }
+
+// -----
+
+// An accumulation into an f16 matrix (the GEMM accumulates in f32 or f64).
+mpg.graph @gemm_accumulation_into_f16 attributes {mpg.arena_bytes = 1024 : i64, mpg.persistent_bytes = 0 : i64} {
+  %x = mpg.input "x" {mpg.arena_offsets = array<i64: 0>} : tensor<4x4xf16>
+  %y = mpg.fusion gemm(%x : tensor<4x4xf16>) -> tensor<4x4xf16> attributes {mpg.arena_offsets = array<i64: 256>} {
+  ^bb0(%a: tensor<4x4xf16>):
+    %0 = mpg.matmul %a, %a : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf16>
+    // expected-error @+1 {{'mpg.add' in a gemm group is not a cuBLASLt epilogue}}
+    %1 = mpg.add %0, %a : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf16>
+    mpg.yield %1 : tensor<4x4xf16>
+  }
+  mpg.output "y" %y : tensor<4x4xf16>
+}

@@ -109,3 +109,19 @@ mpg.graph @gemm_accumulation_old_value_read_later {
   mpg.state_write %m, %nm : tensor<8x4xf32>
   mpg.output "late" %late : tensor<8x4xf32>
 }
+
+// A GEMM that also multiplies the state it accumulates into reads whole
+// rows of it, not just the element it writes: not in place.
+// CHECK-LABEL: mpg.graph @gemm_accumulation_into_its_own_operand
+// CHECK: mpg.fusion gemm({{.*}}) -> tensor<8x4xf32> attributes {mpg.arena_offsets = array<i64: {{[0-9]+}}>} {
+// CHECK-NOT: mpg.state_offsets
+// CHECK: mpg.state_write
+mpg.graph @gemm_accumulation_into_its_own_operand {
+  %x = mpg.input "x" : tensor<8x8xf32>
+  %s = mpg.state "s" init(zeros) : tensor<8x4xf32>
+  %mu = mpg.constant dense<0.5> : tensor<f32>
+  %g = mpg.matmul %x, %s : tensor<8x8xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  %ss = mpg.mul %s, %mu : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf32>
+  %ns = mpg.add %ss, %g : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  mpg.state_write %s, %ns : tensor<8x4xf32>
+}

@@ -697,7 +697,7 @@ TEST(Manifest, GemmBeta) {
   EXPECT_EQ(gemmStep(parsed, 0).beta, 0.0);
 
   const char *kOnly = "steps[0].beta: accumulates into C only with batch 1, epilogue none, C "
-                      "in f32 or f64, and no keep_c or relu_grad hint";
+                      "in f32 (or A, B and C in f64), and no relu_grad hint";
   const EditCase cases[] = {
       {[](Manifest &m) {
          gemmStep(m, 0).epilogue = Epilogue::Bias;
@@ -711,15 +711,20 @@ TEST(Manifest, GemmBeta) {
        kOnly},
       {[](Manifest &m) { gemmStep(m, 0).cDtype = DType::F16; }, kOnly},
       {[](Manifest &m) { gemmStep(m, 0).cDtype = DType::BF16; }, kOnly},
+      // (f32 operands into an f64 C: widened products, not an f64 GEMM)
+      {[](Manifest &m) { gemmStep(m, 0).cDtype = DType::F64; }, kOnly},
       {[](Manifest &m) {
-         gemmStep(m, 0).aDtype = gemmStep(m, 0).bDtype = gemmStep(m, 0).cDtype = DType::F16;
-         gemmStep(m, 0).keepC = true;
+         gemmStep(m, 0).reluGrad = GemmStep::ReluGrad{arena(1024), arena(1024), DType::F32};
+         m.kernels = {KernelSpec{"k0", 1, 256}};
+         m.steps.push_back(LaunchStep{"k0", {arena(1024), persistent(0), arena(1024)}});
        },
        kOnly},
+      {[](Manifest &m) { gemmStep(m, 0).beta = 1e300; },
+       "steps[0].beta: must be a finite number of an f32's range"},
       {[](Manifest &m) { gemmStep(m, 0).beta = std::numeric_limits<double>::infinity(); },
-       "steps[0].beta: must be a finite number", /*viaJson=*/false},
+       "steps[0].beta: must be a finite number of an f32's range", /*viaJson=*/false},
       {[](Manifest &m) { gemmStep(m, 0).beta = std::nan(""); },
-       "steps[0].beta: must be a finite number", /*viaJson=*/false},
+       "steps[0].beta: must be a finite number of an f32's range", /*viaJson=*/false},
   };
   expectEditsRefused(accumulateManifest, cases);
   // A number, in the JSON.

@@ -519,7 +519,7 @@ mpk.program @gemm_beta_with_epilogue arena 65536 persistent 0 {
   %a = mpk.buffer arena 0 : memref<4x8xf32>
   %b = mpk.buffer arena 256 : memref<8x16xf32>
   %c = mpk.buffer arena 1024 : memref<4x16xf32>
-  // expected-error @below {{'mpk.gemm' op accumulates into C (beta) only in a single product without an epilogue, into an f32 or f64 C}}
+  // expected-error @below {{'mpk.gemm' op accumulates into C (beta) only in a single product without an epilogue, into an f32 C (or with A, B and C in f64)}}
   mpk.gemm %a, %b -> %c m 4 n 16 k 8 epilogue relu beta 0.9 : memref<4x8xf32>, memref<8x16xf32>, memref<4x16xf32>
 }
 
@@ -529,8 +529,18 @@ mpk.program @gemm_beta_into_f16 arena 65536 persistent 0 {
   %a = mpk.buffer arena 0 : memref<4x8xf16>
   %b = mpk.buffer arena 256 : memref<8x16xf16>
   %c = mpk.buffer arena 1024 : memref<4x16xf16>
-  // expected-error @below {{'mpk.gemm' op accumulates into C (beta) only in a single product without an epilogue, into an f32 or f64 C}}
+  // expected-error @below {{'mpk.gemm' op accumulates into C (beta) only in a single product without an epilogue, into an f32 C (or with A, B and C in f64)}}
   mpk.gemm %a, %b -> %c m 4 n 16 k 8 beta 1.0 : memref<4x8xf16>, memref<8x16xf16>, memref<4x16xf16>
+}
+
+// -----
+
+mpk.program @gemm_beta_into_f64_of_f32 arena 65536 persistent 0 {
+  %a = mpk.buffer arena 0 : memref<4x8xf32>
+  %b = mpk.buffer arena 256 : memref<8x16xf32>
+  %c = mpk.buffer arena 1024 : memref<4x16xf64>
+  // expected-error @below {{'mpk.gemm' op accumulates into C (beta) only in a single product without an epilogue, into an f32 C (or with A, B and C in f64)}}
+  mpk.gemm %a, %b -> %c m 4 n 16 k 8 beta 1.0 : memref<4x8xf32>, memref<8x16xf32>, memref<4x16xf64>
 }
 
 // -----
@@ -539,7 +549,7 @@ mpk.program @gemm_beta_batched arena 65536 persistent 0 {
   %a = mpk.buffer arena 0 : memref<4x8xf32>
   %b = mpk.buffer arena 256 : memref<8x16xf32>
   %c = mpk.buffer arena 1024 : memref<2x4x16xf32>
-  // expected-error @below {{'mpk.gemm' op accumulates into C (beta) only in a single product without an epilogue, into an f32 or f64 C}}
+  // expected-error @below {{'mpk.gemm' op accumulates into C (beta) only in a single product without an epilogue, into an f32 C (or with A, B and C in f64)}}
   mpk.gemm %a, %b -> %c m 4 n 16 k 8 beta 0.5 {batch = 2 : i64, stride_c = 64 : i64} : memref<4x8xf32>, memref<8x16xf32>, memref<2x4x16xf32>
 }
 
@@ -549,8 +559,18 @@ mpk.program @gemm_beta_infinite arena 65536 persistent 0 {
   %a = mpk.buffer arena 0 : memref<4x8xf32>
   %b = mpk.buffer arena 256 : memref<8x16xf32>
   %c = mpk.buffer arena 1024 : memref<4x16xf32>
-  // expected-error @below {{'mpk.gemm' op expects a finite beta}}
+  // expected-error @below {{'mpk.gemm' op expects a finite beta of an f32's range}}
   mpk.gemm %a, %b -> %c m 4 n 16 k 8 beta 0x7FF0000000000000 : memref<4x8xf32>, memref<8x16xf32>, memref<4x16xf32>
+}
+
+// -----
+
+mpk.program @gemm_beta_beyond_f32 arena 65536 persistent 0 {
+  %a = mpk.buffer arena 0 : memref<4x8xf32>
+  %b = mpk.buffer arena 256 : memref<8x16xf32>
+  %c = mpk.buffer arena 1024 : memref<4x16xf32>
+  // expected-error @below {{'mpk.gemm' op expects a finite beta of an f32's range}}
+  mpk.gemm %a, %b -> %c m 4 n 16 k 8 beta 1.0e300 : memref<4x8xf32>, memref<8x16xf32>, memref<4x16xf32>
 }
 
 // -----
