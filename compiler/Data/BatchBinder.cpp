@@ -35,6 +35,28 @@ std::string shapeText(const mpc_tensor_info &info) {
   return text + "]";
 }
 
+/// Refuses a label (or target) outside the classes of the step's output
+/// "logits" [rows, classes], when it has one: the loss would read past its
+/// row (and be NaN). `values` holds `perExample` of them per example; `what`
+/// names one ("label", "target").
+llvm::Error checkClasses(const mpc_program *program, llvm::ArrayRef<int64_t> values,
+                         int64_t perExample, llvm::StringRef what, llvm::StringRef dataName) {
+  for (size_t i = 0; i < mpc_program_output_count(program); ++i) {
+    mpc_tensor_info info{};
+    if (mpc_program_output_info(program, i, &info) != MPC_OK ||
+        std::string(info.name) != "logits" || info.rank != 2)
+      continue;
+    const int64_t classes = info.shape[1];
+    for (size_t at = 0; at < values.size(); ++at)
+      if (values[at] < 0 || values[at] >= classes)
+        return failure(dataName + "'s example " + llvm::Twine(int64_t(at) / perExample) +
+                       " (from 0) has " + what + " " + llvm::Twine(values[at]) +
+                       ", outside the model's " + llvm::Twine(classes) +
+                       " classes (its output \"logits\" is " + shapeText(info) + ")");
+  }
+  return llvm::Error::success();
+}
+
 std::vector<mpc_tensor_info> inputsOf(const mpc_program *program) {
   std::vector<mpc_tensor_info> inputs(mpc_program_input_count(program));
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -84,6 +106,10 @@ llvm::Expected<BatchBinder> BatchBinder::create(const mpc_program *program, cons
       return failure(dataName + " holds sequences of " + llvm::Twine(data.sequenceLength) +
                      " tokens, but the graph's input '" + binder.first.name + "' " +
                      shapeText(binder.first) + " takes " + llvm::Twine(binder.window));
+    if (data.isSequences())
+      if (llvm::Error error =
+              checkClasses(program, data.tokenTargets, data.sequenceLength, "target", dataName))
+        return std::move(error);
     return binder;
   }
 
@@ -113,6 +139,8 @@ llvm::Expected<BatchBinder> BatchBinder::create(const mpc_program *program, cons
     return failure("the graph's input '" + llvm::Twine(binder.first.name) + "' holds " +
                    llvm::Twine(binder.featureSize) + " features per example, " + dataName +
                    " " + llvm::Twine(data.featureSize));
+  if (llvm::Error error = checkClasses(program, data.labels, 1, "label", dataName))
+    return std::move(error);
   return binder;
 }
 

@@ -57,6 +57,8 @@ int mpc::driver::runGenerateCommand(llvm::ArrayRef<std::string> args) {
                     "likeliest character",
                     "0.8", {}});
   parser.addOption({"seed", 0, "N", "seed of the sampling", "0", {}});
+  parser.addOption(
+      {"graph", 0, "NAME", "the graph to run when the file holds several (by its @name)", "", {}});
   addDeviceOption(parser, "where to run");
   std::string error;
   if (!parser.parse(args, error)) {
@@ -107,9 +109,18 @@ int mpc::driver::runGenerateCommand(llvm::ArrayRef<std::string> args) {
     return fail("cannot create a temporary directory: " + ec.message());
   auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
   std::string source = parser.positionals().front(), bundle = source;
-  if (!isBundleFile(source)) {
+  std::string graph = parser.get("graph").value_or("");
+  if (isBundleFile(source)) {
+    if (parser.isSet("graph")) {
+      reportError("--graph is chosen when a bundle is compiled; '" + source + "' keeps its own");
+      return kExitUsage;
+    }
+  } else {
     bundle = (dir + "/forward.mpcb").str();
-    if (int code = runCompileCommand({source, "--step", "forward", "-o", bundle}))
+    std::vector<std::string> compile = {source, "--step", "forward", "-o", bundle};
+    if (!graph.empty())
+      compile.insert(compile.end(), {"--graph", graph});
+    if (int code = runCompileCommand(compile))
       return code;
   }
   ProgramHandle program = loadProgram(bundle, device, seed);

@@ -85,6 +85,12 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   parser.setPositionals("GRAPH|BUNDLE",
                         "the graph file (with mpg.minimize), or a training-step bundle", 1, 1);
   parser.addOption({"data", 0, "SPEC", "training data", "", {}});
+  parser.addOption({"graph",
+                    0,
+                    "NAME",
+                    "the graph to train when the file holds several (by its @name)",
+                    "",
+                    {}});
   parser.addOption({"eval", 0, "SPEC", "evaluation data", "", {}});
   parser.addOption({"forward", 0, "BUNDLE",
                     "the forward-step bundle to evaluate with, when training a bundle "
@@ -185,9 +191,11 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   std::string trainBundle = (dir + "/train.mpcb").str(), forwardBundle = (dir + "/forward.mpcb").str();
   bool givenBundle = isBundleFile(source);
   if (givenBundle) {
-    if (parser.isSet("precision") || parser.isSet("loss-scale") || parser.flag("grad-stats")) {
+    if (parser.isSet("precision") || parser.isSet("loss-scale") || parser.flag("grad-stats") ||
+        parser.isSet("graph")) {
       reportError(std::string(parser.isSet("precision")    ? "--precision"
                               : parser.isSet("loss-scale") ? "--loss-scale"
+                              : parser.isSet("graph")      ? "--graph"
                                                            : "--grad-stats") +
                   " is chosen when a bundle is compiled; '" + source + "' keeps its own");
       return kExitUsage;
@@ -209,11 +217,15 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
                                         trainBundle};
     if (parser.flag("grad-stats"))
       compile.push_back("--grad-stats");
+    std::vector<std::string> forward = {source,    "--step", "forward",    "--precision",
+                                        precision, "-o",     forwardBundle};
+    if (std::optional<std::string> graph = parser.get("graph"); graph && !graph->empty())
+      for (std::vector<std::string> *command : {&compile, &forward})
+        command->insert(command->end(), {"--graph", *graph});
     if (int code = runCompileCommand(compile))
       return code;
     if (eval)
-      if (int code = runCompileCommand(
-              {source, "--step", "forward", "--precision", precision, "-o", forwardBundle}))
+      if (int code = runCompileCommand(forward))
         return code;
   }
 
@@ -332,8 +344,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
         telemetry->writeLogLine(*log, step, values, ms);
       if (!std::isfinite(loss))
         return fail("the loss is not finite at step " + std::to_string(step) +
-                    "; lower the learning rate, or check the data (a label outside the "
-                    "model's classes makes the loss NaN)");
+                    "; lower the learning rate, or check the data (in a graph without an output "
+                    "\"logits\", a label outside the model's classes makes the loss NaN)");
       uint64_t taken = logged + 1, last = done + steps;
       double elapsed = std::chrono::duration<double>(now - start).count();
       // On a terminal the line is redrawn at most ten times a second;
