@@ -256,24 +256,19 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
   /// element it writes).
   static bool accumulatesInto(FusionOp fusion, Value state) {
     Block &body = fusion.getBody().front();
+    auto isState = [&](Value value) { // (inside the group: the argument of that input)
+      auto arg = llvm::dyn_cast<BlockArgument>(value);
+      return arg && fusion.getInputs()[arg.getArgNumber()] == state;
+    };
     for (Operation &op : body.without_terminator())
-      if (llvm::isa<MatmulOp, BatchMatmulOp>(op) &&
-          llvm::any_of(op.getOperands(), [&](Value operand) {
-            auto arg = llvm::dyn_cast<BlockArgument>(operand);
-            return arg && fusion.getInputs()[arg.getArgNumber()] == state;
-          }))
+      if (llvm::isa<MatmulOp, BatchMatmulOp>(op) && llvm::any_of(op.getOperands(), isState))
         return false;
     auto add = llvm::cast<YieldOp>(body.getTerminator()).getValues()[0].getDefiningOp<AddOp>();
     if (!add)
       return false;
     auto readsState = [&](Value value) {
-      if (auto mul = value.getDefiningOp<MulOp>())
-        return llvm::any_of(mul->getOperands(), [&](Value operand) {
-          auto arg = llvm::dyn_cast<BlockArgument>(operand);
-          return arg && fusion.getInputs()[arg.getArgNumber()] == state;
-        });
-      auto arg = llvm::dyn_cast<BlockArgument>(value);
-      return arg && fusion.getInputs()[arg.getArgNumber()] == state;
+      auto mul = value.getDefiningOp<MulOp>();
+      return mul ? llvm::any_of(mul->getOperands(), isState) : isState(value);
     };
     return readsState(add.getLhs()) || readsState(add.getRhs());
   }

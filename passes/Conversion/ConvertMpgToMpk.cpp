@@ -100,19 +100,24 @@ public:
     }
     // State writes are copies when the step ends, but for values already
     // written in their state's memory.
-    for (StateWriteOp write : stateWrites) {
-      Value from = buffers.lookup(write.getValue()), to = buffers.lookup(write.getState());
-      auto fromBuffer = from.getDefiningOp<mpk::BufferOp>();
-      auto toBuffer = to.getDefiningOp<mpk::BufferOp>();
-      if (fromBuffer && toBuffer && fromBuffer.getSpace() == toBuffer.getSpace() &&
-          fromBuffer.getOffset() == toBuffer.getOffset())
-        continue;
-      b.create<mpk::CopyOp>(write.getLoc(), from, to);
-    }
+    for (StateWriteOp write : stateWrites)
+      copyUnlessThere(write.getLoc(), buffers.lookup(write.getValue()),
+                      buffers.lookup(write.getState()));
     return success();
   }
 
 private:
+  /// Copies buffer `from` into `to` (of the same type), unless both are the
+  /// same memory: a value already written in place.
+  void copyUnlessThere(Location loc, Value from, Value to) {
+    auto fromBuffer = from.getDefiningOp<mpk::BufferOp>();
+    auto toBuffer = to.getDefiningOp<mpk::BufferOp>();
+    if (fromBuffer && toBuffer && fromBuffer.getSpace() == toBuffer.getSpace() &&
+        fromBuffer.getOffset() == toBuffer.getOffset())
+      return;
+    b.create<mpk::CopyOp>(loc, from, to);
+  }
+
   /// The planned offset attribute `name` of `op`, or an error on `op`.
   template <typename AttrT>
   FailureOr<AttrT> planned(Operation *op, llvm::StringRef name) {
@@ -533,10 +538,9 @@ private:
     // by a mul by a splat constant (beta) or not (1).
     Value bias, tail = matmul->getResult(0);
     Value accumulated; // the matrix accumulated into, a group input
-    double beta = 0;
-    // The mul scaling that matrix, and its factor.
+    // The mul scaling that matrix, and its factor (1 without one).
     Value scaled;
-    double scale = 1;
+    double beta = 1;
     mpk::GemmEpilogue epilogue = mpk::GemmEpilogue::None;
     int stage = 0; // 1: bias, 2: activation, 3: cast, 4: accumulation
     auto notAnEpilogue = [&](Operation &op) {
@@ -568,7 +572,7 @@ private:
           return notAnEpilogue(op);
         scaled = mul.getResult();
         accumulated = matrix;
-        scale = dense.getSplatValue<APFloat>().convertToDouble();
+        beta = dense.getSplatValue<APFloat>().convertToDouble();
         continue;
       }
       if (add && (stage == 0 || stage == 3) && epilogue == mpk::GemmEpilogue::None &&
@@ -582,7 +586,6 @@ private:
             !(element.isF32() || element.isF64()))
           return notAnEpilogue(op);
         accumulated = scaled ? accumulated : other;
-        beta = scaled ? scale : 1.0;
         stage = 4;
       } else if (add && stage < 1 && (add.getLhs() == tail || add.getRhs() == tail)) {
         bias = add.getLhs() == tail ? add.getRhs() : add.getLhs();
@@ -622,12 +625,7 @@ private:
                                 "product");
       // The GEMM accumulates into C itself: the matrix goes there first,
       // unless it is there already (a state updated in its own memory).
-      Value from = bufferOf(accumulated);
-      auto source = from.getDefiningOp<mpk::BufferOp>(), target = c.getDefiningOp<mpk::BufferOp>();
-      bool same = source && target && source.getSpace() == target.getSpace() &&
-                  source.getOffset() == target.getOffset() && from.getType() == c.getType();
-      if (!same)
-        b.create<mpk::CopyOp>(fusion.getLoc(), from, c);
+      copyUnlessThere(fusion.getLoc(), bufferOf(accumulated), c);
     }
     auto gemm = b.create<mpk::GemmOp>(fusion.getLoc(), bufferOf(matmul->getOperand(0)),
                                       bufferOf(matmul->getOperand(1)), c,

@@ -104,24 +104,24 @@ bool OnednnMatmul::run(DType dtype, DType cDtype, bool transposeA, bool transpos
     return execute({static_cast<int>(dtype), static_cast<int>(cDtype), transposeA, transposeB,
                     false, m, n, k, 1, 0, 0, 0, beta},
                    a, b, nullptr, c);
-  // C^T computed as runBatched does, then C = its transpose + beta C.
-  if (!transposeNarrowProduct(dtype, transposeA, transposeB, m, n, k, a, b))
-    return false;
-  auto *values = static_cast<float *>(c);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      values[i * n + j] = transposed_[j * m + i] + beta * values[i * n + j];
-  return true;
+  return narrowProduct(dtype, transposeA, transposeB, m, n, k, a, b, static_cast<float *>(c), beta);
 }
 
-bool OnednnMatmul::transposeNarrowProduct(DType dtype, bool transposeA, bool transposeB, int64_t m,
-                                          int64_t n, int64_t k, const void *a, const void *b) {
+bool OnednnMatmul::narrowProduct(DType dtype, bool transposeA, bool transposeB, int64_t m,
+                                 int64_t n, int64_t k, const void *a, const void *b, float *c,
+                                 float beta) {
   // C^T (n x m) = op(B)^T op(A)^T, B read as the first operand: op(B)^T
   // is B read transposed unless op transposes it already, and likewise A.
   if (transposed_.size() < static_cast<size_t>(m * n))
     transposed_.resize(static_cast<size_t>(m * n));
-  return runBatched(dtype, DType::F32, !transposeB, !transposeA, n, m, k, 1, b, 0, a, 0, nullptr,
-                    transposed_.data(), 0);
+  if (!runBatched(dtype, DType::F32, !transposeB, !transposeA, n, m, k, 1, b, 0, a, 0, nullptr,
+                  transposed_.data(), 0))
+    return false;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      c[i * n + j] =
+          beta == 0.0f ? transposed_[j * m + i] : transposed_[j * m + i] + beta * c[i * n + j];
+  return true;
 }
 
 bool OnednnMatmul::runBatched(DType dtype, DType cDtype, bool transposeA, bool transposeB,
@@ -134,14 +134,9 @@ bool OnednnMatmul::runBatched(DType dtype, DType cDtype, bool transposeA, bool t
   if (batch > 1 && strideC < m * n)
     return false;
   if (batch == 1 && transposesNarrow(m, n)) {
-    if (cDtype != DType::F32 || bias ||
-        !transposeNarrowProduct(dtype, transposeA, transposeB, m, n, k, a, b))
-      return false;
-    auto *values = static_cast<float *>(c);
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        values[i * n + j] = transposed_[j * m + i];
-    return true;
+    return cDtype == DType::F32 && !bias &&
+           narrowProduct(dtype, transposeA, transposeB, m, n, k, a, b, static_cast<float *>(c),
+                         0.0f);
   }
   if (batch == 1)
     strideA = strideB = strideC = 0;

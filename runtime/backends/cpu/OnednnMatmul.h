@@ -97,9 +97,10 @@ private:
   int bf16Support_ = -1; // unknown, no, yes
   /// Runs the primitive of `key` on these operands.
   bool execute(const Key &key, const void *a, const void *b, const float *bias, void *c);
-  /// A narrow product's C^T, in f32, into transposed_.
-  bool transposeNarrowProduct(DType dtype, bool transposeA, bool transposeB, int64_t m, int64_t n,
-                              int64_t k, const void *a, const void *b);
+  /// A narrow product (transposesNarrow) into an f32 c: C^T computed into
+  /// transposed_, then c = its transpose + beta c (c unread when beta is 0).
+  bool narrowProduct(DType dtype, bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k,
+                     const void *a, const void *b, float *c, float beta);
   /// C^T of a narrow product before it is transposed into C.
   std::vector<float> transposed_;
 };
