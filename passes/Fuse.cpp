@@ -33,7 +33,7 @@ namespace {
 /// How far a GEMM epilogue has progressed; each stage may only be followed
 /// by a later one, mirroring cuBLASLt's bias -> activation -> output type.
 /// Accumulate (C = product + beta * C, into the state it updates) follows
-/// the output type only, without a bias or an activation, and ends it.
+/// the product itself, after no other stage, and ends the epilogue.
 enum class EpilogueStage { None, Bias, Activation, Cast, Accumulate };
 
 struct Group {
