@@ -45,7 +45,8 @@ static ArgParser makeCompileParser() {
                     "what to write: bundle = kernels compiled for --target with the step "
                     "program; graph = the verified graph; fused = after fusion and the memory "
                     "plan; kernels = the mpk program; cuda = the generated CUDA C++; "
-                    "manifest = the bundle's step program for the runtime (JSON)",
+                    "manifest = the bundle's step program for the runtime (JSON; a JSON array of "
+                    "them for a file of several graphs)",
                     "bundle", {"bundle", "graph", "fused", "kernels", "cuda", "manifest"}});
   parser.addOption({"target", 0, "LIST",
                     "comma-separated targets of a bundle: cpu and/or GPU architectures sm_XX",
@@ -228,12 +229,18 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
       return llvm::Error::success();
     }
     if (emit == "manifest") {
-      for (auto [program, kernels] : llvm::zip(programs, generated)) {
+      // One graph: its manifest; several: a JSON array of them, in the
+      // file's order (one JSON document either way).
+      bool several = programs.size() > 1;
+      if (several)
+        os << "[\n";
+      for (auto [index, program, kernels] : llvm::enumerate(programs, generated)) {
         llvm::Expected<std::string> manifest = mpc::programManifest(program, kernels);
         if (!manifest)
           return manifest.takeError();
-        os << *manifest << "\n";
+        os << (index ? ",\n" : "") << *manifest;
       }
+      os << (several ? "\n]\n" : programs.empty() ? "" : "\n");
       return llvm::Error::success();
     }
     mlir::OpPrintingFlags flags;
