@@ -452,7 +452,9 @@ def MpgPlanMemory : Pass<"mpg-plan-memory", "::mlir::mpg::GraphOp"> {
 
     - Transient buffers — graph inputs (copied in each step) and the results
       of fusion groups — share one arena: buffers live at the same time never
-      overlap, others reuse memory (greedy placement, largest first).
+      overlap, others reuse memory (greedy placement, largest first, then a
+      bounded local search over the placement order that stops at the
+      busiest position's bytes).
       Outputs, the loss of `mpg.minimize` and values written to state (copied
       when the step ends) live until the end of the step.
     - A value written to state that a pointwise group computes for that

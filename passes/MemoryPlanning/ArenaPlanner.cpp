@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <random>
 #include <set>
 #include <stdexcept>
 
@@ -33,6 +34,104 @@ struct Block {
 /// makes sure the result fits.
 static int64_t alignTo(int64_t value, int64_t alignment) {
   return (value + alignment - 1) & ~(alignment - 1);
+}
+
+/// Places `blocks` greedily in `order`, each at the lowest offset free for
+/// its whole span among the blocks placed before it; sets their offsets,
+/// adds the blocks visited to `work`, and returns the arena's size.
+static int64_t placeBlocks(std::vector<Block> &blocks, const std::vector<size_t> &order,
+                           int64_t &work) {
+  int64_t arenaBytes = 0;
+  std::vector<size_t> placedByOffset;
+  placedByOffset.reserve(order.size());
+  for (size_t current : order) {
+    Block &block = blocks[current];
+    // Walking the placed blocks by offset, `offset` is the end of the highest
+    // one met so far that is live together with `block`; the first gap below
+    // the next such block that is large enough is the lowest free place.
+    int64_t offset = 0;
+    ++work;
+    for (size_t other : placedByOffset) {
+      ++work;
+      const Block &placed = blocks[other];
+      if (placed.lastUse < block.firstUse || block.lastUse < placed.firstUse)
+        continue;
+      if (placed.offset >= offset + block.bytes)
+        break;
+      offset = std::max(offset, placed.offset + placed.bytes);
+    }
+    block.offset = offset;
+    auto position =
+        std::upper_bound(placedByOffset.begin(), placedByOffset.end(), offset,
+                         [&](int64_t value, size_t other) { return value < blocks[other].offset; });
+    placedByOffset.insert(position, current);
+    arenaBytes = std::max(arenaBytes, offset + block.bytes);
+  }
+  return arenaBytes;
+}
+
+/// The most bytes of blocks live at one position: no placement of `blocks`
+/// fits in fewer.
+static int64_t busiestPositionBytes(const std::vector<Block> &blocks) {
+  // +bytes at a block's first use, -bytes after its last; at one position
+  // the additions come first.
+  std::vector<std::pair<int64_t, int64_t>> changes;
+  for (const Block &block : blocks) {
+    changes.push_back({2 * block.firstUse, block.bytes});
+    changes.push_back({2 * block.lastUse + 1, -block.bytes});
+  }
+  std::sort(changes.begin(), changes.end());
+  int64_t live = 0, busiest = 0;
+  for (const auto &[when, bytes] : changes) {
+    live += bytes;
+    busiest = std::max(busiest, live);
+  }
+  return busiest;
+}
+
+/// The most blocks `improvePlacement` visits in its placements, in all
+/// (about 40 ms on this project's machine). The Fashion-MNIST CNN's step (56
+/// blocks) reaches its bound within an eighth of it; a 48-block
+/// transformer's (over 4000) has time for a few orders.
+constexpr int64_t kSearchWork = int64_t(1) << 24;
+
+/// Improves the greedy placement of `blocks` (placed in `order`, in an arena
+/// of `arenaBytes`) by local search over the order: two blocks swap places
+/// in it, and the order is kept when the arena is no larger. It stops at the
+/// busiest position's bytes (nothing fits in less) or after kSearchWork
+/// blocks visited; the best placement found is left in `blocks`. The swaps
+/// come from a fixed seed, so the plan depends only on the input. Largest
+/// first alone left the Fashion-MNIST CNN's fp32 arena 4% above that bound.
+static void improvePlacement(std::vector<Block> &blocks, std::vector<size_t> &order,
+                             int64_t &arenaBytes, int64_t &work) {
+  const size_t count = blocks.size();
+  const int64_t bound = busiestPositionBytes(blocks);
+  if (count < 2 || arenaBytes <= bound)
+    return;
+  std::vector<int64_t> best(count);
+  auto keep = [&] {
+    for (size_t block = 0; block < count; ++block)
+      best[block] = blocks[block].offset;
+  };
+  keep();
+  std::mt19937_64 swaps(0x6d7063); // mt19937_64's output is the same everywhere
+  while (arenaBytes > bound && work < kSearchWork) {
+    size_t first = static_cast<size_t>(swaps() % count);
+    size_t second = static_cast<size_t>(swaps() % count);
+    ++work;
+    if (first == second)
+      continue;
+    std::swap(order[first], order[second]);
+    int64_t tried = placeBlocks(blocks, order, work);
+    if (tried <= arenaBytes) {
+      arenaBytes = tried;
+      keep();
+    } else {
+      std::swap(order[first], order[second]);
+    }
+  }
+  for (size_t block = 0; block < count; ++block)
+    blocks[block].offset = best[block];
 }
 
 static std::string requestError(size_t index, const std::string &problem) {
@@ -121,29 +220,9 @@ ArenaPlan mpc::planning::planArena(const std::vector<BufferRequest> &requests, i
       return a.firstUse < b.firstUse;
     return a.root < b.root;
   });
-
-  std::vector<size_t> placedByOffset;
-  for (size_t current : order) {
-    Block &block = blocks[current];
-    // Walking the placed blocks by offset, `offset` is the end of the highest
-    // one met so far that is live together with `block`; the first gap below
-    // the next such block that is large enough is the lowest free place.
-    int64_t offset = 0;
-    for (size_t other : placedByOffset) {
-      const Block &placed = blocks[other];
-      if (placed.lastUse < block.firstUse || block.lastUse < placed.firstUse)
-        continue;
-      if (placed.offset >= offset + block.bytes)
-        break;
-      offset = std::max(offset, placed.offset + placed.bytes);
-    }
-    block.offset = offset;
-    auto position =
-        std::upper_bound(placedByOffset.begin(), placedByOffset.end(), offset,
-                         [&](int64_t value, size_t other) { return value < blocks[other].offset; });
-    placedByOffset.insert(position, current);
-    plan.arenaBytes = std::max(plan.arenaBytes, offset + block.bytes);
-  }
+  int64_t work = 0;
+  plan.arenaBytes = placeBlocks(blocks, order, work);
+  improvePlacement(blocks, order, plan.arenaBytes, work);
   for (size_t index = 0; index < count; ++index)
     plan.offsets[index] = blocks[blockOf[index]].offset;
 

@@ -9,11 +9,17 @@
 // its producing kernel reads for the last time.
 //
 // Placement is greedy, as in TFLite's arena planner: largest first, each at
-// the lowest aligned offset that is free for its whole live range. A buffer
-// written in place shares its target's offset, and the two are placed as one
-// block that holds the target's memory from the target's first use to the
-// last use of the buffer; chains (b in place of a, c in place of b) form one
-// block.
+// the lowest aligned offset that is free for its whole live range. Where
+// that leaves the arena above the bytes live at the busiest position (no
+// plan needs less), a local search swaps pairs in the placement order and
+// keeps an order whose arena is no larger, until it meets that bound or has
+// visited a fixed number of blocks (about 40 ms): largest first left the
+// Fashion-MNIST CNN's fp32 arena 4% above the bound, the search meets it.
+// (The bound counts blocks, below: a block holds its first buffer's bytes for
+// its whole span.) A buffer written in place shares its target's offset, and
+// the two are placed as one block that holds the target's memory from the
+// target's first use to the last use of the buffer; chains (b in place of a,
+// c in place of b) form one block.
 //
 //===----------------------------------------------------------------------===//
 

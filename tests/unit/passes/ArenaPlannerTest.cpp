@@ -128,6 +128,29 @@ TEST(ArenaPlanner, EqualSizesArePlacedByFirstUseThenIndex) {
   EXPECT_EQ(byIndex.offsets, (std::vector<int64_t>{0, 256}));
 }
 
+TEST(ArenaPlanner, SearchBeatsLargestFirstWhereItLeavesAGap) {
+  // Largest first puts the 1280 (position 0) and the 1024 (position 3) at 0,
+  // the 768 (positions 1-3) above the 1024, and the 256 (positions 0-1) above
+  // both the 1280 and the 768: 2048 bytes. Position 3 needs 1792 (768 +
+  // 1024), and so does the plan with the 768 at 0, the 1024 above it, and
+  // the 256 above the 1280.
+  ArenaPlan plan =
+      planArena({buffer(768, 1, 3), buffer(1280, 0, 0), buffer(256, 0, 1), buffer(1024, 3, 3)});
+  EXPECT_EQ(plan.arenaBytes, 1792);
+  EXPECT_EQ(plan.peakLiveBytes, 1792);
+  EXPECT_EQ(plan.offsets, (std::vector<int64_t>{0, 0, 1280, 768}));
+}
+
+TEST(ArenaPlanner, SearchKeepsLargestFirstWhenItMeetsThePeak) {
+  // The same sizes at positions where largest first needs no more than the
+  // peak: its plan, unchanged.
+  ArenaPlan plan =
+      planArena({buffer(768, 0, 0), buffer(1280, 1, 1), buffer(256, 0, 1), buffer(1024, 0, 0)});
+  EXPECT_EQ(plan.offsets, (std::vector<int64_t>{1024, 0, 1792, 0}));
+  EXPECT_EQ(plan.arenaBytes, 2048);
+  EXPECT_EQ(plan.peakLiveBytes, 2048);
+}
+
 //===----------------------------------------------------------------------===//
 // In-place hints
 //===----------------------------------------------------------------------===//
