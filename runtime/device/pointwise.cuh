@@ -78,7 +78,8 @@ inline void widen_chunk(const bf16_t *source, float *target, int64_t n) {
 }
 
 /// `target[j] = from_f32<T>(source[j])` for j in [0, n), rounding to nearest
-/// even: eight at a time with F16C for fp16, a vectorised loop for bf16.
+/// even: eight at a time with F16C for fp16 and with AVX2 for bf16 where the
+/// kernels are built for them (x86-64-v3), the same bits.
 inline void narrow_chunk(const float *source, half_t *target, int64_t n) {
   int64_t j = 0;
 #ifdef MPC_HOST_F16C
@@ -91,8 +92,30 @@ inline void narrow_chunk(const float *source, half_t *target, int64_t n) {
     target[j].bits = from_f32<half_t>(source[j]).bits;
 }
 inline void narrow_chunk(const float *source, bf16_t *target, int64_t n) {
+  int64_t j = 0;
+#if defined(MPC_HOST_F16C) && defined(__AVX2__)
+  // from_f32<bf16_t> on eight lanes: the top half of (bits + 0x7fff + its
+  // lsb), or for a NaN its top half made quiet. (What the compiler makes of
+  // the loop below takes about 1.5 times the instructions: it cannot see
+  // that the 32-bit lanes fit in 16.)
+  const __m256i roundingBias = _mm256_set1_epi32(0x7fff), lowBit = _mm256_set1_epi32(1);
+  const __m256i magnitude = _mm256_set1_epi32(0x7fffffff), infinity = _mm256_set1_epi32(0x7f800000);
+  const __m256i quiet = _mm256_set1_epi32(0x40);
+  for (; j + 8 <= n; j += 8) {
+    const __m256i bits = _mm256_castps_si256(_mm256_loadu_ps(source + j));
+    const __m256i top = _mm256_srli_epi32(bits, 16);
+    const __m256i rounded = _mm256_srli_epi32(
+        _mm256_add_epi32(bits, _mm256_add_epi32(roundingBias, _mm256_and_si256(top, lowBit))), 16);
+    const __m256i isNan = _mm256_cmpgt_epi32(_mm256_and_si256(bits, magnitude), infinity);
+    const __m256i lanes = _mm256_blendv_epi8(rounded, _mm256_or_si256(top, quiet), isNan);
+    // Every lane is below 2^16: packing with unsigned saturation keeps it.
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(target + j),
+                     _mm_packus_epi32(_mm256_castsi256_si128(lanes),
+                                      _mm256_extracti128_si256(lanes, 1)));
+  }
+#endif
   // Through the bits: a loop of struct stores does not vectorise.
-  for (int64_t j = 0; j < n; ++j)
+  for (; j < n; ++j)
     target[j].bits = from_f32<bf16_t>(source[j]).bits;
 }
 

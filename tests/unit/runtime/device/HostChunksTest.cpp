@@ -1,0 +1,129 @@
+//===- HostChunksTest.cpp - vector chunk conversions against the scalar ones ===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// The row forms of generated host kernels widen fp16 and bf16 operands and
+// narrow results a chunk at a time (pointwise.cuh); built for x86-64-v3
+// those loops run on F16C (fp16) and AVX2 (bf16). Every lane must give the
+// bits of the scalar to_f32 and from_f32: checked over a sweep of all float
+// bit patterns (one in 251), the rounding ties and NaN payloads, every 16-bit
+// pattern widened, and chunk lengths that leave a tail of each size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostChunksV3.h"
+
+#include "HostCpu.h"
+#include "mpc/device/types.cuh"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+float floatOf(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+uint32_t bitsOf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+/// Floats whose narrowing is easy to get wrong: zeros, infinities, NaNs
+/// with payloads in the kept and the dropped bits (signalling and quiet),
+/// the largest finite values (which round to infinity in fp16 and in bf16
+/// may), subnormals, and ties of bf16 rounding (low half 0x8000 after an
+/// even and an odd kept bit) with their neighbours.
+std::vector<float> edgeCases() {
+  std::vector<uint32_t> bits = {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000,
+                                0xffc00000, 0x7f800001, 0xff800001, 0x7fbfffff, 0x7fffffff,
+                                0xffffffff, 0x7f80ffff, 0x7f810000, 0x7f7fffff, 0xff7fffff,
+                                0x7f7f8000, 0x7f7f7fff, 0x00000001, 0x807fffff, 0x00008000,
+                                0x00018000, 0x3f808000, 0x3f818000, 0x3f807fff, 0x3f808001,
+                                0x477fe000, 0x477ff000, 0x38800000, 0x33800000, 0x33000001};
+  std::vector<float> values;
+  for (uint32_t pattern : bits)
+    values.push_back(floatOf(pattern));
+  return values;
+}
+
+/// Every 251st float bit pattern, then the edge cases.
+std::vector<float> sweep() {
+  std::vector<float> values;
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 251)
+    values.push_back(floatOf(static_cast<uint32_t>(bits)));
+  std::vector<float> edges = edgeCases();
+  values.insert(values.end(), edges.begin(), edges.end());
+  return values;
+}
+
+bool runsV3() { return mpc::rt::cpuIsX8664V3(); }
+
+template <typename Narrow, typename Reference>
+void expectNarrowedLikeScalar(Narrow narrow, Reference reference) {
+  std::vector<float> values = sweep();
+  std::vector<uint16_t> vector(values.size());
+  narrow(values.data(), vector.data(), static_cast<int64_t>(values.size()));
+  for (size_t i = 0; i < values.size(); ++i)
+    ASSERT_EQ(vector[i], reference(values[i]))
+        << "float bits 0x" << std::hex << bitsOf(values[i]);
+  // Every tail length (and no elements at all); nothing past n is written.
+  std::vector<float> edges = edgeCases();
+  for (int64_t n = 0; n <= 20; ++n) {
+    std::vector<uint16_t> out(n + 1, 0xabcd);
+    narrow(edges.data(), out.data(), n);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(out[i], reference(edges[i])) << "n " << n << ", element " << i;
+    EXPECT_EQ(out[n], 0xabcd) << "n " << n;
+  }
+}
+
+template <typename Widen, typename Reference>
+void expectWidenedLikeScalar(Widen widen, Reference reference) {
+  std::vector<uint16_t> patterns(0x10000);
+  for (uint32_t pattern = 0; pattern <= 0xffff; ++pattern)
+    patterns[pattern] = static_cast<uint16_t>(pattern);
+  std::vector<float> out(patterns.size() + 1, 1.5f);
+  widen(patterns.data(), out.data(), static_cast<int64_t>(patterns.size()) - 3);
+  for (uint32_t pattern = 0; pattern + 3 <= 0xffff; ++pattern)
+    ASSERT_EQ(bitsOf(out[pattern]), bitsOf(reference(static_cast<uint16_t>(pattern))))
+        << "pattern 0x" << std::hex << pattern;
+  EXPECT_EQ(out[0xffff - 2], 1.5f);
+}
+
+} // namespace
+
+TEST(HostChunks, Bf16NarrowingMatchesFromF32) {
+  if (!runsV3())
+    GTEST_SKIP() << "this CPU cannot run x86-64-v3 code";
+  expectNarrowedLikeScalar(mpc::testing::narrowBf16ChunkV3,
+                           [](float value) { return mpc::from_f32<mpc::bf16_t>(value).bits; });
+}
+
+TEST(HostChunks, HalfNarrowingMatchesFromF32) {
+  if (!runsV3())
+    GTEST_SKIP() << "this CPU cannot run x86-64-v3 code";
+  expectNarrowedLikeScalar(mpc::testing::narrowHalfChunkV3,
+                           [](float value) { return mpc::from_f32<mpc::half_t>(value).bits; });
+}
+
+TEST(HostChunks, Bf16WideningMatchesToF32) {
+  if (!runsV3())
+    GTEST_SKIP() << "this CPU cannot run x86-64-v3 code";
+  expectWidenedLikeScalar(mpc::testing::widenBf16ChunkV3,
+                          [](uint16_t bits) { return mpc::to_f32(mpc::bf16_t{bits}); });
+}
+
+TEST(HostChunks, HalfWideningMatchesToF32) {
+  if (!runsV3())
+    GTEST_SKIP() << "this CPU cannot run x86-64-v3 code";
+  expectWidenedLikeScalar(mpc::testing::widenHalfChunkV3,
+                          [](uint16_t bits) { return mpc::to_f32(mpc::half_t{bits}); });
+}
