@@ -13,8 +13,9 @@
 // that leaves the arena above the bytes live at the busiest position (no
 // plan needs less), a local search swaps pairs in the placement order and
 // keeps an order whose arena is no larger, until it meets that bound or has
-// visited a fixed number of blocks (about 40 ms): largest first left the
-// Fashion-MNIST CNN's fp32 arena 4% above the bound, the search meets it.
+// visited a fixed number of blocks (about 40 ms at most): largest first
+// left the Fashion-MNIST CNN's fp32 arena 4% above the bound, the search
+// meets it.
 // (The bound counts blocks, below: a block holds its first buffer's bytes for
 // its whole span.) A buffer written in place shares its target's offset, and
 // the two are placed as one block that holds the target's memory from the

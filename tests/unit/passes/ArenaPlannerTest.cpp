@@ -134,16 +134,28 @@ TEST(ArenaPlanner, SearchBeatsLargestFirstWhereItLeavesAGap) {
   // both the 1280 and the 768: 2048 bytes. Position 3 needs 1792 (768 +
   // 1024), and so does the plan with the 768 at 0, the 1024 above it, and
   // the 256 above the 1280.
-  ArenaPlan plan =
-      planArena({buffer(768, 1, 3), buffer(1280, 0, 0), buffer(256, 0, 1), buffer(1024, 3, 3)});
+  // (More than one plan takes 1792 bytes; any of them will do.)
+  std::vector<BufferRequest> requests = {buffer(768, 1, 3), buffer(1280, 0, 0), buffer(256, 0, 1),
+                                         buffer(1024, 3, 3)};
+  ArenaPlan plan = planArena(requests);
   EXPECT_EQ(plan.arenaBytes, 1792);
   EXPECT_EQ(plan.peakLiveBytes, 1792);
-  EXPECT_EQ(plan.offsets, (std::vector<int64_t>{0, 0, 1280, 768}));
+  for (size_t lhs = 0; lhs < requests.size(); ++lhs)
+    for (size_t rhs = lhs + 1; rhs < requests.size(); ++rhs) {
+      bool liveTogether = requests[lhs].firstUse <= requests[rhs].lastUse &&
+                          requests[rhs].firstUse <= requests[lhs].lastUse;
+      bool overlap = plan.offsets[lhs] < plan.offsets[rhs] + requests[rhs].size &&
+                     plan.offsets[rhs] < plan.offsets[lhs] + requests[lhs].size;
+      EXPECT_FALSE(liveTogether && overlap) << "requests " << lhs << " and " << rhs;
+    }
+  for (size_t index = 0; index < requests.size(); ++index)
+    EXPECT_LE(plan.offsets[index] + requests[index].size, plan.arenaBytes) << index;
 }
 
 TEST(ArenaPlanner, SearchKeepsLargestFirstWhenItMeetsThePeak) {
   // The same sizes at positions where largest first needs no more than the
-  // peak: its plan, unchanged.
+  // peak: its plan, unchanged (the search does not run, so plans that were
+  // already as small as can be stay as they were).
   ArenaPlan plan =
       planArena({buffer(768, 0, 0), buffer(1280, 1, 1), buffer(256, 0, 1), buffer(1024, 0, 0)});
   EXPECT_EQ(plan.offsets, (std::vector<int64_t>{1024, 0, 1792, 0}));
