@@ -52,6 +52,66 @@ std::string elfProblem(const std::string &bytes) {
   return "";
 }
 
+/// The symbols the dynamic symbol table of `bytes` (an ELF shared object
+/// elfProblem accepted) defines, global or weak, by name; false when the
+/// object has no section headers or no such table. A table or a name that
+/// lies outside the file is an error (`problem`).
+bool readDefinedSymbols(const std::string &bytes,
+                        std::unordered_map<std::string, HostObject::DefinedSymbol> &out,
+                        std::string &problem) {
+  Elf64_Ehdr header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  const uint64_t size = bytes.size();
+  if (header.e_shoff == 0 || header.e_shnum == 0)
+    return false;
+  if (header.e_shentsize != sizeof(Elf64_Shdr) || header.e_shoff > size ||
+      (size - header.e_shoff) / sizeof(Elf64_Shdr) < header.e_shnum) {
+    problem = "its section headers lie past the end of its " + std::to_string(size) + " bytes";
+    return false;
+  }
+  auto section = [&](uint64_t index) {
+    Elf64_Shdr entry;
+    std::memcpy(&entry, bytes.data() + header.e_shoff + index * sizeof entry, sizeof entry);
+    return entry;
+  };
+  auto inside = [&](const Elf64_Shdr &entry) {
+    return entry.sh_offset <= size && entry.sh_size <= size - entry.sh_offset;
+  };
+  for (uint64_t index = 0; index < header.e_shnum; ++index) {
+    Elf64_Shdr table = section(index);
+    if (table.sh_type != SHT_DYNSYM)
+      continue;
+    if (table.sh_entsize != sizeof(Elf64_Sym) || !inside(table) ||
+        table.sh_link >= header.e_shnum || section(table.sh_link).sh_type != SHT_STRTAB ||
+        !inside(section(table.sh_link))) {
+      problem = "its dynamic symbol table (section " + std::to_string(index) +
+                ") or its names lie outside its " + std::to_string(size) + " bytes";
+      return false;
+    }
+    Elf64_Shdr names = section(table.sh_link);
+    const char *strings = bytes.data() + names.sh_offset;
+    for (uint64_t at = sizeof(Elf64_Sym); at + sizeof(Elf64_Sym) <= table.sh_size;
+         at += sizeof(Elf64_Sym)) {
+      Elf64_Sym symbol;
+      std::memcpy(&symbol, bytes.data() + table.sh_offset + at, sizeof symbol);
+      if (symbol.st_shndx == SHN_UNDEF || ELF64_ST_BIND(symbol.st_info) == STB_LOCAL)
+        continue;
+      const char *end = symbol.st_name < names.sh_size
+                            ? static_cast<const char *>(std::memchr(strings + symbol.st_name, '\0',
+                                                                    names.sh_size - symbol.st_name))
+                            : nullptr;
+      if (!end) {
+        problem = "a name in its dynamic symbol table lies outside its string table";
+        return false;
+      }
+      out[std::string(strings + symbol.st_name, end)] = {
+          static_cast<unsigned char>(ELF64_ST_TYPE(symbol.st_info)), symbol.st_size};
+    }
+    return true;
+  }
+  return false;
+}
+
 } // namespace
 
 HostObject::~HostObject() {
@@ -66,6 +126,12 @@ Status HostObject::load(const std::string &bundlePath,
     return Status::error(MPC_FORMAT_ERROR,
                          bundlePath + ": cannot load its host object (section \"" +
                              kHostObjectSection + "\"): " + problem);
+  std::string symbolProblem;
+  fromTable_ = readDefinedSymbols(bytes, defined_, symbolProblem);
+  if (!symbolProblem.empty())
+    return Status::error(MPC_FORMAT_ERROR, bundlePath +
+                                               ": cannot load its host object (section \"" +
+                                               kHostObjectSection + "\"): " + symbolProblem);
   std::string path;
   if (Status status = cacheObject(bytes, "host", ".so", path); !status.isOk())
     return Status::error(status.code(), bundlePath +
@@ -103,35 +169,48 @@ Status HostObject::kernel(const std::string &name, HostKernel &out) const {
                              " is missing from the host object");
   // dlsym also finds the symbols of the object's dependencies (libc's exit,
   // abort, ...) and data: a kernel must be a function of the object itself.
-  if (!definedHere(symbol, STT_FUNC))
+  if (!definedHere(name, symbol, STT_FUNC))
     return Status::error(MPC_FORMAT_ERROR, bundlePath_ + ": kernel " + quoteJson(name) +
                                                " is not a function of the host object");
   out = reinterpret_cast<HostKernel>(symbol);
   return Status();
 }
 
-const ElfW(Sym) * HostObject::definedHere(void *symbol, unsigned char type) const {
+std::optional<HostObject::DefinedSymbol>
+HostObject::definedHere(const std::string &name, void *symbol, unsigned char type) const {
+  if (fromTable_) {
+    // dlsym looks in the object before the libraries it needs: a name the
+    // object defines is the object's.
+    auto found = defined_.find(name);
+    if (found == defined_.end() || found->second.type != type)
+      return std::nullopt;
+    return found->second;
+  }
   Dl_info where, own;
   void *entryAddress = nullptr;
   link_map *object = nullptr;
   if (!::dladdr1(symbol, &where, &entryAddress, RTLD_DL_SYMENT) || !entryAddress)
-    return nullptr;
+    return std::nullopt;
   const auto *entry = static_cast<const ElfW(Sym) *>(entryAddress);
   bool here = ELF64_ST_TYPE(entry->st_info) == type &&
               ::dlinfo(handle_, RTLD_DI_LINKMAP, &object) == 0 && object &&
               ::dladdr(object->l_ld, &own) && own.dli_fbase == where.dli_fbase;
-  return here ? entry : nullptr;
+  if (!here)
+    return std::nullopt;
+  return DefinedSymbol{type, entry->st_size};
 }
 
 const unsigned long long *HostObject::bufferBytes(const std::string &name, size_t &count) const {
   ::dlerror();
-  void *symbol = ::dlsym(handle_, (name + "_mpc_buffer_bytes").c_str());
-  const ElfW(Sym) *entry = symbol ? definedHere(symbol, STT_OBJECT) : nullptr;
+  std::string tableName = name + "_mpc_buffer_bytes";
+  void *symbol = ::dlsym(handle_, tableName.c_str());
+  std::optional<DefinedSymbol> entry =
+      symbol ? definedHere(tableName, symbol, STT_OBJECT) : std::nullopt;
   if (!entry)
     return nullptr;
   // (the count first, then as many sizes as the symbol holds)
   const auto *table = static_cast<const unsigned long long *>(symbol);
-  size_t entries = entry->st_size / sizeof *table;
+  size_t entries = entry->size / sizeof *table;
   if (entries == 0 || table[0] != entries - 1)
     return nullptr;
   count = static_cast<size_t>(table[0]);

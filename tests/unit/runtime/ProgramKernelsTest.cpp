@@ -23,7 +23,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
+#include <elf.h>
 #include <filesystem>
 #include <functional>
 
@@ -134,10 +136,38 @@ const std::string &hostObject() {
   return object;
 }
 
-void writeKernelBundle(const std::string &path, const Manifest &manifest) {
-  ASSERT_FALSE(hostObject().empty());
-  writeProgramBundle(path, manifest,
-                     {{"host.so", hostObject()}, {"const.0", constantBytes()}});
+void writeKernelBundle(const std::string &path, const Manifest &manifest,
+                       const std::string &object = hostObject()) {
+  ASSERT_FALSE(object.empty());
+  writeProgramBundle(path, manifest, {{"host.so", object}, {"const.0", constantBytes()}});
+}
+
+/// `object` with its ELF header's fields at `offset` set to `value`.
+template <typename Field> std::string patched(std::string object, size_t offset, Field value) {
+  std::memcpy(&object[offset], &value, sizeof value);
+  return object;
+}
+
+/// `object` without section headers (the dynamic loader needs none).
+std::string withoutSectionHeaders(const std::string &object) {
+  std::string stripped = patched(object, offsetof(Elf64_Ehdr, e_shoff), Elf64_Off(0));
+  stripped = patched(stripped, offsetof(Elf64_Ehdr, e_shnum), Elf64_Half(0));
+  return patched(stripped, offsetof(Elf64_Ehdr, e_shstrndx), Elf64_Half(0));
+}
+
+/// Where the section header of `object`'s dynamic symbol table starts.
+size_t dynamicSymbolTableHeader(const std::string &object) {
+  Elf64_Ehdr header;
+  std::memcpy(&header, object.data(), sizeof header);
+  for (size_t index = 0; index < header.e_shnum; ++index) {
+    size_t at = header.e_shoff + index * sizeof(Elf64_Shdr);
+    Elf64_Shdr section;
+    std::memcpy(&section, object.data() + at, sizeof section);
+    if (section.sh_type == SHT_DYNSYM)
+      return at;
+  }
+  ADD_FAILURE() << "the test's object has no dynamic symbol table";
+  return 0;
 }
 
 std::vector<float> output(const LoadedProgram &program, const char *name) {
@@ -438,6 +468,87 @@ TEST(ProgramKernels, ChecksLaunchesAgainstTheKernelsBufferTables) {
     EXPECT_EQ(program.load(path), MPC_FORMAT_ERROR);
     EXPECT_NE(std::string(mpc_last_error()).find(path + ": " + c.message), std::string::npos)
         << mpc_last_error();
+  }
+}
+
+TEST(ProgramKernels, RunsAnObjectWithoutSectionHeaders) {
+  // The runtime reads which symbols the object defines from its dynamic
+  // symbol table once; an object without section headers has its symbols
+  // asked of the dynamic loader, with the same answers.
+  const std::string object = withoutSectionHeaders(hostObject());
+  {
+    ScopedCacheDir cache;
+    TempDir dir;
+    std::string path = dir.file("kernels.mpcb");
+    writeKernelBundle(path, kernelManifest(), object);
+    LoadedProgram program;
+    ASSERT_EQ(program.load(path), MPC_OK) << mpc_last_error();
+    std::vector<float> x = randomValues<float>(kRows * kCols, -5.0, 5.0, 3);
+    ASSERT_EQ(mpc_program_set_input(program.get(), "x", x.data(), x.size() * sizeof(float)),
+              MPC_OK);
+    ASSERT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
+    checkOutputs(program, x);
+  }
+  for (const char *name : {"exit", "k_not_a_kernel"}) {
+    SCOPED_TRACE(name);
+    ScopedCacheDir cache;
+    TempDir dir;
+    std::string path = dir.file("kernels.mpcb");
+    Manifest m = kernelManifest();
+    m.kernels.push_back(KernelSpec{name, 1, 32});
+    m.steps.push_back(LaunchStep{name, {arena(0)}});
+    writeKernelBundle(path, m, object);
+    LoadedProgram program;
+    EXPECT_EQ(program.load(path), MPC_FORMAT_ERROR);
+    EXPECT_NE(
+        std::string(mpc_last_error())
+            .find("kernel \"" + std::string(name) + "\" is not a function of the host object"),
+        std::string::npos)
+        << mpc_last_error();
+  }
+  {
+    // The buffer tables are found too.
+    ScopedCacheDir cache;
+    TempDir dir;
+    std::string path = dir.file("kernels.mpcb");
+    Manifest m = kernelManifest();
+    m.steps[1] = LaunchStep{"k_softmax", {arena(128)}};
+    writeKernelBundle(path, m, object);
+    LoadedProgram program;
+    EXPECT_EQ(program.load(path), MPC_FORMAT_ERROR);
+    EXPECT_NE(std::string(mpc_last_error()).find("1 buffers, but kernel \"k_softmax\" takes 2"),
+              std::string::npos)
+        << mpc_last_error();
+  }
+}
+
+TEST(ProgramKernels, RefusesSymbolTablesOutsideTheObject) {
+  const std::string &object = hostObject();
+  const size_t table = dynamicSymbolTableHeader(object);
+  struct Case {
+    std::string object, message;
+  };
+  const Case cases[] = {
+      {patched(object, offsetof(Elf64_Ehdr, e_shoff), Elf64_Off(object.size() - 8)),
+       "its section headers lie past the end of its " + std::to_string(object.size()) + " bytes"},
+      {patched(object, table + offsetof(Elf64_Shdr, sh_size), Elf64_Xword(object.size())),
+       "its dynamic symbol table (section "},
+      {patched(object, table + offsetof(Elf64_Shdr, sh_link), Elf32_Word(0xffff)),
+       "its dynamic symbol table (section "},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.message);
+    ScopedCacheDir cache;
+    TempDir dir;
+    std::string path = dir.file("kernels.mpcb");
+    writeKernelBundle(path, kernelManifest(), c.object);
+    LoadedProgram program;
+    EXPECT_EQ(program.load(path), MPC_FORMAT_ERROR);
+    std::string error = mpc_last_error();
+    EXPECT_NE(
+        error.find(path + ": cannot load its host object (section \"host.so\"): " + c.message),
+        std::string::npos)
+        << error;
   }
 }
 
