@@ -58,7 +58,7 @@ public:
 
 private:
   /// The symbol `name` that dlsym found at `symbol` when this object
-  /// defines it (not a library it needs) with ELF type `type`; null
+  /// defines it (not a library it needs) with ELF type `type`; nothing
   /// otherwise.
   std::optional<DefinedSymbol> definedHere(const std::string &name, void *symbol,
                                            unsigned char type) const;
