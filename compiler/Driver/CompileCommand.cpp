@@ -240,7 +240,7 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
           return manifest.takeError();
         os << (index ? ",\n" : "") << *manifest;
       }
-      os << (several ? "\n]\n" : programs.empty() ? "" : "\n");
+      os << (several ? "\n]\n" : "\n"); // (a file without graphs is refused when read)
       return llvm::Error::success();
     }
     mlir::OpPrintingFlags flags;

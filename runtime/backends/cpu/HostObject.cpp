@@ -81,14 +81,13 @@ bool readDefinedSymbols(const std::string &bytes,
     Elf64_Shdr table = section(index);
     if (table.sh_type != SHT_DYNSYM)
       continue;
-    if (table.sh_entsize != sizeof(Elf64_Sym) || !inside(table) ||
-        table.sh_link >= header.e_shnum || section(table.sh_link).sh_type != SHT_STRTAB ||
-        !inside(section(table.sh_link))) {
+    Elf64_Shdr names = table.sh_link < header.e_shnum ? section(table.sh_link) : Elf64_Shdr{};
+    if (table.sh_entsize != sizeof(Elf64_Sym) || !inside(table) || names.sh_type != SHT_STRTAB ||
+        !inside(names)) {
       problem = "its dynamic symbol table (section " + std::to_string(index) +
                 ") or its names lie outside its " + std::to_string(size) + " bytes";
       return false;
     }
-    Elf64_Shdr names = section(table.sh_link);
     const char *strings = bytes.data() + names.sh_offset;
     for (uint64_t at = sizeof(Elf64_Sym); at + sizeof(Elf64_Sym) <= table.sh_size;
          at += sizeof(Elf64_Sym)) {

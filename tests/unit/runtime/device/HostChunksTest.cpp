@@ -20,24 +20,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include <dlfcn.h>
 
 namespace {
 
-float floatOf(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-uint32_t bitsOf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
+using mpc::detail::floatBits;
+using mpc::detail::floatFromBits;
 
 /// Floats whose narrowing is easy to get wrong: zeros, infinities, NaNs
 /// with payloads in the kept and the dropped bits (signalling and quiet),
@@ -53,7 +43,7 @@ std::vector<float> edgeCases() {
                                 0x477fe000, 0x477ff000, 0x38800000, 0x33800000, 0x33000001};
   std::vector<float> values;
   for (uint32_t pattern : bits)
-    values.push_back(floatOf(pattern));
+    values.push_back(floatFromBits(pattern));
   return values;
 }
 
@@ -62,7 +52,7 @@ std::vector<float> edgeCases() {
 std::vector<float> sweep() {
   std::vector<float> values = edgeCases();
   for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 251)
-    values.push_back(floatOf(static_cast<uint32_t>(bits)));
+    values.push_back(floatFromBits(static_cast<uint32_t>(bits)));
   return values;
 }
 
@@ -90,7 +80,7 @@ void expectNarrowedLikeScalar(Narrow narrow, Reference reference) {
   narrow(values.data(), vector.data(), static_cast<int64_t>(values.size()));
   for (size_t i = 0; i < values.size(); ++i)
     ASSERT_EQ(vector[i], reference(values[i]))
-        << "float bits 0x" << std::hex << bitsOf(values[i]);
+        << "float bits 0x" << std::hex << floatBits(values[i]);
   // Every tail length (and no elements at all), every edge case in the
   // tail too; nothing past n is written.
   std::vector<float> edges = edgeCases();
@@ -113,51 +103,50 @@ void expectWidenedLikeScalar(Widen widen, Reference reference) {
   std::vector<float> out(patterns.size() + 1, 1.5f);
   widen(patterns.data(), out.data(), static_cast<int64_t>(patterns.size()));
   for (uint32_t pattern = 0; pattern <= 0xffff; ++pattern)
-    ASSERT_EQ(bitsOf(out[pattern]), bitsOf(reference(static_cast<uint16_t>(pattern))))
+    ASSERT_EQ(floatBits(out[pattern]), floatBits(reference(static_cast<uint16_t>(pattern))))
         << "pattern 0x" << std::hex << pattern;
   EXPECT_EQ(out[0x10000], 1.5f);
   // A tail of three: nothing past n is written.
   std::vector<float> tail(12, 1.5f);
   widen(patterns.data() + 0x7f80, tail.data(), 11);
   for (uint32_t i = 0; i < 11; ++i)
-    ASSERT_EQ(bitsOf(tail[i]), bitsOf(reference(static_cast<uint16_t>(0x7f80 + i)))) << i;
+    ASSERT_EQ(floatBits(tail[i]), floatBits(reference(static_cast<uint16_t>(0x7f80 + i)))) << i;
   EXPECT_EQ(tail[11], 1.5f);
 }
 
 } // namespace
 
-TEST(HostChunks, Bf16NarrowingMatchesFromF32) {
-  if (!mpc::rt::cpuIsX8664V3())
-    GTEST_SKIP() << "this CPU cannot run x86-64-v3 code";
+/// Skips where the CPU cannot run the x86-64-v3 module.
+class HostChunks : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!mpc::rt::cpuIsX8664V3())
+      GTEST_SKIP() << "this CPU cannot run x86-64-v3 code";
+  }
+};
+
+TEST_F(HostChunks, Bf16NarrowingMatchesFromF32) {
   Narrow narrow = chunkFunction<Narrow>("mpc_narrow_bf16_chunk");
   ASSERT_NE(narrow, nullptr);
   expectNarrowedLikeScalar(narrow,
                            [](float value) { return mpc::from_f32<mpc::bf16_t>(value).bits; });
 }
 
-TEST(HostChunks, HalfNarrowingMatchesFromF32) {
-  if (!mpc::rt::cpuIsX8664V3())
-    GTEST_SKIP() << "this CPU cannot run x86-64-v3 code";
+TEST_F(HostChunks, HalfNarrowingMatchesFromF32) {
   Narrow narrow = chunkFunction<Narrow>("mpc_narrow_half_chunk");
   ASSERT_NE(narrow, nullptr);
   expectNarrowedLikeScalar(narrow,
                            [](float value) { return mpc::from_f32<mpc::half_t>(value).bits; });
 }
 
-TEST(HostChunks, Bf16WideningMatchesToF32) {
-  if (!mpc::rt::cpuIsX8664V3())
-    GTEST_SKIP() << "this CPU cannot run x86-64-v3 code";
+TEST_F(HostChunks, Bf16WideningMatchesToF32) {
   Widen widen = chunkFunction<Widen>("mpc_widen_bf16_chunk");
   ASSERT_NE(widen, nullptr);
-  expectWidenedLikeScalar(widen,
-                          [](uint16_t bits) { return mpc::to_f32(mpc::bf16_t{bits}); });
+  expectWidenedLikeScalar(widen, [](uint16_t bits) { return mpc::to_f32(mpc::bf16_t{bits}); });
 }
 
-TEST(HostChunks, HalfWideningMatchesToF32) {
-  if (!mpc::rt::cpuIsX8664V3())
-    GTEST_SKIP() << "this CPU cannot run x86-64-v3 code";
+TEST_F(HostChunks, HalfWideningMatchesToF32) {
   Widen widen = chunkFunction<Widen>("mpc_widen_half_chunk");
   ASSERT_NE(widen, nullptr);
-  expectWidenedLikeScalar(widen,
-                          [](uint16_t bits) { return mpc::to_f32(mpc::half_t{bits}); });
+  expectWidenedLikeScalar(widen, [](uint16_t bits) { return mpc::to_f32(mpc::half_t{bits}); });
 }
