@@ -3,7 +3,7 @@
 # compiler (MLIR): every model's training and forward steps, with kernels for
 # the CPU and for sm_80 and sm_90 (cubin and PTX; other GPUs compile the
 # source at load), and the list run.sh reads (models.tsv). Carry the folder
-# to the GPU machine with the source tree.
+# to the GPU machine with the source tree (it holds GoogleTest's sources too).
 #   bench/gpu/prepare.sh [--out DIR] [--models "mlp wide_mlp ..."]
 #   MPC   the mpc driver (default build/bin/mpc)
 set -euo pipefail
@@ -41,4 +41,14 @@ for entry in $models; do
     "$name-$precision.forward.mpcb" >> "$list"
 done
 mv "$list" "$out/models.tsv"
+# GoogleTest's sources, for the runtime's tests on a machine without the
+# package (run.sh builds them when find_package finds none).
+googletest=${GOOGLETEST_SOURCE_DIR:-/usr/src/googletest}
+if [ -f "$googletest/CMakeLists.txt" ]; then
+  rm -rf "$out/googletest"
+  cp -r "$googletest" "$out/googletest"
+else
+  echo "prepare.sh: no GoogleTest sources at $googletest (libgtest-dev): the GPU machine" \
+    "will run no runtime tests unless it has GoogleTest installed" >&2
+fi
 echo "prepare.sh: $(ls "$out"/*.mpcb | wc -l) bundles, $(du -sh "$out" | cut -f1), in $out"

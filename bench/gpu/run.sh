@@ -26,6 +26,10 @@ bundles=${MPC_GPU_BUNDLES:-$root/bench/gpu/bundles}
 rounds=${MPC_BENCH_ROUNDS:-2}
 python=${MPC_PYTHON:-python3}
 mkdir -p "$out"
+# NVRTC loads its builtins library by name: the toolkit's libraries on the
+# loader's path (CUDA_HOME, else /usr/local/cuda).
+cuda_lib=${CUDA_HOME:-/usr/local/cuda}/lib64
+[ -d "$cuda_lib" ] && export LD_LIBRARY_PATH=$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 log() { echo "run.sh: $*" | tee -a "$out/run.log"; }
 started=$(date +%s)
 deadline=${MPC_GPU_DEADLINE_S:-450}
@@ -68,8 +72,12 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 if [ ! -f "$build/CMakeCache.txt" ] || [ -n "${MPC_RUNTIME_CMAKE_ARGS:-}" ]; then
   log "configuring the runtime in $build"
+  googletest=()
+  [ -f "$bundles/googletest/CMakeLists.txt" ] \
+    && googletest=(-DMPC_GOOGLETEST_SOURCE_DIR="$bundles/googletest")
   cmake "${generator[@]}" -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DMPC_BUILD_COMPILER=OFF -DMPC_GPU_BUNDLES="$bundles" ${MPC_RUNTIME_CMAKE_ARGS:-} \
+    -DMPC_BUILD_COMPILER=OFF -DMPC_GPU_BUNDLES="$bundles" "${googletest[@]}" \
+    ${MPC_RUNTIME_CMAKE_ARGS:-} \
     > "$out/build.log" 2>&1 \
     || { log "configure failed (see build.log)"; tail -20 "$out/build.log"; exit 1; }
 fi
