@@ -26,11 +26,22 @@ struct Tolerances {
   double forward, update, curve;
 };
 
+/// fp32's curve tolerance is ten times its update tolerance: training
+/// amplifies a step's rounding, slowly at first and then by about ten times
+/// every four steps near the end of the wide MLP's 40 (SGD with momentum at
+/// lr 0.05 on random labels: 1.9e-6 at step 28, 3.7e-4 at step 36 and 1.1e-3
+/// at step 39 on an H200, with every single-step update within 2e-5).
 Tolerances tolerancesFor(const std::string &precision) {
   if (precision == "fp32")
-    return {1e-4, 1e-3, 1e-3};
+    return {1e-4, 1e-3, 1e-2};
   return {3e-2, 5e-2, 5e-2};
 }
+
+/// The floor of the gradients' comparison, as a fraction of the model's
+/// largest gradient: a gradient's error is measured against the larger of
+/// its own largest magnitude and this (see relativeError), and Adam's
+/// update is compared where the gradient is at least this.
+constexpr double kGradientFloor = 1e-2;
 
 /// A tensor's elements as doubles.
 std::vector<double> widened(const rt::TensorSpec &spec, const std::vector<uint8_t> &bytes) {
@@ -59,18 +70,13 @@ std::vector<double> widened(const rt::TensorSpec &spec, const std::vector<uint8_
   return values;
 }
 
-/// The largest |a - b| relative to the largest |a| (NaNs count as infinite).
-double relativeError(const std::vector<double> &a, const std::vector<double> &b) {
-  double scale = 0, worst = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (std::isnan(a[i]) != std::isnan(b[i]))
-      return INFINITY;
-    if (std::isnan(a[i]))
-      continue;
-    scale = std::max(scale, std::abs(a[i]));
-    worst = std::max(worst, std::abs(a[i] - b[i]));
-  }
-  return worst / std::max(scale, 1e-30);
+/// The largest |x| of the finite elements of `values`.
+double largestMagnitude(const std::vector<double> &values) {
+  double largest = 0;
+  for (double x : values)
+    if (std::isfinite(x))
+      largest = std::max(largest, std::abs(x));
+  return largest;
 }
 
 rt::Status readTensor(rt::Program &program, const rt::TensorSpec &spec, bool isOutput,
@@ -108,6 +114,25 @@ void compareForward(const CheckCase &check, const CheckOptions &options, const T
   }
 }
 
+/// One parameter's comparison after the first training step: `cpu` and
+/// `device` are what is compared, `what` names it.
+struct GradientMeasure {
+  std::string what;
+  std::vector<double> cpu, device;
+};
+
+/// The training step's gradients, on the CPU and on the device. A
+/// parameter's first update is compared where it is linear in the gradient
+/// (SGD, with or without momentum: -lr g, plus weight decay). Adam's is
+/// not: it moves every weight by about lr sign(g), so where a gradient is
+/// zero but for rounding (a key projection's bias, whose gradient the
+/// softmax makes exactly zero; or a weight whose summands cancel) rounding
+/// decides the update's sign. For the Adam family the first moment is
+/// compared instead ((1 - beta1) g after one step: the gradient itself),
+/// and the update only where the gradient is above the floor below, where
+/// its sign is not in doubt. Every gradient is measured against at least
+/// kGradientFloor of the model's largest one, so that a gradient of
+/// rounding noise is not held to a relative tolerance.
 void compareUpdate(const CheckCase &check, const CheckOptions &options, const Tolerances &tol,
                    CaseReport &report) {
   std::unique_ptr<rt::Program> cpu, device;
@@ -123,22 +148,55 @@ void compareUpdate(const CheckCase &check, const CheckOptions &options, const To
   Batch batch = syntheticBatches(manifest, 1, kSeed).front();
   require(runBatch(*cpu, batch));
   require(runBatch(*device, batch));
+  auto after = [&](rt::Program &program, const rt::ParamSpec &param) {
+    std::vector<uint8_t> bytes;
+    require(readTensor(program, param, false, bytes));
+    return widened(param, bytes);
+  };
+  // Per parameter: what is compared as its gradient, and for Adam its
+  // update (empty otherwise).
+  std::vector<GradientMeasure> gradients, adamUpdates;
   for (size_t i = 0; i < manifest.params.size(); ++i) {
     const rt::ParamSpec &param = manifest.params[i];
     if (!param.trainable || param.state || !param.castOf.empty())
       continue;
-    std::vector<uint8_t> a, b;
-    require(readTensor(*cpu, param, false, a));
-    require(readTensor(*device, param, false, b));
-    std::vector<double> start = widened(param, before[i]), cpuAfter = widened(param, a),
-                        deviceAfter = widened(param, b);
-    std::vector<double> cpuDelta(start.size()), deviceDelta(start.size());
+    std::vector<double> start = widened(param, before[i]);
+    GradientMeasure update{"update of " + param.name, after(*cpu, param), after(*device, param)};
     for (size_t j = 0; j < start.size(); ++j) {
-      cpuDelta[j] = cpuAfter[j] - start[j];
-      deviceDelta[j] = deviceAfter[j] - start[j];
+      update.cpu[j] -= start[j];
+      update.device[j] -= start[j];
     }
-    report.measures.push_back(
-        {"update of " + param.name, relativeError(cpuDelta, deviceDelta), tol.update});
+    const rt::ParamSpec *moment = nullptr;
+    for (const rt::ParamSpec &state : manifest.params)
+      if (state.state && state.name == param.name + ".exp_avg")
+        moment = &state;
+    if (!moment) {
+      gradients.push_back(std::move(update));
+      adamUpdates.emplace_back();
+      continue;
+    }
+    gradients.push_back({"gradient of " + param.name + " (Adam's first moment)",
+                         after(*cpu, *moment), after(*device, *moment)});
+    update.what += " where |gradient| >= the floor";
+    adamUpdates.push_back(std::move(update));
+  }
+  double largest = 0;
+  for (const GradientMeasure &g : gradients)
+    largest = std::max(largest, largestMagnitude(g.cpu));
+  const double floor = kGradientFloor * largest;
+  for (const GradientMeasure &g : gradients)
+    report.measures.push_back({g.what, relativeError(g.cpu, g.device, floor), tol.update});
+  for (size_t i = 0; i < adamUpdates.size(); ++i) {
+    const GradientMeasure &update = adamUpdates[i];
+    if (update.what.empty())
+      continue;
+    std::vector<double> cpuKept, deviceKept;
+    for (size_t j = 0; j < update.cpu.size(); ++j)
+      if (!(std::abs(gradients[i].cpu[j]) < floor)) { // NaN is kept
+        cpuKept.push_back(update.cpu[j]);
+        deviceKept.push_back(update.device[j]);
+      }
+    report.measures.push_back({update.what, relativeError(cpuKept, deviceKept), tol.update});
   }
 }
 
@@ -189,6 +247,20 @@ std::string number(double value) {
 }
 
 } // namespace
+
+double relativeError(const std::vector<double> &cpu, const std::vector<double> &device,
+                     double floor) {
+  double scale = floor, worst = 0;
+  for (size_t i = 0; i < cpu.size() && i < device.size(); ++i) {
+    if (std::isnan(cpu[i]) != std::isnan(device[i]))
+      return INFINITY;
+    if (std::isnan(cpu[i]))
+      continue;
+    scale = std::max(scale, std::abs(cpu[i]));
+    worst = std::max(worst, std::abs(cpu[i] - device[i]));
+  }
+  return worst / std::max(scale, 1e-30);
+}
 
 bool CaseReport::passed() const {
   return error.empty() &&

@@ -6,14 +6,16 @@
 // elsewhere with --target cpu,sm_XX) run on the CPU backend and on the
 // device from the same seed and synthetic batches, and compared:
 //   - forward: every output of the forward step;
-//   - update: the change one training step makes to every trainable
-//     parameter (the learning rate times the gradient, for the first step of
-//     SGD or Adam), which checks the gradients;
+//   - gradients: the change one training step makes to every trainable
+//     parameter where that is linear in the gradient (SGD), else the
+//     gradient itself (Adam's first moment) and the change where the
+//     gradient's sign is not in doubt (BackendCheck.cpp says why);
 //   - curve: the losses of a short training run, and on the device one
 //     graph launch per step and no host synchronisation in the loop.
 // Each comparison is the largest difference relative to the largest
-// magnitude, against a tolerance for the model's precision (fp32 results
-// differ only by summation order; fp16/bf16 ones by a few roundings).
+// magnitude (for gradients, at least a hundredth of the model's largest),
+// against a tolerance for the model's precision (fp32 results differ only by
+// summation order; fp16/bf16 ones by a few roundings).
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +67,12 @@ struct CaseReport {
 
 /// Runs every comparison of `check` on `options.device`.
 CaseReport checkCase(const CheckCase &check, const CheckOptions &options);
+
+/// How far `device` is from `cpu`: the largest |cpu - device| relative to
+/// the larger of the largest |cpu| and `floor`; infinite where only one of
+/// them is NaN.
+double relativeError(const std::vector<double> &cpu, const std::vector<double> &device,
+                     double floor = 0);
 
 /// The reports as a JSON object: {"device": ..., "passed": ..., "cases": [...]}.
 std::string reportJson(const std::string &device, const std::vector<CaseReport> &reports);

@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -94,6 +95,53 @@ TEST(GpuCheckEmulated, EveryComparisonRunsAndPasses) {
   EXPECT_FALSE(failed.passed());
   EXPECT_NE(failed.error.find("this machine has 1 CUDA GPU"), std::string::npos) << failed.error;
   std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// Adam's first step moves every weight by about lr sign(g): the check
+// compares its first moment (the gradient) and the update only where the
+// gradient is above the floor (a hundredth of the model's largest), on the
+// emulated GPU bitwise as well.
+TEST(GpuCheckEmulated, AdamModelsCompareTheirGradients) {
+  char pattern[] = "/tmp/mpc-gpu-check-XXXXXX";
+  std::string dir = mkdtemp(pattern);
+  mpc::bench::CheckCase check{"fashion_mlp", "fp16", compile(dir, "fashion_mlp", "train", "fp16"),
+                              ""};
+  mpc::test::CudaEmulator emulator("");
+  emulate(emulator, check.trainBundle);
+  mpc::bench::CheckOptions options;
+  options.curveSteps = 2;
+  mpc::bench::CaseReport report = mpc::bench::checkCase(check, options);
+  EXPECT_TRUE(report.error.empty()) << report.error;
+  EXPECT_TRUE(report.passed());
+  std::vector<std::string> what;
+  for (const mpc::bench::Measure &measure : report.measures) {
+    what.push_back(measure.what);
+    EXPECT_EQ(measure.error, 0.0) << measure.what;
+  }
+  EXPECT_EQ(what, (std::vector<std::string>{
+                      "gradient of fc1.weight (Adam's first moment)",
+                      "gradient of fc1.bias (Adam's first moment)",
+                      "gradient of fc2.weight (Adam's first moment)",
+                      "gradient of fc2.bias (Adam's first moment)",
+                      "update of fc1.weight where |gradient| >= the floor",
+                      "update of fc1.bias where |gradient| >= the floor",
+                      "update of fc2.weight where |gradient| >= the floor",
+                      "update of fc2.bias where |gradient| >= the floor", "loss curve over 2 steps",
+                      "graph launches per step minus one", "host syncs in the training loop"}));
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// The comparison: relative to the largest reference magnitude, or to the
+// floor where that is larger (a gradient of rounding noise); NaN where the
+// reference has none fails it.
+TEST(GpuCheckEmulated, RelativeErrorHasAFloor) {
+  using mpc::bench::relativeError;
+  EXPECT_DOUBLE_EQ(relativeError({2.0, -4.0}, {2.0, -3.0}), 0.25);
+  EXPECT_DOUBLE_EQ(relativeError({1e-9, -1e-9}, {-1e-9, 1e-9}), 2.0);
+  EXPECT_DOUBLE_EQ(relativeError({1e-9, -1e-9}, {-1e-9, 1e-9}, 1e-6), 2e-3);
+  EXPECT_DOUBLE_EQ(relativeError({2.0, -4.0}, {2.0, -3.0}, 1.0), 0.25);
+  EXPECT_EQ(relativeError({1.0, NAN}, {1.0, NAN}), 0.0);
+  EXPECT_TRUE(std::isinf(relativeError({1.0, 2.0}, {1.0, NAN})));
 }
 
 } // namespace
