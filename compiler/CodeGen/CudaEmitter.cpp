@@ -340,10 +340,21 @@ private:
     return members;
   }
 
+  /// The kernel's definition up to its body's brace: with launch bounds
+  /// where its blocks are larger than kDefaultRowBlock threads.
+  static void emitKernelHead(llvm::raw_ostream &os, llvm::StringRef name, int64_t block) {
+    if (block > kDefaultRowBlock)
+      os << "MPC_KERNEL_BOUNDED(" << name << ", " << block << ") {\n";
+    else
+      os << "MPC_KERNEL(" << name << ") {\n";
+  }
+
   void endFunctor(llvm::raw_ostream &os, llvm::StringRef name, llvm::ArrayRef<Value> buffers,
                   llvm::ArrayRef<bool> written, llvm::StringRef skeletonCall, int64_t grid,
                   int64_t block) {
-    os << "};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n  const " << name << "_fn fn{";
+    os << "};\n} // namespace\n\n";
+    emitKernelHead(os, name, block);
+    os << "  const " << name << "_fn fn{";
     for (auto [i, buffer] : llvm::enumerate(buffers)) {
       std::string type = storageType(elementOf(buffer));
       os << (i ? ", " : "") << "static_cast<" << (written[i] ? "" : "const ") << type
@@ -357,9 +368,17 @@ private:
   static int64_t pointwiseGrid(int64_t n) {
     return std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 65535));
   }
-  static int64_t rowBlock(int64_t cols) {
+  /// Threads of a row kernel's block: enough for the row's columns, at
+  /// most kDefaultRowBlock; up to 1024 for long rows in a launch of fewer
+  /// rows than a GPU has multiprocessors (a finite check or a loss over a
+  /// whole tensor), where each row's block streams it alone.
+  static constexpr int64_t kDefaultRowBlock = 256;
+  static constexpr int64_t kFewRows = 128;
+  static constexpr int64_t kLongRow = 32768;
+  static int64_t rowBlock(int64_t cols, int64_t rows) {
+    int64_t limit = rows < kFewRows && cols >= kLongRow ? 1024 : kDefaultRowBlock;
     int64_t block = 32;
-    while (block < 256 && block < cols)
+    while (block < limit && block < cols)
       block *= 2;
     return block;
   }
@@ -898,7 +917,7 @@ private:
       int64_t count = 1;
       for (int64_t d : k.getReductionDims())
         count *= k.getIteration()[d];
-      block = std::max(block, rowBlock(count));
+      block = std::max(block, rowBlock(count, static_cast<int64_t>(run.size())));
       if (k != first)
         result.mergedInto[k.getSymName().str()] = first.getSymName().str();
     }
@@ -916,7 +935,8 @@ private:
     // rather than a thousand reductions inlined into one function in a deep
     // model.
     emitMemberHostRows(os, run.size(), /*outOfLine=*/true);
-    os << "};\n} // namespace\n\nMPC_KERNEL(" << name << ") {\n";
+    os << "};\n} // namespace\n\n";
+    emitKernelHead(os, name, block);
     emitMergedFunctor(os, name + "_checks_fn", counts, buffers, written);
     os << "  mpc::reduce_rows(" << run.size() << ", ";
     for (auto [i, type] : llvm::enumerate(types))
@@ -1408,7 +1428,7 @@ private:
       endFunctor(os, k.getSymName(), buffers, written,
                  "mpc::reduce_rows(" + std::to_string(rows) + ", " + std::to_string(*hostRows) +
                      ", fn)",
-                 rowGrid(rows), rowBlock(count));
+                 rowGrid(rows), rowBlock(count, rows));
       return success();
     }
     assert(!functorOnly && "only fp32 reductions (the row skeleton) share a launch");
@@ -1462,7 +1482,7 @@ private:
        << "    });\n  }\n";
     int64_t rows = outer * inner;
     endFunctor(os, k.getSymName(), {in, out}, {false, true},
-               "mpc::rows(" + std::to_string(rows) + ", fn)", rowGrid(rows), rowBlock(cols));
+               "mpc::rows(" + std::to_string(rows) + ", fn)", rowGrid(rows), rowBlock(cols, rows));
     return success();
   }
 
@@ -1491,7 +1511,7 @@ private:
        << "    });\n  }\n";
     endFunctor(os, k.getSymName(), buffers, written,
                "mpc::rows(" + std::to_string(k.getRows()) + ", fn)", rowGrid(k.getRows()),
-               rowBlock(cols));
+               rowBlock(cols, k.getRows()));
     return success();
   }
 
@@ -1518,7 +1538,7 @@ private:
        << "    });\n  }\n";
     endFunctor(os, k.getSymName(), buffers, written,
                "mpc::rows(" + std::to_string(k.getRows()) + ", fn)", rowGrid(k.getRows()),
-               rowBlock(cols));
+               rowBlock(cols, k.getRows()));
     return success();
   }
 
@@ -1544,8 +1564,8 @@ private:
        << "      const float p = mpc::exp_f(" << x << " - mx) / s - (c == label ? 1.0f : 0.0f);\n"
        << "      " << m[3] << "[base + c] = " << storeExpr(buffers[3], "p * scale") << ";\n"
        << "    });\n  }\n";
-    endFunctor(os, k.getSymName(), buffers, written,
-               "mpc::rows(" + std::to_string(rows) + ", fn)", rowGrid(rows), rowBlock(cols));
+    endFunctor(os, k.getSymName(), buffers, written, "mpc::rows(" + std::to_string(rows) + ", fn)",
+               rowGrid(rows), rowBlock(cols, rows));
     return success();
   }
 

@@ -27,6 +27,11 @@
 /// of buffer pointers, in the order the bundle's manifest lists the operands.
 #define MPC_KERNEL(name)                                                       \
   extern "C" __global__ void name(void *const *__restrict__ mpc_buffers)
+/// A kernel launched with more than 256 threads a block: the compiler keeps
+/// its registers within what `threads` threads may have.
+#define MPC_KERNEL_BOUNDED(name, threads)                                      \
+  extern "C" __global__ void __launch_bounds__(threads)                       \
+      name(void *const *__restrict__ mpc_buffers)
 #define MPC_KERNEL_BUFFER_BYTES(name, ...)
 #else
 #define MPC_HD inline
@@ -34,6 +39,7 @@
 #define MPC_KERNEL(name)                                                       \
   extern "C" __attribute__((visibility("default"))) void name(                 \
       void *const *__restrict__ mpc_buffers)
+#define MPC_KERNEL_BOUNDED(name, threads) MPC_KERNEL(name)
 /// Kernel `name`'s buffer table as generated: the count of its buffers,
 /// then the bytes of each, exported so that the CPU backend checks the
 /// bundle's launch steps of the kernel against it.

@@ -51,6 +51,11 @@ namespace detail {
 /// warps in 1024 threads), then one slot that broadcasts the block's result.
 constexpr int kRowScratchSlots = 33;
 constexpr int kRowBroadcastSlot = 32;
+/// Loads a thread of a row reduction issues before it uses the first: one
+/// block streams a whole tensor when a reduction has few rows (a finite
+/// check, a loss), and one load at a time would leave its multiprocessor
+/// waiting on memory. A power of two.
+constexpr int kLoadsInFlight = 8;
 
 struct SumOp {
   MPC_DEVICE_INLINE float operator()(float a, float b) const { return a + b; }
@@ -77,23 +82,20 @@ public:
   MPC_DEVICE_INLINE RowContext at(int64_t index) const { return RowContext(index, scratch_); }
 
   /// The fp32 sum of load(c) over the columns c in [0, n); 0 when n is 0.
-  /// Each thread sums its columns in order, then the threads' partial sums
-  /// are added as a tree.
+  /// Each thread keeps detail::kLoadsInFlight partial sums of its columns
+  /// (so that as many loads are in flight), adds them as a tree, then the
+  /// threads' sums are added as a tree.
   template <class Load>
   MPC_DEVICE_INLINE float reduce_sum(int64_t n, Load load) const {
-    float acc = 0.0f;
-    for (int64_t c = threadIdx.x; c < n; c += blockDim.x)
-      acc += load(c);
-    return reduceBlock(acc, 0.0f, detail::SumOp());
+    return reduceBlock(reduceThread(n, load, 0.0f, detail::SumOp()), 0.0f,
+                       detail::SumOp());
   }
 
   /// The largest load(c) over [0, n); NaN if any is NaN, -inf when n is 0.
   template <class Load>
   MPC_DEVICE_INLINE float reduce_max(int64_t n, Load load) const {
-    float acc = -inf_f();
-    for (int64_t c = threadIdx.x; c < n; c += blockDim.x)
-      acc = max_f(acc, load(c));
-    return reduceBlock(acc, -inf_f(), detail::MaxOp());
+    return reduceBlock(reduceThread(n, load, -inf_f(), detail::MaxOp()),
+                       -inf_f(), detail::MaxOp());
   }
 
   /// Calls body(c) once for every column c in [0, n).
@@ -104,6 +106,38 @@ public:
   }
 
 private:
+  /// This thread's columns (c = threadIdx.x + i blockDim.x) combined with
+  /// `op`: in groups of kLoadsInFlight loads issued before any is used, one
+  /// partial result per position in the group, then the rest in order.
+  template <class Load, class Op>
+  MPC_DEVICE_INLINE float reduceThread(int64_t n, Load &load, float identity,
+                                       Op op) const {
+    constexpr int kGroup = detail::kLoadsInFlight;
+    float partial[kGroup];
+#pragma unroll
+    for (int i = 0; i < kGroup; ++i)
+      partial[i] = identity;
+    const int64_t stride = blockDim.x;
+    int64_t c = threadIdx.x;
+    for (; c + (kGroup - 1) * stride < n; c += kGroup * stride) {
+      float loaded[kGroup];
+#pragma unroll
+      for (int i = 0; i < kGroup; ++i)
+        loaded[i] = load(c + i * stride);
+#pragma unroll
+      for (int i = 0; i < kGroup; ++i)
+        partial[i] = op(partial[i], loaded[i]);
+    }
+    for (; c < n; c += stride)
+      partial[0] = op(partial[0], load(c));
+#pragma unroll
+    for (int width = kGroup / 2; width > 0; width /= 2)
+#pragma unroll
+      for (int i = 0; i < width; ++i)
+        partial[i] = op(partial[i], partial[i + width]);
+    return partial[0];
+  }
+
   /// Combines every thread's `value` with `op`. Two barriers make
   /// back-to-back reductions safe: the per-warp slots are rewritten only
   /// after the second barrier of the previous reduction (so after warp 0 has
