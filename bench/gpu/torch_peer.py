@@ -6,13 +6,16 @@ users do it, timed, with their peak device memory.
 Modes (each model, same batch sizes and optimizers as examples/*.mlir):
   eager    torch.autocast(float16) + torch.cuda.amp.GradScaler (PyTorch AMP)
   compile  the same step with the model under torch.compile (default mode)
+  graphs   the model under torch.compile(mode="reduce-overhead"): its forward
+           and backward replayed as CUDA graphs (the optimizer and the
+           scaler stay eager, as torch.compile leaves them)
 Inputs are synthetic like mpc-bench's (floats in [0, 1), integers in [0, 10)),
 eight batches cycled. Time per step: the median of --repeats runs of --steps
 steps, each ended by torch.cuda.synchronize(). Peak memory:
 torch.cuda.max_memory_allocated() over a run, from a reset.
 
   torch_peer.py --models "mlp wide_mlp" [--steps N] [--repeats R]
-                [--modes eager,compile] [--device cuda] [--json FILE]
+                [--modes eager,compile,graphs] [--device cuda] [--json FILE]
 --device cpu runs the same code on the CPU (without AMP) to check the script.
 """
 
@@ -119,7 +122,14 @@ def measure(name, mode, device, steps, repeats, warmup):
     batches = [tuple(t.to(device) for t in b) for b in batches]
     amp = device == "cuda"
     scaler = torch.cuda.amp.GradScaler(enabled=amp)
-    forward = torch.compile(model) if mode == "compile" else model
+    if mode == "compile":
+        forward = torch.compile(model)
+    elif mode == "graphs":
+        forward = torch.compile(model, mode="reduce-overhead")
+    elif mode == "eager":
+        forward = model
+    else:
+        raise SystemExit(f"torch_peer.py: unknown mode '{mode}' (eager, compile, graphs)")
 
     def step(i):
         x, y = batches[i % len(batches)]
