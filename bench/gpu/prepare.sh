@@ -6,6 +6,7 @@
 # to the GPU machine with the source tree (it holds GoogleTest's sources too).
 #   bench/gpu/prepare.sh [--out DIR] [--models "mlp wide_mlp ..."]
 #   MPC   the mpc driver (default build/bin/mpc)
+#   GOOGLETEST_SOURCE_DIR  GoogleTest's sources to carry (default /usr/src/googletest)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

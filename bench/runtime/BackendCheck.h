@@ -68,9 +68,10 @@ struct CaseReport {
 /// Runs every comparison of `check` on `options.device`.
 CaseReport checkCase(const CheckCase &check, const CheckOptions &options);
 
-/// How far `device` is from `cpu`: the largest |cpu - device| relative to
-/// the larger of the largest |cpu| and `floor`; infinite where only one of
-/// them is NaN.
+/// How far `device` is from `cpu`: the largest |cpu - device| over their
+/// finite elements, relative to the larger of the largest finite |cpu| and
+/// `floor`; infinite where the sizes differ or an element is not finite on
+/// one side only, or NaN against an infinity, or infinities of other signs.
 double relativeError(const std::vector<double> &cpu, const std::vector<double> &device,
                      double floor = 0);
 

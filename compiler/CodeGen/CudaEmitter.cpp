@@ -369,9 +369,11 @@ private:
     return std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 65535));
   }
   /// Threads of a row kernel's block: enough for the row's columns, at
-  /// most kDefaultRowBlock; up to 1024 for long rows in a launch of fewer
-  /// rows than a GPU has multiprocessors (a finite check or a loss over a
-  /// whole tensor), where each row's block streams it alone.
+  /// most kDefaultRowBlock; up to 1024 for rows of at least kLongRow columns
+  /// in a launch of under kFewRows rows (a finite check or a loss over a
+  /// whole tensor), where each row's block streams it alone. kFewRows is a
+  /// heuristic near a GPU's multiprocessor count (132 on an H200, 108 on an
+  /// A100). A multi-tensor launch takes the largest of its members'.
   static constexpr int64_t kDefaultRowBlock = 256;
   static constexpr int64_t kFewRows = 128;
   static constexpr int64_t kLongRow = 32768;

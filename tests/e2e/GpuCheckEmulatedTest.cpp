@@ -142,6 +142,11 @@ TEST(GpuCheckEmulated, RelativeErrorHasAFloor) {
   EXPECT_DOUBLE_EQ(relativeError({2.0, -4.0}, {2.0, -3.0}, 1.0), 0.25);
   EXPECT_EQ(relativeError({1.0, NAN}, {1.0, NAN}), 0.0);
   EXPECT_TRUE(std::isinf(relativeError({1.0, 2.0}, {1.0, NAN})));
+  EXPECT_EQ(relativeError({1.0, INFINITY}, {1.0, INFINITY}), 0.0);
+  EXPECT_TRUE(std::isinf(relativeError({1.0, INFINITY}, {1.0, -INFINITY})));
+  EXPECT_TRUE(std::isinf(relativeError({1.0, INFINITY}, {1.0, NAN})));
+  EXPECT_TRUE(std::isinf(relativeError({1.0, 2.0}, {1.0, INFINITY})));
+  EXPECT_TRUE(std::isinf(relativeError({1.0, 2.0}, {1.0})));
 }
 
 } // namespace

@@ -45,8 +45,9 @@ std::string kernelAtLine(const std::string &source, unsigned line) {
       if (name.size() > 3 && name.compare(name.size() - 3, 3, "_fn") == 0)
         return name.substr(0, name.size() - 3);
     }
-    if (text.compare(0, 11, "MPC_KERNEL(") == 0)
-      return text.substr(11, text.find(')') - 11);
+    for (std::string head : {"MPC_KERNEL(", "MPC_KERNEL_BOUNDED("})
+      if (text.compare(0, head.size(), head) == 0)
+        return text.substr(head.size(), text.find_first_of(",)", head.size()) - head.size());
   }
   return "";
 }

@@ -2,7 +2,7 @@
 // RUN: mpc compile %s --emit manifest | FileCheck %s --check-prefix=LAUNCH
 
 // Threads of a reduction's blocks. Each row of a reduction is one block's;
-// a launch of fewer rows than a GPU has multiprocessors (under 128) over
+// a launch of few rows (under 128, near a GPU's multiprocessor count) over
 // long rows (at least 32768 columns: a finite check or a loss over a whole
 // tensor) gets 1024 threads a block, declared with launch bounds so that
 // the kernel's registers fit them. Other reductions keep at most 256: many

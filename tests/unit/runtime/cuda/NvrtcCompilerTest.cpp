@@ -46,6 +46,19 @@ struct k1_fn {
 MPC_KERNEL(k1) { mpc::pointwise(8, k1_fn{static_cast<float *>(mpc_buffers[0])}); }
 )";
 
+// An error in the body of a kernel with launch bounds (a long reduction's).
+constexpr char kBrokenBounded[] = R"(
+#include "mpc/device/pointwise.cuh"
+struct k0_fn {
+  float *y;
+  MPC_HD void operator()(int64_t i) const { y[i] = 1.0f; }
+};
+MPC_KERNEL_BOUNDED(k3, 1024) {
+  float *y = static_cast<float *>(mpc_buffers[0]);
+  y[0] = undeclared_in_k3;
+}
+)";
+
 TEST(KernelCacheKey, DigestsEveryPartSeparately) {
   EXPECT_EQ(kernelCacheKey({"a", "b"}), kernelCacheKey({"a", "b"}));
   EXPECT_NE(kernelCacheKey({"ab", "c"}), kernelCacheKey({"a", "bc"}));
@@ -102,6 +115,9 @@ TEST_F(NvrtcCompiler, ErrorsNameTheTargetAndTheKernel) {
             std::string::npos)
       << status.message();
   EXPECT_NE(status.message().find("undeclared_name"), std::string::npos) << status.message();
+  status = compileWithNvrtc(*nvrtc_, kBrokenBounded, "sm_90", binary);
+  EXPECT_NE(status.message().find("(first error in kernel k3)"), std::string::npos)
+      << status.message();
   status = compileWithNvrtc(*nvrtc_, kSource, "gfx90a", binary);
   EXPECT_EQ(status.code(), MPC_INVALID_ARGUMENT);
 }
