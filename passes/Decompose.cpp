@@ -294,12 +294,32 @@ void decomposeAdam(AdamLike op, bool decoupled) {
   op.erase();
 }
 
+/// Partial sums a finite check of a large operand leaves for its second
+/// stage: enough rows to spread the first over a GPU's multiprocessors.
+constexpr int64_t kFiniteCheckPartials = 64;
+
+/// The leading axes of `shape` whose sums a large operand's finite check
+/// keeps in its first stage: the fewest that hold kFiniteCheckPartials
+/// elements and leave a trailing axis to sum; 0 when there are none.
+int64_t finiteCheckKeptAxes(llvm::ArrayRef<int64_t> shape) {
+  int64_t partials = 1;
+  for (int64_t axis = 0; axis + 1 < static_cast<int64_t>(shape.size()); ++axis) {
+    partials *= shape[axis];
+    if (partials >= kFiniteCheckPartials)
+      return axis + 1;
+  }
+  return 0;
+}
+
 /// all_finite: x * 0 is 0 for finite x and NaN for inf and NaN, so the sum
 /// of all operands times 0 is NaN exactly when one element is not finite;
 /// NaN is the one value not equal to itself. The per-operand sums are marked
 /// `mpg.finite_check`: they are independent, and mpg-fuse puts them side by
-/// side for one multi-tensor launch.
-void decomposeAllFinite(AllFiniteOp op) {
+/// side for one multi-tensor launch. An operand of at least
+/// `splitElements` elements (0: none) is summed over its trailing axes
+/// first (finiteCheckKeptAxes), and the marked sum adds those partial sums:
+/// a sum of zeros and NaNs is the same in any order.
+void decomposeAllFinite(AllFiniteOp op, int64_t splitElements) {
   OpBuilder builder(op);
   Emitter e(builder, op.getLoc());
   Type f32 = builder.getF32Type();
@@ -308,8 +328,12 @@ void decomposeAllFinite(AllFiniteOp op) {
     auto type = llvm::cast<RankedTensorType>(operand.getType());
     Value x = e.castTo(operand, f32);
     Value zeroed = e.mul(x, e.scalar(f32, 0.0));
-    llvm::SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-    Value sum = e.sum(zeroed, axes);
+    int64_t kept = splitElements > 0 && type.getNumElements() >= splitElements
+                       ? finiteCheckKeptAxes(type.getShape())
+                       : 0;
+    if (kept > 0)
+      zeroed = e.sum(zeroed, llvm::to_vector(llvm::seq<int64_t>(kept, type.getRank())));
+    Value sum = e.sum(zeroed, llvm::to_vector(llvm::seq<int64_t>(0, kept ? kept : type.getRank())));
     if (auto reduce = sum.getDefiningOp<ReduceSumOp>())
       reduce->setAttr("mpg.finite_check", builder.getUnitAttr());
     total = total ? e.add(total, sum) : sum;
@@ -358,6 +382,8 @@ void decomposeUpdateLossScale(UpdateLossScaleOp op) {
 }
 
 struct MpgDecomposePass : mpc::impl::MpgDecomposeBase<MpgDecomposePass> {
+  using MpgDecomposeBase::MpgDecomposeBase;
+
   void runOnOperation() override {
     llvm::SmallVector<Operation *> targets;
     getOperation().walk([&](Operation *op) {
@@ -370,7 +396,7 @@ struct MpgDecomposePass : mpc::impl::MpgDecomposeBase<MpgDecomposePass> {
       if (auto mse = llvm::dyn_cast<MseLossOp>(op))
         decomposeMseLoss(mse);
       else if (auto check = llvm::dyn_cast<AllFiniteOp>(op))
-        decomposeAllFinite(check);
+        decomposeAllFinite(check, finiteCheckSplitElements);
       else if (auto update = llvm::dyn_cast<UpdateLossScaleOp>(op))
         decomposeUpdateLossScale(update);
       else if (auto pool = llvm::dyn_cast<GlobalAvgPoolOp>(op))

@@ -257,7 +257,13 @@ def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
     - `embedding_grad` becomes a GEMM: onehot(ids)^T x dy, with the one-hot
       matrix from comparing the ids against a constant row [0, V);
     - `all_finite` becomes one sum per operand of `x * 0` (NaN exactly when
-      an element is inf or NaN) and a comparison of the total with itself;
+      an element is inf or NaN) and a comparison of the total with itself.
+      An operand of at least `finite-check-split-elements` elements is
+      summed in two stages: first over its trailing axes, leaving at least
+      64 partial sums (a row each: many blocks on a GPU, where one block
+      would stream the whole gradient), then over those, which is the sum
+      marked as the finite check. Sums of `x * 0` are 0 or NaN in any
+      order, so the result is the same;
     - `update_loss_scale` becomes rank-0 selects, comparisons, min and max.
 
     Other ops are left alone.
@@ -271,6 +277,12 @@ def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
     %l = mpg.reduce_mean %s axes [0, 1] : tensor<8x4xf32> -> tensor<f32>
     ```
   }];
+  let options = [
+    Option<"finiteCheckSplitElements", "finite-check-split-elements", "int64_t",
+           /*default=*/"32768",
+           "Sum all_finite operands of at least this many elements in two "
+           "stages (0: never)">,
+  ];
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }
 
