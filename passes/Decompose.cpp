@@ -297,16 +297,22 @@ void decomposeAdam(AdamLike op, bool decoupled) {
 /// Partial sums a finite check of a large operand leaves for its second
 /// stage: enough rows to spread the first over a GPU's multiprocessors.
 constexpr int64_t kFiniteCheckPartials = 64;
+/// Elements each partial sum adds at least: fewer would leave most of the
+/// work to the second stage's one block.
+constexpr int64_t kFiniteCheckPartialLength = 256;
 
 /// The leading axes of `shape` whose sums a large operand's finite check
 /// keeps in its first stage: the fewest that hold kFiniteCheckPartials
-/// elements and leave a trailing axis to sum; 0 when there are none.
+/// elements, when each partial sum then adds kFiniteCheckPartialLength
+/// elements or more; 0 when there are none (one sum).
 int64_t finiteCheckKeptAxes(llvm::ArrayRef<int64_t> shape) {
-  int64_t partials = 1;
+  int64_t partials = 1, total = 1;
+  for (int64_t size : shape)
+    total *= size;
   for (int64_t axis = 0; axis + 1 < static_cast<int64_t>(shape.size()); ++axis) {
     partials *= shape[axis];
     if (partials >= kFiniteCheckPartials)
-      return axis + 1;
+      return partials > 0 && total / partials >= kFiniteCheckPartialLength ? axis + 1 : 0;
   }
   return 0;
 }

@@ -256,13 +256,14 @@ def MpgDecompose : Pass<"mpg-decompose", "::mlir::mpg::GraphOp"> {
       math in fp32 (the statistics are recomputed from the input);
     - `embedding_grad` becomes a GEMM: onehot(ids)^T x dy, with the one-hot
       matrix from comparing the ids against a constant row [0, V);
-    - `all_finite` becomes one sum per operand of `x * 0` (NaN exactly when
-      an element is inf or NaN) and a comparison of the total with itself.
-      An operand of at least `finite-check-split-elements` elements is
-      summed in two stages: first over its trailing axes, leaving at least
-      64 partial sums (a row each: many blocks on a GPU, where one block
-      would stream the whole gradient), then over those, which is the sum
-      marked as the finite check. Sums of `x * 0` are 0 or NaN in any
+    - `all_finite` becomes a sum of `x * 0` per operand (NaN exactly when
+      an element is inf or NaN), marked `mpg.finite_check`, and a comparison
+      of the total with itself. An operand of at least
+      `finite-check-split-elements` elements is summed in two stages where
+      its leading axes hold 64 partial sums of at least 256 elements each:
+      first over its trailing axes (a row per partial sum: many blocks on a
+      GPU, where one block would stream the whole gradient), then over
+      those, which is the marked sum. Sums of `x * 0` are 0 or NaN in any
       order, so the result is the same;
     - `update_loss_scale` becomes rank-0 selects, comparisons, min and max.
 
@@ -354,13 +355,15 @@ def MpgFuse : Pass<"mpg-fuse", "::mlir::mpg::GraphOp"> {
     - Outputs of, and state writes from, a parameter or state tensor that
       the step itself writes read a copy made at the start of the step
       (writes are copies at its end, after which the old value is gone).
-    - The loss scaler's finite checks (the per-gradient sums of
-      `mpg-decompose`'s `all_finite`, marked `mpg.finite_check`), each a
-      reduction group of its own with one scalar result, move to just before
-      the group that combines them, so that they are adjacent and the code
-      generator launches them as one multi-tensor reduction (option
-      `group-finite-checks`). The gradients they read live until the
-      updates at the end of the step anyway.
+    - The loss scaler's finite checks (the per-operand sums of
+      `mpg-decompose`'s `all_finite`, marked `mpg.finite_check`, each over a
+      gradient or over a large gradient's partial sums), each a reduction
+      group of its own with one scalar result, move to just before the group
+      that combines them, so that they are adjacent and the code generator
+      launches them as one multi-tensor reduction (option
+      `group-finite-checks`). What they read lives until then: the
+      gradients until the updates at the end of the step anyway, partial
+      sums a few bytes each.
 
     ```mlir
     // before

@@ -472,7 +472,8 @@ private:
         fusion.getLoc(), nextKernelName(), kind, inBuffers, epiBuffers, outBuffers,
         b.getDenseI64ArrayAttr(iteration), b.getDenseI64ArrayAttr(axes), b.getArrayAttr(maps));
     // A finite check of the loss scaler (one scalar sum of a gradient times
-    // zero): the code generator runs consecutive ones as one launch.
+    // zero, or of a large gradient's partial sums): the code generator runs
+    // consecutive ones as one launch.
     if (mpc::isFiniteCheck(fusion))
       kernel->setAttr("mpk.finite_check", b.getUnitAttr());
 

@@ -64,9 +64,9 @@ bool isParameterUpdate(mlir::mpg::FusionOp fusion);
 llvm::SmallVector<llvm::SmallVector<mlir::mpg::FusionOp>> parameterUpdateRuns(mlir::Block &body);
 
 /// A finite check of the loss scaler: a reduction group of one operand (a
-/// gradient) and one scalar result whose reduction mpg-decompose marked
-/// `mpg.finite_check` (not the group that combines the checks).
-/// Consecutive ones run as one multi-tensor launch too.
+/// gradient, or a large gradient's partial sums) and one scalar result whose reduction
+/// mpg-decompose marked `mpg.finite_check` (not the group that combines the checks). Consecutive
+/// ones run as one multi-tensor launch too.
 bool isFiniteCheck(mlir::mpg::FusionOp fusion);
 
 /// The reduce_sum / reduce_mean / reduce_max of a reduction group (its one
