@@ -5,7 +5,8 @@
 #   machine.txt        GPU, driver, toolkit, PyTorch
 #   gpu-check.json     the GPU tests: each model on the GPU against the CPU
 #   mpc-*.json         mpc's step times, host syncs, launches, memory, GEMMs
-#   torch.json         PyTorch eager AMP and torch.compile on the same models
+#   torch-round*.json  PyTorch eager AMP, torch.compile and its CUDA graphs
+#                      (reduce-overhead) on the same models
 #   summary.md/.json   ratios mpc / PyTorch and the targets, met or not
 # Usage, with bench/gpu/bundles compiled by bench/gpu/prepare.sh beforehand:
 #   bench/gpu/run.sh OUT            (OUT defaults to $OUT, else bench/gpu/out)
@@ -134,9 +135,10 @@ else
         || { log "mpc-bench $model failed or timed out"; status=1; }
     done
     modes=eager
-    # Compiling is most of the run: once, and only with time for it.
+    # Compiling is most of the run: once, and only with time for it (its
+    # default mode, then with CUDA graphs: "reduce-overhead").
     if [ "$round" = 1 ] && [ "$(left)" -ge 240 ]; then
-      modes=eager,compile
+      modes=eager,compile,graphs
     elif [ "$round" = 1 ]; then
       log "torch.compile skipped: $(left) s left of the deadline"
     fi

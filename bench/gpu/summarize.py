@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Summarises what bench/gpu/run.sh wrote in OUT: the GPU tests, and per
 model mpc's fp16 step against PyTorch eager AMP and torch.compile (the median
-of the rounds), peak device memory, GEMM efficiency, host syncs and graph
-launches per step, with the targets of the CUDA-backend issue:
+of the rounds), and where measured its model under CUDA graphs
+(torch.compile mode="reduce-overhead", no target), peak device memory, GEMM
+efficiency, host syncs and graph launches per step, with the targets of the
+CUDA-backend issue:
   mpc step <= 0.5x eager AMP and <= 1.0x torch.compile, memory <= eager AMP,
   every GEMM at >= 70% of the best cuBLASLt algorithm alone, 0 host syncs and
   1 graph launch per step.
@@ -91,7 +93,7 @@ def main():
             runs = torch_runs.get((model, mode), [])
             return statistics.median(r["ms_per_step"] for r in runs) if runs else None
 
-        eager, compiled = peer("eager"), peer("compile")
+        eager, compiled, graphed = peer("eager"), peer("compile"), peer("graphs")
         eager_runs = torch_runs.get((model, "eager"), [])
         eager_peak = max((r.get("peak_bytes", 0) for r in eager_runs), default=None)
         gemms = first.get("gemms", [])
@@ -100,6 +102,7 @@ def main():
             "mpc_ms": ms, "eager_amp_ms": eager, "compile_ms": compiled,
             "ratio_eager": ms / eager if eager else None,
             "ratio_compile": ms / compiled if compiled else None,
+            "graphs_ms": graphed, "ratio_graphs": ms / graphed if graphed else None,
             "mpc_device_bytes": first["device_bytes"], "eager_amp_peak_bytes": eager_peak,
             "memory_ratio": first["device_bytes"] / eager_peak if eager_peak else None,
             "gemm_efficiency_min": efficiency,
@@ -122,7 +125,8 @@ def main():
             return format(value, spec) if value is not None else "-"
 
         rows.append(f"| {model} | {ms:.3f} | {fmt(eager, '.3f')} | {fmt(compiled, '.3f')} | "
-                    f"{fmt(entry['ratio_eager'], '.2f')} | {fmt(entry['ratio_compile'], '.2f')} | "
+                    f"{fmt(graphed, '.3f')} | {fmt(entry['ratio_eager'], '.2f')} | "
+                    f"{fmt(entry['ratio_compile'], '.2f')} | {fmt(entry['ratio_graphs'], '.2f')} | "
                     f"{first['device_bytes'] / 2**20:.1f} | "
                     f"{fmt(eager_peak / 2**20 if eager_peak else None, '.1f')} | "
                     f"{fmt(efficiency, '.2f')} | {entry['host_syncs_per_step']:g} | "
@@ -131,11 +135,13 @@ def main():
     summary["targets_met"] = all_met
     if rows:
         lines += ["Train step, fp16 mixed precision, ms (median of rounds); ratios mpc / peer;",
+                  "graphs: PyTorch's model under CUDA graphs (reduce-overhead), no target;",
                   "memory in MiB (mpc: what the program allocated, its 4 MiB GEMM workspace",
                   "included; PyTorch: max_memory_allocated).", "",
-                  "| model | mpc ms | eager AMP ms | compile ms | / eager | / compile | mpc MiB | "
-                  "AMP MiB | GEMM eff. min | syncs/step | graphs/step | targets |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows + [""]
+                  "| model | mpc ms | eager AMP ms | compile ms | graphs ms | / eager | / compile | "
+                  "/ graphs | mpc MiB | AMP MiB | GEMM eff. min | syncs/step | graphs/step | "
+                  "targets |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows + [""]
         for model, entry in summary["models"].items():
             missed = [t for t, ok in entry["targets"].items() if not ok]
             if missed:
