@@ -46,6 +46,28 @@ void emulate(mpc::test::CudaEmulator &emulator, const std::string &bundle) {
   emulator.addKernelImage(cubin->bytes, hostPath);
 }
 
+/// Runs `check` on the emulated GPU with its bundles' kernels registered,
+/// `curveSteps` steps for the curve: every comparison runs and passes, and
+/// bitwise (the emulated GPU computes as the CPU does). `what` gets the
+/// measures' names in order.
+mpc::bench::CaseReport checkEmulated(const mpc::bench::CheckCase &check, int curveSteps,
+                                     std::vector<std::string> &what) {
+  mpc::test::CudaEmulator emulator("");
+  emulate(emulator, check.trainBundle);
+  if (!check.forwardBundle.empty())
+    emulate(emulator, check.forwardBundle);
+  mpc::bench::CheckOptions options;
+  options.curveSteps = curveSteps;
+  mpc::bench::CaseReport report = mpc::bench::checkCase(check, options);
+  EXPECT_TRUE(report.error.empty()) << report.error;
+  EXPECT_TRUE(report.passed());
+  for (const mpc::bench::Measure &measure : report.measures) {
+    what.push_back(measure.what);
+    EXPECT_EQ(measure.error, 0.0) << measure.what;
+  }
+  return report;
+}
+
 TEST(GpuCheckEmulated, EveryComparisonRunsAndPasses) {
   char pattern[] = "/tmp/mpc-gpu-check-XXXXXX";
   std::string dir = mkdtemp(pattern);
@@ -59,19 +81,8 @@ TEST(GpuCheckEmulated, EveryComparisonRunsAndPasses) {
   EXPECT_EQ(listed[0].trainBundle, check.trainBundle);
   EXPECT_EQ(listed[0].forwardBundle, check.forwardBundle);
 
-  mpc::test::CudaEmulator emulator("");
-  emulate(emulator, check.trainBundle);
-  emulate(emulator, check.forwardBundle);
-  mpc::bench::CheckOptions options;
-  options.curveSteps = 12;
-  mpc::bench::CaseReport report = mpc::bench::checkCase(check, options);
-  EXPECT_TRUE(report.error.empty()) << report.error;
-  EXPECT_TRUE(report.passed());
   std::vector<std::string> what;
-  for (const mpc::bench::Measure &measure : report.measures) {
-    what.push_back(measure.what);
-    EXPECT_EQ(measure.error, 0.0) << measure.what; // bitwise on the emulated GPU
-  }
+  mpc::bench::CaseReport report = checkEmulated(check, 12, what);
   // Forward outputs, the update of each of the four parameters, the curve,
   // launches and syncs.
   EXPECT_EQ(what, (std::vector<std::string>{
@@ -89,6 +100,7 @@ TEST(GpuCheckEmulated, EveryComparisonRunsAndPasses) {
       << json;
 
   // Without the device every case fails with the reason.
+  mpc::test::CudaEmulator emulator("");
   mpc::bench::CheckOptions missing;
   missing.device = "cuda:3";
   mpc::bench::CaseReport failed = mpc::bench::checkCase(check, missing);
@@ -106,18 +118,8 @@ TEST(GpuCheckEmulated, AdamModelsCompareTheirGradients) {
   std::string dir = mkdtemp(pattern);
   mpc::bench::CheckCase check{"fashion_mlp", "fp16", compile(dir, "fashion_mlp", "train", "fp16"),
                               ""};
-  mpc::test::CudaEmulator emulator("");
-  emulate(emulator, check.trainBundle);
-  mpc::bench::CheckOptions options;
-  options.curveSteps = 2;
-  mpc::bench::CaseReport report = mpc::bench::checkCase(check, options);
-  EXPECT_TRUE(report.error.empty()) << report.error;
-  EXPECT_TRUE(report.passed());
   std::vector<std::string> what;
-  for (const mpc::bench::Measure &measure : report.measures) {
-    what.push_back(measure.what);
-    EXPECT_EQ(measure.error, 0.0) << measure.what;
-  }
+  checkEmulated(check, 2, what);
   EXPECT_EQ(what, (std::vector<std::string>{
                       "gradient of fc1.weight (Adam's first moment)",
                       "gradient of fc1.bias (Adam's first moment)",
