@@ -306,9 +306,7 @@ constexpr int64_t kFiniteCheckPartialLength = 256;
 /// elements, when each partial sum then adds kFiniteCheckPartialLength
 /// elements or more; 0 when there are none (one sum).
 int64_t finiteCheckKeptAxes(llvm::ArrayRef<int64_t> shape) {
-  int64_t partials = 1, total = 1;
-  for (int64_t size : shape)
-    total *= size;
+  int64_t partials = 1, total = ShapedType::getNumElements(shape);
   for (int64_t axis = 0; axis + 1 < static_cast<int64_t>(shape.size()); ++axis) {
     partials *= shape[axis];
     if (partials >= kFiniteCheckPartials)

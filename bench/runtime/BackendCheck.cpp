@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace mpc::bench {
@@ -155,8 +156,9 @@ void compareUpdate(const CheckCase &check, const CheckOptions &options, const To
     return widened(param, bytes);
   };
   // Per parameter: what is compared as its gradient, and for Adam its
-  // update (empty otherwise).
-  std::vector<GradientMeasure> gradients, adamUpdates;
+  // update.
+  std::vector<GradientMeasure> gradients;
+  std::vector<std::optional<GradientMeasure>> adamUpdates;
   for (size_t i = 0; i < manifest.params.size(); ++i) {
     const rt::ParamSpec &param = manifest.params[i];
     if (!param.trainable || param.state || !param.castOf.empty())
@@ -173,7 +175,7 @@ void compareUpdate(const CheckCase &check, const CheckOptions &options, const To
         moment = &state;
     if (!moment) {
       gradients.push_back(std::move(update));
-      adamUpdates.emplace_back();
+      adamUpdates.push_back(std::nullopt);
       continue;
     }
     gradients.push_back({"gradient of " + param.name + " (Adam's first moment)",
@@ -188,9 +190,9 @@ void compareUpdate(const CheckCase &check, const CheckOptions &options, const To
   for (const GradientMeasure &g : gradients)
     report.measures.push_back({g.what, relativeError(g.cpu, g.device, gradientFloor), tol.update});
   for (size_t i = 0; i < adamUpdates.size(); ++i) {
-    const GradientMeasure &update = adamUpdates[i];
-    if (update.what.empty())
+    if (!adamUpdates[i])
       continue;
+    const GradientMeasure &update = *adamUpdates[i];
     std::vector<double> cpuKept, deviceKept;
     for (size_t j = 0; j < update.cpu.size(); ++j)
       if (!(std::abs(gradients[i].cpu[j]) < gradientFloor)) { // NaN is kept
@@ -255,12 +257,9 @@ double relativeError(const std::vector<double> &cpu, const std::vector<double> &
     return INFINITY;
   double scale = floor, worst = 0;
   for (size_t i = 0; i < cpu.size(); ++i) {
-    bool finite = std::isfinite(cpu[i]);
-    if (finite != std::isfinite(device[i]))
-      return INFINITY;
-    if (!finite) { // NaN on both sides, or the same infinity
-      if (std::isnan(cpu[i]) != std::isnan(device[i]) ||
-          (!std::isnan(cpu[i]) && cpu[i] != device[i]))
+    if (!std::isfinite(cpu[i]) || !std::isfinite(device[i])) {
+      // Equal only as NaN and NaN, or as the same infinity.
+      if (std::isnan(cpu[i]) ? !std::isnan(device[i]) : cpu[i] != device[i])
         return INFINITY;
       continue;
     }
