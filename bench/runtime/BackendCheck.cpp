@@ -110,9 +110,9 @@ void compareForward(const CheckCase &check, const CheckOptions &options, const T
     std::vector<uint8_t> a, b;
     require(readTensor(*cpu, output, true, a));
     require(readTensor(*device, output, true, b));
-    report.measures.push_back({"forward output " + output.name,
-                               relativeError(widened(output, a), widened(output, b)),
-                               tol.forward});
+    std::vector<double> expected = widened(output, a), actual = widened(output, b);
+    report.measures.push_back({"forward output " + output.name, relativeError(expected, actual),
+                               tol.forward, expected.size()});
   }
 }
 
@@ -188,7 +188,8 @@ void compareUpdate(const CheckCase &check, const CheckOptions &options, const To
     largest = std::max(largest, largestMagnitude(g.cpu));
   const double gradientFloor = kGradientFloor * largest;
   for (const GradientMeasure &g : gradients)
-    report.measures.push_back({g.what, relativeError(g.cpu, g.device, gradientFloor), tol.update});
+    report.measures.push_back(
+        {g.what, relativeError(g.cpu, g.device, gradientFloor), tol.update, g.cpu.size()});
   for (size_t i = 0; i < adamUpdates.size(); ++i) {
     if (!adamUpdates[i])
       continue;
@@ -199,7 +200,8 @@ void compareUpdate(const CheckCase &check, const CheckOptions &options, const To
         cpuKept.push_back(update.cpu[j]);
         deviceKept.push_back(update.device[j]);
       }
-    report.measures.push_back({update.what, relativeError(cpuKept, deviceKept), tol.update});
+    report.measures.push_back(
+        {update.what, relativeError(cpuKept, deviceKept), tol.update, cpuKept.size()});
   }
 }
 
@@ -230,7 +232,7 @@ void compareCurve(const CheckCase &check, const CheckOptions &options, const Tol
     worst = std::max(worst, error);
   }
   report.measures.push_back({"loss curve over " + std::to_string(options.curveSteps) + " steps",
-                             worst, tol.curve});
+                             worst, tol.curve, report.cpuLosses.size()});
   if (options.device != "cpu") {
     report.measures.push_back(
         {"graph launches per step minus one",
@@ -308,6 +310,7 @@ std::string reportJson(const std::string &device, const std::vector<CaseReport> 
       os << (j ? ", " : "") << "{\"what\": " << rt::quoteJson(r.measures[j].what)
          << ", \"error\": " << number(r.measures[j].error)
          << ", \"tolerance\": " << number(r.measures[j].tolerance)
+         << ", \"elements\": " << r.measures[j].elements
          << ", \"passed\": " << (r.measures[j].passed() ? "true" : "false") << "}";
     os << "], \"steps\": " << r.steps << ", \"graph_launches\": " << r.graphLaunches
        << ", \"host_syncs_in_loop\": " << r.hostSyncsInLoop << ", \"cpu_losses\": [";

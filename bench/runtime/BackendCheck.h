@@ -50,6 +50,9 @@ struct Measure {
   std::string what;
   double error = 0;
   double tolerance = 0;
+  /// The element pairs compared (0 for a count such as host syncs): an
+  /// update compared only above the gradients' floor may have none there.
+  uint64_t elements = 0;
   bool passed() const { return error <= tolerance; }
 };
 

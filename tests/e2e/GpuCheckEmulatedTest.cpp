@@ -119,7 +119,7 @@ TEST(GpuCheckEmulated, AdamModelsCompareTheirGradients) {
   mpc::bench::CheckCase check{"fashion_mlp", "fp16", compile(dir, "fashion_mlp", "train", "fp16"),
                               ""};
   std::vector<std::string> what;
-  checkEmulated(check, 2, what);
+  mpc::bench::CaseReport report = checkEmulated(check, 2, what);
   EXPECT_EQ(what, (std::vector<std::string>{
                       "gradient of fc1.weight (Adam's first moment)",
                       "gradient of fc1.bias (Adam's first moment)",
@@ -130,6 +130,20 @@ TEST(GpuCheckEmulated, AdamModelsCompareTheirGradients) {
                       "update of fc2.weight where |gradient| >= the floor",
                       "update of fc2.bias where |gradient| >= the floor", "loss curve over 2 steps",
                       "graph launches per step minus one", "host syncs in the training loop"}));
+  // Every gradient element is compared; the updates where the gradient is
+  // above the floor, which some elements of each parameter are not (the
+  // inputs' border pixels give fc1.weight rows of zero gradient).
+  const uint64_t sizes[] = {784 * 256, 256, 256 * 10, 10};
+  ASSERT_EQ(report.measures.size(), 11u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(report.measures[i].elements, sizes[i]) << report.measures[i].what;
+    EXPECT_GT(report.measures[4 + i].elements, 0u) << report.measures[4 + i].what;
+    EXPECT_LE(report.measures[4 + i].elements, sizes[i]) << report.measures[4 + i].what;
+  }
+  EXPECT_LT(report.measures[4].elements, sizes[0]);
+  EXPECT_EQ(report.measures[8].elements, 2u); // the curve's steps
+  EXPECT_NE(mpc::bench::reportJson("cuda", {report}).find("\"elements\": 200704"),
+            std::string::npos);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
