@@ -5,6 +5,8 @@
 #   machine.txt        GPU, driver, toolkit, PyTorch
 #   gpu-check.json     the GPU tests: each model on the GPU against the CPU
 #   mpc-*.json         mpc's step times, host syncs, launches, memory, GEMMs
+#                      (mpc-MODEL-untuned.json: round 1 again with
+#                      MPC_GEMM_AUTOTUNE=0, the heuristic's GEMM algorithms)
 #   torch-round*.json  PyTorch eager AMP, torch.compile and its CUDA graphs
 #                      (reduce-overhead) on the same models
 #   summary.md/.json   ratios mpc / PyTorch and the targets, met or not
@@ -133,6 +135,11 @@ else
       limited 60 "$bin/mpc-bench" "$bundle" --device cuda --steps 200 --repeats 5 "${gemms[@]}" \
         --label "$model" --json "$out/mpc-$model-round$round.json" > /dev/null \
         || { log "mpc-bench $model failed or timed out"; status=1; }
+      # Once, right after: the same without timing GEMM algorithms at load.
+      [ "$round" = 1 ] && { MPC_GEMM_AUTOTUNE=0 limited 60 "$bin/mpc-bench" "$bundle" \
+        --device cuda --steps 200 --repeats 5 --gemms --label "$model" \
+        --json "$out/mpc-$model-untuned.json" > /dev/null \
+        || { log "mpc-bench $model (MPC_GEMM_AUTOTUNE=0) failed or timed out"; status=1; }; }
     done
     modes=eager
     # Compiling is most of the run: once, and only with time for it (its

@@ -43,6 +43,29 @@ def problems(out):
         return []
 
 
+def format_or_dash(value):
+    return format(value, ".2f") if value is not None else "-"
+
+
+def autotune_rows(out, mpc):
+    """Per model, round 1's step and GEMM efficiency against the same bundle
+    run with MPC_GEMM_AUTOTUNE=0 (mpc-MODEL-untuned.json)."""
+    rows = {}
+    for model, results in mpc.items():
+        tuned = next((r for r in results if r.get("gemms") is not None), None)
+        heuristic = load(os.path.join(out, f"mpc-{model}-untuned.json"))
+        if not tuned or not heuristic or heuristic.get("ms_per_step") is None:
+            continue
+
+        def least(run):
+            return min((g["efficiency"] for g in run.get("gemms", [])), default=None)
+
+        rows[model] = {"tuned_ms": tuned["ms_per_step"], "heuristic_ms": heuristic["ms_per_step"],
+                       "tuned_efficiency_min": least(tuned),
+                       "heuristic_efficiency_min": least(heuristic)}
+    return rows
+
+
 def main():
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
@@ -148,6 +171,18 @@ def main():
                 lines.append(f"- {model} misses: {', '.join(missed)}")
     else:
         lines.append("Benchmarks: none ran (no GPU, or no bundles).")
+    tuning = autotune_rows(out, mpc)
+    if tuning:
+        summary["gemm_autotune"] = tuning
+        lines += ["", "GEMM algorithms timed at load (round 1) against cuBLASLt's heuristic",
+                  "choice (MPC_GEMM_AUTOTUNE=0, run right after); GEMM efficiency as above:", "",
+                  "| model | step ms, timed | step ms, heuristic | ratio | GEMM eff. min, timed | "
+                  "heuristic |", "|---|---|---|---|---|---|"]
+        for model, entry in tuning.items():
+            lines.append(f"| {model} | {entry['tuned_ms']:.4f} | {entry['heuristic_ms']:.4f} | "
+                         f"{entry['tuned_ms'] / entry['heuristic_ms']:.2f} | "
+                         f"{format_or_dash(entry['tuned_efficiency_min'])} | "
+                         f"{format_or_dash(entry['heuristic_efficiency_min'])} |")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(text)

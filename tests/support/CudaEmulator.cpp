@@ -38,6 +38,8 @@ struct CUstream_st {
 struct CUevent_st {
   bool complete = true;
   CUstream_st *stream = nullptr;
+  /// The emulated clock when the event completed (ms).
+  double clock = 0;
 };
 struct CUfunc_st {
   void (*kernel)(void *const *) = nullptr;
@@ -74,6 +76,8 @@ struct Emulation {
   rt::NvrtcApi nvrtc;
   rt::CudaApi api;
   rt::HostGemm gemm;
+  /// The emulated GPU's clock (ms): advanced by GEMMs only.
+  double clock = 0;
 };
 
 Emulation *emulation = nullptr;
@@ -306,7 +310,10 @@ CUresult emuEventRecord(CUevent event, CUstream stream) {
     return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   event->complete = false;
   event->stream = stream;
-  stream->queue.push_back([event] { event->complete = true; });
+  stream->queue.push_back([event] {
+    event->complete = true;
+    event->clock = current().clock;
+  });
   return CUDA_SUCCESS;
 }
 CUresult emuEventQuery(CUevent event) {
@@ -321,8 +328,10 @@ CUresult emuEventSynchronize(CUevent event) {
   }
   return event->complete ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_STATE;
 }
-CUresult emuEventElapsedTime(float *milliseconds, CUevent, CUevent) {
-  *milliseconds = 0;
+CUresult emuEventElapsedTime(float *milliseconds, CUevent start, CUevent stop) {
+  if (!start->complete || !stop->complete)
+    return CUDA_ERROR_NOT_READY;
+  *milliseconds = static_cast<float>(stop->clock - start->clock);
   return CUDA_SUCCESS;
 }
 
@@ -450,10 +459,14 @@ cublasStatus_t emuHeuristic(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatr
     ++current().counters.alignedHeuristicQueries;
   if (requested < 1)
     return CUBLAS_STATUS_INVALID_VALUE;
-  std::memset(results, 0, sizeof *results);
-  results[0].state = CUBLAS_STATUS_SUCCESS;
-  results[0].wavesCount = 1;
-  *returned = 1;
+  int offered = std::max<int>(1, current().options.algorithmMilliseconds.size());
+  *returned = std::min(requested, offered);
+  for (int i = 0; i < *returned; ++i) {
+    std::memset(&results[i], 0, sizeof results[i]);
+    results[i].algo.data[0] = static_cast<uint64_t>(i); // its rank, read back by emuMatmul
+    results[i].state = CUBLAS_STATUS_SUCCESS;
+    results[i].wavesCount = 1;
+  }
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -569,7 +582,7 @@ cublasStatus_t emuMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t desc, const void
                          const void *A, cublasLtMatrixLayout_t aDesc, const void *B,
                          cublasLtMatrixLayout_t bDesc, const void *beta, const void *C,
                          cublasLtMatrixLayout_t cDesc, void *D, cublasLtMatrixLayout_t dDesc,
-                         const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t stream) {
+                         const cublasLtMatmulAlgo_t *algo, void *, size_t, cudaStream_t stream) {
   Layout a = decode(aDesc), b = decode(bDesc), c = decode(cDesc), d = decode(dDesc);
   bool transA = descAttribute<int32_t>(desc, CUBLASLT_MATMUL_DESC_TRANSA) == CUBLAS_OP_T;
   bool transB = descAttribute<int32_t>(desc, CUBLASLT_MATMUL_DESC_TRANSB) == CUBLAS_OP_T;
@@ -618,12 +631,21 @@ cublasStatus_t emuMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t desc, const void
   const auto *bBytes = static_cast<const uint8_t *>(B);
   auto *dBytes = static_cast<uint8_t *>(D);
   const auto *biasBytes = needsBias ? static_cast<const uint8_t *>(bias) : nullptr;
+  const std::vector<float> &times = current().options.algorithmMilliseconds;
+  int rank = algo ? static_cast<int>(algo->data[0]) : -1;
+  if (rank < 0 || rank >= std::max<int>(1, times.size()))
+    return CUBLAS_STATUS_INVALID_VALUE; // not one the heuristic offered
+  double milliseconds = times.empty() ? 0.0 : times[rank];
+  if (milliseconds < 0)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
   enqueue(
       reinterpret_cast<CUstream>(stream),
       [=] {
         emulatedGemm(transA, transB, a, b, d, aBytes, bBytes, dBytes, epilogue, biasBytes, biasType,
                      aType, bType, dType, betaValue);
         ++current().counters.gemmsRun;
+        current().counters.gemmAlgorithms.push_back(rank);
+        current().clock += milliseconds;
       },
       true);
   return CUBLAS_STATUS_SUCCESS;

@@ -49,6 +49,13 @@ struct CudaEmulatorOptions {
   int driverVersion = CUDA_VERSION;
   /// Image kinds cuModuleLoadData refuses: "cubin", "ptx".
   std::set<std::string> refusedImages;
+  /// What a GEMM takes with each algorithm cuBLASLt's heuristic offers, in
+  /// its order (ms): the heuristic offers as many as there are (one when
+  /// empty), each GEMM advances the emulated GPU's clock by its algorithm's
+  /// time, and events read that clock; a negative time is an algorithm
+  /// cublasLtMatmul refuses (CUBLAS_STATUS_NOT_SUPPORTED). Empty: one
+  /// algorithm and a clock that stands still.
+  std::vector<float> algorithmMilliseconds;
 };
 
 /// What the emulated driver has been asked to do.
@@ -67,6 +74,8 @@ struct CudaEmulatorCounters {
   /// (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_{A,B,C,D}_BYTES).
   int alignedHeuristicQueries = 0;
   int nvrtcCompilations = 0;
+  /// The heuristic's rank of the algorithm of each GEMM performed, in order.
+  std::vector<int> gemmAlgorithms;
   /// Each image loaded: its kind ("cubin" or "ptx"), a colon, and its
   /// first bytes up to a NUL (at most 24).
   std::vector<std::string> loadedImages;

@@ -11,6 +11,7 @@
 #include "KernelImage.h"
 #include "NvrtcCompiler.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -28,6 +29,19 @@ constexpr uint64_t kStagingAlignment = 64;
 constexpr uint64_t kBenchmarkWorkspaceBytes = 32u << 20;
 /// Algorithms timeGemmSteps tries per GEMM.
 constexpr int kBenchmarkAlgorithms = 8;
+/// Calls of a GEMM candidate in the CUDA graph that times it at load.
+constexpr int kTuningCalls = 8;
+/// A GEMM whose heuristic choice takes longer than this per call (ms) is
+/// not tuned: large GEMMs gain little, and timing their candidates would
+/// lengthen the load by seconds.
+constexpr double kTuningMaxMs = 0.25;
+
+/// Whether GEMM algorithms are timed at load: yes unless the environment
+/// sets MPC_GEMM_AUTOTUNE=0.
+bool gemmAutotuneEnabled() {
+  const char *value = std::getenv("MPC_GEMM_AUTOTUNE");
+  return !value || std::strcmp(value, "0") != 0;
+}
 
 uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
@@ -159,6 +173,8 @@ public:
     if (Status s = allocate(manifest); !s.isOk())
       return s;
     if (Status s = planSteps(manifest); !s.isOk())
+      return s;
+    if (Status s = tuneGemms(); !s.isOk())
       return s;
     if (Status s = prepareStaging(); !s.isOk())
       return s;
@@ -426,12 +442,124 @@ private:
             *blas_, blasHandle_, deviceName_, plan, address(gemm.b) + plan.aOffsetBytes,
             address(gemm.a) + plan.bOffsetBytes, address(gemm.c) + plan.dOffsetBytes,
             gemm.bias ? address(*gemm.bias) : 0, workspaceBytes_,
-            path_ + ": steps[" + std::to_string(index) + "] (GEMM " + std::to_string(gemm.m) +
-                "x" + std::to_string(gemm.n) + "x" + std::to_string(gemm.k) + ")");
+            path_ + ": steps[" + std::to_string(index) + "] (GEMM " + std::to_string(gemm.m) + "x" +
+                std::to_string(gemm.n) + "x" + std::to_string(gemm.k) + ")",
+            gemmAutotuneEnabled() ? kMaxGemmCandidates : 1);
         !s.isOk())
       return s;
     gemms_.push_back(std::move(planned));
     return Status();
+  }
+
+  /// For each kind of GEMM whose candidates were kept (GemmCall::create),
+  /// times every candidate in a CUDA graph of kTuningCalls calls (so that
+  /// the host's enqueueing does not count) and takes the fastest for every
+  /// GEMM of that kind. The candidates write a scratch result, not the
+  /// program's memory. A candidate that fails to run is passed over.
+  Status tuneGemms() {
+    std::map<std::string, std::vector<GemmCall *>> kinds;
+    int64_t scratchBytes = 0;
+    for (PlannedGemm &planned : gemms_)
+      if (!planned.call->candidates().empty()) {
+        kinds[planned.call->key()].push_back(planned.call.get());
+        scratchBytes = std::max(scratchBytes, planned.call->dBytes());
+      }
+    if (kinds.empty())
+      return Status();
+    CUdeviceptr scratch = 0;
+    CUevent start = nullptr, stop = nullptr;
+    Status status = check(driver_->cuMemAlloc(&scratch, alignUp(scratchBytes, kAlignment)),
+                          "allocating the scratch result of the GEMMs' timing");
+    if (status.isOk())
+      status = check(driver_->cuEventCreate(&start, CU_EVENT_DEFAULT), "creating an event");
+    if (status.isOk())
+      status = check(driver_->cuEventCreate(&stop, CU_EVENT_DEFAULT), "creating an event");
+    for (auto &[key, calls] : kinds) {
+      if (!status.isOk())
+        break;
+      const GemmCall &call = *calls.front();
+      const std::vector<cublasLtMatmulAlgo_t> candidates = call.candidates();
+      int fastest = -1;
+      double fastestMs = 0;
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        double ms = 0;
+        bool ran = false;
+        status = timeCalls(
+            [&] {
+              return call.enqueueWith(blasHandle_, stream_, candidates[i], scratch,
+                                      arena_ + workspaceOffset_, workspaceBytes_, path_);
+            },
+            kTuningCalls, start, stop, ran, ms);
+        if (!status.isOk())
+          break;
+        if (ran && (fastest < 0 || ms < fastestMs)) {
+          fastest = static_cast<int>(i);
+          fastestMs = ms;
+        }
+        if (i == 0 && ran && ms > kTuningMaxMs)
+          break;
+      }
+      if (status.isOk() && fastest >= 0)
+        for (GemmCall *same : calls)
+          same->choose(candidates[fastest]);
+    }
+    if (start)
+      driver_->cuEventDestroy(start);
+    if (stop)
+      driver_->cuEventDestroy(stop);
+    if (scratch)
+      driver_->cuMemFree(scratch);
+    return status;
+  }
+
+  /// Milliseconds per call of `enqueue` (which enqueues one call on the
+  /// stream), timed on the GPU alone: `calls` calls captured into a CUDA
+  /// graph, launched once to warm up and once between `start` and `stop`,
+  /// so that the host's enqueueing (microseconds a call, as long as a small
+  /// GEMM) does not count. `ran` is false, and the status OK, where
+  /// enqueueing fails (cuBLASLt refuses an algorithm).
+  template <class Enqueue>
+  Status timeCalls(Enqueue enqueue, int calls, CUevent start, CUevent stop, bool &ran, double &ms) {
+    ran = false;
+    if (Status s =
+            check(driver_->cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                  "starting to capture a GEMM's timing");
+        !s.isOk())
+      return s;
+    bool enqueued = true;
+    for (int i = 0; i < calls && enqueued; ++i)
+      enqueued = enqueue().isOk();
+    CUgraph graph = nullptr;
+    CUresult ended = driver_->cuStreamEndCapture(stream_, &graph);
+    if (!enqueued || ended != CUDA_SUCCESS) {
+      if (graph)
+        driver_->cuGraphDestroy(graph);
+      return Status();
+    }
+    CUgraphExec exec = nullptr;
+    Status status =
+        check(driver_->cuGraphInstantiate(&exec, graph, 0), "instantiating a GEMM's timing");
+    driver_->cuGraphDestroy(graph);
+    if (status.isOk())
+      status = check(driver_->cuGraphLaunch(exec, stream_), "timing a GEMM");
+    if (status.isOk())
+      status = check(driver_->cuEventRecord(start, stream_), "recording an event");
+    if (status.isOk())
+      status = check(driver_->cuGraphLaunch(exec, stream_), "timing a GEMM");
+    if (status.isOk())
+      status = check(driver_->cuEventRecord(stop, stream_), "recording an event");
+    if (status.isOk())
+      status = check(driver_->cuEventSynchronize(stop), "timing a GEMM");
+    float elapsed = 0;
+    if (status.isOk())
+      status = check(driver_->cuEventElapsedTime(&elapsed, start, stop), "timing a GEMM");
+    if (exec)
+      driver_->cuGraphExecDestroy(exec);
+    if (status.isOk()) {
+      ran = true;
+      ms = elapsed / std::max(calls, 1);
+    }
+    return status;
   }
 
   /// Pinned host memory for the inputs and telemetry of each slot, and the
@@ -660,26 +788,6 @@ Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
   if (status.isOk())
     status = check(driver_->cuMemAlloc(&workspace, kBenchmarkWorkspaceBytes),
                    "allocating the benchmark's workspace");
-  // Milliseconds per call of `enqueue`, after one call to warm up.
-  auto time = [&](auto enqueue, double &ms) -> Status {
-    if (Status s = enqueue(); !s.isOk())
-      return s;
-    if (Status s = check(driver_->cuEventRecord(start, stream_), "recording an event"); !s.isOk())
-      return s;
-    for (int i = 0; i < repetitions; ++i)
-      if (Status s = enqueue(); !s.isOk())
-        return s;
-    if (Status s = check(driver_->cuEventRecord(stop, stream_), "recording an event"); !s.isOk())
-      return s;
-    if (Status s = check(driver_->cuEventSynchronize(stop), "timing a GEMM"); !s.isOk())
-      return s;
-    float elapsed = 0;
-    if (Status s = check(driver_->cuEventElapsedTime(&elapsed, start, stop), "timing a GEMM");
-        !s.isOk())
-      return s;
-    ms = elapsed / std::max(repetitions, 1);
-    return Status();
-  };
   auto pointer = [](CUdeviceptr address) {
     return reinterpret_cast<void *>(static_cast<uintptr_t>(address));
   };
@@ -694,12 +802,20 @@ Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
     timing.batch = planned.gemm.batch;
     timing.types = std::string(dtypeName(planned.gemm.aDtype)) + "x" +
                    dtypeName(planned.gemm.bDtype) + "->" + dtypeName(planned.gemm.cDtype);
-    status = time(
+    const std::string what = path_ + ": GEMM step " + std::to_string(planned.step);
+    bool ran = false;
+    status = timeCalls(
         [&] {
           return call.enqueue(blasHandle_, stream_, arena_ + workspaceOffset_, workspaceBytes_,
-                              path_ + ": GEMM step " + std::to_string(planned.step));
+                              what);
         },
-        timing.stepMs);
+        repetitions, start, stop, ran, timing.stepMs);
+    if (status.isOk() && !ran) {
+      status = call.enqueue(blasHandle_, stream_, arena_ + workspaceOffset_, workspaceBytes_,
+                            what); // its error
+      if (status.isOk())
+        status = Status::error(MPC_INTERNAL, what + ": could not be captured for timing");
+    }
     if (!status.isOk())
       break;
     // cuBLASLt's top choices with a large workspace.
@@ -718,11 +834,11 @@ Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
                                           preference, kBenchmarkAlgorithms, results, &found);
     blas_->cublasLtMatmulPreferenceDestroy(preference);
     timing.bestMs = timing.stepMs;
-    for (int i = 0; i < found; ++i) {
+    for (int i = 0; status.isOk() && i < found; ++i) {
       if (results[i].state != CUBLAS_STATUS_SUCCESS)
         continue;
       double ms = 0;
-      Status tried = time(
+      status = timeCalls(
           [&]() -> Status {
             cublasStatus_t result = blas_->cublasLtMatmul(
                 blasHandle_, call.desc(), call.alpha(), pointer(call.a()), call.layoutA(),
@@ -734,8 +850,8 @@ Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
                        ? Status()
                        : cublasFailure(*blas_, result, "cublasLtMatmul");
           },
-          ms);
-      if (!tried.isOk())
+          repetitions, start, stop, ran, ms);
+      if (!ran)
         continue; // an algorithm that does not run here is not a rival
       ++timing.algorithmsTried;
       timing.bestMs = std::min(timing.bestMs, ms);

@@ -44,6 +44,13 @@ constexpr int kRunsInFlight = 3;
 /// Bytes of cuBLASLt workspace after the arena of a program with GEMMs.
 constexpr uint64_t kGemmWorkspaceBytes = 4u << 20;
 
+// GEMM algorithms: at load, each kind of GEMM step (its plan, operand
+// alignment and workspace) times cuBLASLt's first kMaxGemmCandidates
+// heuristic choices, each in a CUDA graph of 8 calls writing a scratch
+// result, and keeps the fastest for the process; a kind whose first choice
+// takes over 0.25 ms a call keeps that one. MPC_GEMM_AUTOTUNE=0 in the
+// environment keeps the heuristic's first choice everywhere.
+
 /// OK when `device` ("cuda" or "cuda:N") can run programs: the CUDA
 /// libraries load (loadCudaApi), the driver initialises and has that GPU.
 /// MPC_UNSUPPORTED otherwise, with a message that says what is missing and
@@ -68,9 +75,11 @@ struct GemmTiming {
   int algorithmsTried = 0;
 };
 
-/// Times every GEMM step of a CUDA backend's program, each `repetitions`
-/// times, on the program's own buffers; MPC_UNSUPPORTED for another
-/// backend. A step that accumulates into C (beta: a momentum buffer) does
+/// Times every GEMM step of a CUDA backend's program on the program's own
+/// buffers, on the GPU alone: `repetitions` calls captured into a CUDA
+/// graph, launched once to warm up and once timed (a call enqueued from the
+/// host costs microseconds, as long as a small GEMM takes); MPC_UNSUPPORTED
+/// for another backend. A step that accumulates into C (beta: a momentum buffer) does
 /// so on every call, so the program's state is not that of its last step
 /// afterwards (mpc-bench times the GEMMs after its steps).
 Status timeGemmSteps(Backend &backend, int repetitions, std::vector<GemmTiming> &out);

@@ -6,6 +6,7 @@
 
 #include "GemmPlan.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -87,9 +88,18 @@ LtMatrix columnMajorOf(cudaDataType type, int64_t rows, int64_t cols, int64_t ba
 }
 
 /// Process-wide algorithm choices: device, plan and alignments -> algorithm.
+/// The algorithm chosen for a kind of call. `settled`: it won a timing, or
+/// the heuristic offered no other; otherwise `candidates` holds the
+/// heuristic's choices for a timing (empty when only its first was asked).
+struct CachedAlgorithm {
+  cublasLtMatmulAlgo_t algo;
+  std::vector<cublasLtMatmulAlgo_t> candidates;
+  bool settled = false;
+};
+
 struct AlgorithmCache {
   std::mutex mutex;
-  std::map<std::string, cublasLtMatmulAlgo_t> chosen;
+  std::map<std::string, CachedAlgorithm> chosen;
 };
 
 AlgorithmCache &algorithmCache() {
@@ -166,7 +176,8 @@ uint32_t operandAlignment(uint64_t address, int64_t strideBytes, int32_t batch) 
 
 GemmCall::GemmCall(GemmCall &&other) noexcept
     : blas_(other.blas_), desc_(other.desc_), a_(other.a_), b_(other.b_), d_(other.d_),
-      algo_(other.algo_), aPtr_(other.aPtr_), bPtr_(other.bPtr_), dPtr_(other.dPtr_),
+      algo_(other.algo_), candidates_(std::move(other.candidates_)), key_(std::move(other.key_)),
+      dBytes_(other.dBytes_), aPtr_(other.aPtr_), bPtr_(other.bPtr_), dPtr_(other.dPtr_),
       alignA_(other.alignA_), alignB_(other.alignB_), alignD_(other.alignD_),
       scaleIsDouble_(other.scaleIsDouble_), betaFloat_(other.betaFloat_),
       betaDouble_(other.betaDouble_) {
@@ -184,10 +195,10 @@ GemmCall::~GemmCall() {
       blas_->cublasLtMatrixLayoutDestroy(layout);
 }
 
-Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle,
-                        const std::string &device, const LtGemmPlan &plan, CUdeviceptr a,
-                        CUdeviceptr b, CUdeviceptr d, CUdeviceptr bias,
-                        uint64_t workspaceBytes, const std::string &what) {
+Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle, const std::string &device,
+                        const LtGemmPlan &plan, CUdeviceptr a, CUdeviceptr b, CUdeviceptr d,
+                        CUdeviceptr bias, uint64_t workspaceBytes, const std::string &what,
+                        int candidates) {
   blas_ = &blas;
   aPtr_ = a;
   bPtr_ = b;
@@ -254,18 +265,25 @@ Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle,
       operandAlignment(b, plan.b.batchStride * elementBytes(plan.b.type), plan.b.batch);
   uint32_t alignD = alignD_ =
       operandAlignment(d, plan.d.batchStride * elementBytes(plan.d.type), plan.d.batch);
-  std::string key = device + "|" + plan.key() + "|" + std::to_string(alignA) + "," +
-                    std::to_string(alignB) + "," + std::to_string(alignD) + "|" +
-                    std::to_string(workspaceBytes);
+  dBytes_ = (plan.d.batchStride * (plan.d.batch - 1) + plan.d.ld * int64_t(plan.d.cols)) *
+            elementBytes(plan.d.type);
+  key_ = device + "|" + plan.key() + "|" + std::to_string(alignA) + "," + std::to_string(alignB) +
+         "," + std::to_string(alignD) + "|" + std::to_string(workspaceBytes);
   AlgorithmCache &cache = algorithmCache();
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
-    auto found = cache.chosen.find(key);
+    auto found = cache.chosen.find(key_);
     if (found != cache.chosen.end()) {
-      algo_ = found->second;
-      return Status();
+      const CachedAlgorithm &cached = found->second;
+      if (cached.settled || candidates <= 1 || !cached.candidates.empty()) {
+        algo_ = cached.algo;
+        if (!cached.settled && candidates > 1)
+          candidates_ = cached.candidates;
+        return Status();
+      }
     }
   }
+  candidates = std::clamp(candidates, 1, kMaxGemmCandidates);
 
   cublasLtMatmulPreference_t preference = nullptr;
   if (Status s = check(blas.cublasLtMatmulPreferenceCreate(&preference),
@@ -283,14 +301,14 @@ Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle,
   if (status.isOk())
     status = check(preferOperandAlignment(blas, preference),
                    "cublasLtMatmulPreferenceSetAttribute");
-  cublasLtMatmulHeuristicResult_t result{};
+  cublasLtMatmulHeuristicResult_t results[kMaxGemmCandidates] = {};
   int found = 0;
   if (status.isOk()) {
-    cublasStatus_t asked = blas.cublasLtMatmulAlgoGetHeuristic(handle, desc_, a_, b_, d_, d_,
-                                                               preference, 1, &result, &found);
+    cublasStatus_t asked = blas.cublasLtMatmulAlgoGetHeuristic(
+        handle, desc_, a_, b_, d_, d_, preference, candidates, results, &found);
     if (asked != CUBLAS_STATUS_SUCCESS)
       status = cublasFailure(blas, asked, what + ": cublasLtMatmulAlgoGetHeuristic");
-    else if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS)
+    else if (found < 1 || results[0].state != CUBLAS_STATUS_SUCCESS)
       status = Status::error(MPC_UNSUPPORTED,
                              what + ": cuBLASLt has no algorithm for this GEMM on this GPU "
                                     "(types, sizes, epilogue or alignment)");
@@ -298,10 +316,29 @@ Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle,
   blas.cublasLtMatmulPreferenceDestroy(preference);
   if (!status.isOk())
     return status;
-  algo_ = result.algo;
+  algo_ = results[0].algo;
+  for (int i = 0; i < found && found > 1; ++i)
+    if (results[i].state == CUBLAS_STATUS_SUCCESS)
+      candidates_.push_back(results[i].algo);
+  if (candidates_.size() < 2)
+    candidates_.clear();
   std::lock_guard<std::mutex> lock(cache.mutex);
-  cache.chosen.emplace(key, algo_);
+  cache.chosen[key_] = CachedAlgorithm{algo_, candidates_, candidates > 1 && candidates_.empty()};
   return Status();
+}
+
+void resetGemmAlgorithmCache() {
+  AlgorithmCache &cache = algorithmCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.chosen.clear();
+}
+
+void GemmCall::choose(const cublasLtMatmulAlgo_t &algo) {
+  algo_ = algo;
+  candidates_.clear();
+  AlgorithmCache &cache = algorithmCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.chosen[key_] = CachedAlgorithm{algo, {}, true};
 }
 
 cublasStatus_t GemmCall::preferOperandAlignment(const CublasLtApi &blas,
@@ -321,13 +358,19 @@ cublasStatus_t GemmCall::preferOperandAlignment(const CublasLtApi &blas,
 
 Status GemmCall::enqueue(cublasLtHandle_t handle, CUstream stream, CUdeviceptr workspace,
                          uint64_t workspaceBytes, const std::string &what) const {
+  return enqueueWith(handle, stream, algo_, dPtr_, workspace, workspaceBytes, what);
+}
+
+Status GemmCall::enqueueWith(cublasLtHandle_t handle, CUstream stream,
+                             const cublasLtMatmulAlgo_t &algo, CUdeviceptr d, CUdeviceptr workspace,
+                             uint64_t workspaceBytes, const std::string &what) const {
   auto pointer = [](CUdeviceptr address) {
     return reinterpret_cast<void *>(static_cast<uintptr_t>(address));
   };
-  cublasStatus_t result = blas_->cublasLtMatmul(
-      handle, desc_, alpha(), pointer(aPtr_), a_, pointer(bPtr_), b_, beta(), pointer(dPtr_), d_,
-      pointer(dPtr_), d_, &algo_, pointer(workspace), workspaceBytes,
-      reinterpret_cast<cudaStream_t>(stream));
+  cublasStatus_t result =
+      blas_->cublasLtMatmul(handle, desc_, alpha(), pointer(aPtr_), a_, pointer(bPtr_), b_, beta(),
+                            pointer(d), d_, pointer(d), d_, &algo, pointer(workspace),
+                            workspaceBytes, reinterpret_cast<cudaStream_t>(stream));
   if (result != CUBLAS_STATUS_SUCCESS)
     return cublasFailure(*blas_, result, what + ": cublasLtMatmul");
   return Status();

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mpc::rt {
 
@@ -77,6 +78,12 @@ uint32_t operandAlignment(uint64_t address, int64_t strideBytes, int32_t batch);
 
 /// A plan's cuBLASLt descriptors and chosen algorithm, on fixed operand
 /// addresses; destroys the descriptors with it.
+/// The most of cuBLASLt's choices a GEMM call keeps for timing.
+constexpr int kMaxGemmCandidates = 8;
+
+/// Forgets every algorithm chosen in the process (for tests).
+void resetGemmAlgorithmCache();
+
 class GemmCall {
 public:
   GemmCall() = default;
@@ -90,15 +97,39 @@ public:
   /// `bias` (0 without one) — the step's operands, offsets included — and
   /// takes the algorithm cuBLASLt's heuristic ranks first among those that
   /// fit `workspace` bytes and the operands' alignment. The choice is
-  /// cached for the process per `device` (a text naming the GPU), plan and
-  /// alignment, so equal shapes ask once. `what` starts error messages.
+  /// cached for the process per `device` (a text naming the GPU), plan,
+  /// alignment and workspace (key()), so equal shapes ask once. With
+  /// `candidates` > 1 the heuristic's first `candidates` choices are kept
+  /// (candidates()) for the caller to time, unless the process has already
+  /// timed this key, whose winner is taken. `what` starts error messages.
   Status create(const CublasLtApi &blas, cublasLtHandle_t handle, const std::string &device,
                 const LtGemmPlan &plan, CUdeviceptr a, CUdeviceptr b, CUdeviceptr d,
-                CUdeviceptr bias, uint64_t workspaceBytes, const std::string &what);
+                CUdeviceptr bias, uint64_t workspaceBytes, const std::string &what,
+                int candidates = 1);
 
   /// Enqueues the matmul on `stream` with `workspace`.
   Status enqueue(cublasLtHandle_t handle, CUstream stream, CUdeviceptr workspace,
                  uint64_t workspaceBytes, const std::string &what) const;
+
+  /// Enqueues it with `algo`, writing (and, with beta != 0, reading) `d`
+  /// instead of the step's result: `d` holds dBytes() with the same layout.
+  /// For timing candidates without touching the program's memory.
+  Status enqueueWith(cublasLtHandle_t handle, CUstream stream, const cublasLtMatmulAlgo_t &algo,
+                     CUdeviceptr d, CUdeviceptr workspace, uint64_t workspaceBytes,
+                     const std::string &what) const;
+
+  /// The heuristic's choices kept by create() for timing, best ranked
+  /// first; empty when there is nothing to choose between.
+  const std::vector<cublasLtMatmulAlgo_t> &candidates() const { return candidates_; }
+
+  /// Takes `algo` (the candidate that ran fastest) for this call, and for
+  /// every call of the same key created later in the process.
+  void choose(const cublasLtMatmulAlgo_t &algo);
+
+  /// What the algorithm choice depends on (see create()).
+  const std::string &key() const { return key_; }
+  /// Bytes of the result matrix, batches included.
+  int64_t dBytes() const { return dBytes_; }
 
   /// Restricts `preference` to algorithms for this call's operand
   /// alignment (as create() did for its own choice).
@@ -123,6 +154,9 @@ private:
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
   cublasLtMatmulAlgo_t algo_{};
+  std::vector<cublasLtMatmulAlgo_t> candidates_;
+  std::string key_;
+  int64_t dBytes_ = 0;
   CUdeviceptr aPtr_ = 0, bPtr_ = 0, dPtr_ = 0;
   uint32_t alignA_ = 256, alignB_ = 256, alignD_ = 256; // bytes
   bool scaleIsDouble_ = false;

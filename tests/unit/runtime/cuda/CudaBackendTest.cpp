@@ -21,6 +21,7 @@
 #include "CudaBackend.h"
 #include "CudaEmulator.h"
 #include "Elements.h"
+#include "GemmPlan.h"
 #include "NvrtcCompiler.h"
 #include "Program.h"
 #include "ProgramTestUtil.h"
@@ -28,6 +29,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 
 using mpc::rt::kRunsInFlight;
@@ -233,21 +235,24 @@ TEST_F(CudaBackend, ReleasesItsDeviceMemory) {
 }
 
 // mpc-bench --gemms: every GEMM step timed with the algorithm it runs and
-// against cuBLASLt's top choices for the same operands; every heuristic
-// query, the step's at load and the rivals' when timing, asks for
-// algorithms of the operands' alignment.
+// against cuBLASLt's top choices for the same operands, each in a CUDA
+// graph (the emulated GPU's clock: each algorithm's time exactly); every
+// heuristic query, the step's at load and the rivals' when timing, asks
+// for algorithms of the operands' alignment.
 TEST_F(CudaBackend, TimesEachGemmStepAgainstCublasLtsTopChoices) {
-  CudaEmulator emulator(hostObjectPath_);
+  CudaEmulatorOptions emulated;
+  emulated.algorithmMilliseconds = {0.25f, 0.125f, -1.0f};
+  CudaEmulator emulator(hostObjectPath_, emulated);
+  mpc::rt::resetGemmAlgorithmCache();
   mpc::rt::ProgramOptions options;
   options.device = "cuda";
   options.seed = 7;
   std::unique_ptr<mpc::rt::Program> program;
   mpc::rt::Status loaded = mpc::rt::Program::load(bundle_, options, program);
   ASSERT_TRUE(loaded.isOk()) << loaded.message();
-  // At load the step's algorithm comes from the heuristic, or from the
-  // process's cache when an earlier test planned the same GEMM.
   const int queriesAtLoad = emulator.counters().heuristicQueries;
-  EXPECT_LE(queriesAtLoad, 1);
+  EXPECT_EQ(queriesAtLoad, 1);
+  const int uncaptured = emulator.counters().uncapturedWork;
   std::vector<mpc::rt::GemmTiming> timings;
   mpc::rt::Status timed = mpc::rt::timeGemmSteps(program->backend(), 3, timings);
   ASSERT_TRUE(timed.isOk()) << timed.message();
@@ -257,9 +262,88 @@ TEST_F(CudaBackend, TimesEachGemmStepAgainstCublasLtsTopChoices) {
   EXPECT_EQ(timings[0].n, 16);
   EXPECT_EQ(timings[0].k, 8);
   EXPECT_EQ(timings[0].types, "f32xf32->f32");
-  EXPECT_EQ(timings[0].algorithmsTried, 1); // the emulated heuristic offers one
+  EXPECT_DOUBLE_EQ(timings[0].stepMs, 0.125); // the load's timing chose the faster one
+  EXPECT_DOUBLE_EQ(timings[0].bestMs, 0.125);
+  EXPECT_EQ(timings[0].algorithmsTried, 2); // the third is refused
+  EXPECT_EQ(emulator.counters().uncapturedWork, uncaptured);
   EXPECT_EQ(emulator.counters().heuristicQueries, queriesAtLoad + 1);
   EXPECT_EQ(emulator.counters().alignedHeuristicQueries, emulator.counters().heuristicQueries);
+  mpc::rt::resetGemmAlgorithmCache();
+}
+
+// At load each kind of GEMM times cuBLASLt's candidates, each in a graph
+// (a warm-up launch, then a timed one, of 8 calls), writing a scratch result:
+// the program computes as the CPU does, and runs the fastest candidate.
+// Refused candidates are passed over; a first choice slower than 0.25 ms a
+// call is kept untimed against the rest; the winner is kept for the process;
+// MPC_GEMM_AUTOTUNE=0 keeps the heuristic's first choice.
+TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
+  // The GEMM algorithms each load ran: its timing's, then its runs'.
+  auto loadAndRun = [&](CudaEmulator &emulator, std::vector<int> &atLoad,
+                        std::vector<int> &inRuns) {
+    std::vector<float> expected = cpuLosses(bundle_, 2);
+    size_t before = emulator.counters().gemmAlgorithms.size();
+    LoadedProgram cuda;
+    ASSERT_EQ(cuda.load(bundle_, 7, "cuda"), MPC_OK) << mpc_last_error();
+    const std::vector<int> &ran = emulator.counters().gemmAlgorithms;
+    atLoad.assign(ran.begin() + before, ran.end());
+    for (int run = 0; run < 2; ++run) {
+      setInput(cuda, run);
+      ASSERT_EQ(mpc_program_run(cuda.get()), MPC_OK) << mpc_last_error();
+    }
+    ASSERT_EQ(mpc_program_synchronize(cuda.get()), MPC_OK) << mpc_last_error();
+    for (int run = 0; run < 2; ++run)
+      EXPECT_EQ(telemetryOf<float>(cuda, run, "loss"), expected[run]) << "run " << run;
+    inRuns.assign(ran.begin() + before + atLoad.size(), ran.end());
+  };
+  auto timed = [](std::vector<int> ranks) {
+    std::vector<int> calls;
+    for (int rank : ranks)
+      calls.insert(calls.end(), 16, rank);
+    return calls;
+  };
+  std::vector<int> atLoad, inRuns;
+  {
+    CudaEmulatorOptions options;
+    options.algorithmMilliseconds = {0.004f, -1.0f, 0.001f, 0.002f};
+    CudaEmulator emulator(hostObjectPath_, options);
+    mpc::rt::resetGemmAlgorithmCache();
+    loadAndRun(emulator, atLoad, inRuns);
+    EXPECT_EQ(atLoad, timed({0, 2, 3})); // 1 is refused
+    EXPECT_EQ(inRuns, (std::vector<int>{2, 2}));
+    EXPECT_EQ(emulator.counters().uncapturedWork, 0);
+    // A second program of the same GEMM takes the winner without timing.
+    const int queries = emulator.counters().heuristicQueries;
+    loadAndRun(emulator, atLoad, inRuns);
+    EXPECT_EQ(atLoad, std::vector<int>{});
+    EXPECT_EQ(inRuns, (std::vector<int>{2, 2}));
+    EXPECT_EQ(emulator.counters().heuristicQueries, queries);
+  }
+  {
+    CudaEmulatorOptions options;
+    options.algorithmMilliseconds = {0.5f, 0.001f};
+    CudaEmulator emulator(hostObjectPath_, options);
+    mpc::rt::resetGemmAlgorithmCache();
+    loadAndRun(emulator, atLoad, inRuns);
+    EXPECT_EQ(atLoad, timed({0}));
+    EXPECT_EQ(inRuns, (std::vector<int>{0, 0}));
+  }
+  {
+    CudaEmulatorOptions options;
+    options.algorithmMilliseconds = {0.004f, 0.001f};
+    CudaEmulator emulator(hostObjectPath_, options);
+    mpc::rt::resetGemmAlgorithmCache();
+    setenv("MPC_GEMM_AUTOTUNE", "0", 1);
+    loadAndRun(emulator, atLoad, inRuns);
+    unsetenv("MPC_GEMM_AUTOTUNE");
+    EXPECT_EQ(atLoad, std::vector<int>{});
+    EXPECT_EQ(inRuns, (std::vector<int>{0, 0}));
+    // A later load that may time does so: the untimed choice was not final.
+    loadAndRun(emulator, atLoad, inRuns);
+    EXPECT_EQ(atLoad, timed({0, 1}));
+    EXPECT_EQ(inRuns, (std::vector<int>{1, 1}));
+  }
+  mpc::rt::resetGemmAlgorithmCache();
 }
 
 TEST_F(CudaBackend, MissingGpusAndOldDriversAreReported) {
