@@ -99,11 +99,15 @@ def main():
                   f"{'passed' if check['passed'] else 'FAILED'}", ""]
         for case in check["cases"]:
             worst = [m for m in case["measures"] if not m["passed"]]
+            # A measure that compared nothing (an Adam update where no
+            # gradient is above the floor) passes without testing anything.
+            empty = [m["what"] for m in case["measures"] if m.get("elements") == 0]
             lines.append(f"- {case['name']} ({case['precision']}): "
                          f"{'pass' if case['passed'] else 'FAIL'}"
                          + (f" — {case['error']}" if case.get("error") else "")
                          + "".join(f"; {m['what']}: {error_text(m['error'])} > "
-                                   f"{m['tolerance']:.3g}" for m in worst))
+                                   f"{m['tolerance']:.3g}" for m in worst)
+                         + (f"; nothing compared: {', '.join(empty)}" if empty else ""))
         lines.append("")
 
     rows, summary = [], {"models": {}, "targets_met": None}

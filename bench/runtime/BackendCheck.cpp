@@ -236,9 +236,9 @@ void compareCurve(const CheckCase &check, const CheckOptions &options, const Tol
   if (options.device != "cpu") {
     report.measures.push_back(
         {"graph launches per step minus one",
-         std::abs(double(report.graphLaunches) / std::max(options.curveSteps, 1) - 1.0), 0.0});
+         std::abs(double(report.graphLaunches) / std::max(options.curveSteps, 1) - 1.0), 0.0, 1});
     report.measures.push_back(
-        {"host syncs in the training loop", double(report.hostSyncsInLoop), 0.0});
+        {"host syncs in the training loop", double(report.hostSyncsInLoop), 0.0, 1});
   }
 }
 

@@ -50,8 +50,9 @@ struct Measure {
   std::string what;
   double error = 0;
   double tolerance = 0;
-  /// The element pairs compared (0 for a count such as host syncs): an
-  /// update compared only above the gradients' floor may have none there.
+  /// The pairs of values compared (1 for a count such as host syncs): an
+  /// update compared only above the gradients' floor may have none, and
+  /// then passes without saying anything.
   uint64_t elements = 0;
   bool passed() const { return error <= tolerance; }
 };

@@ -7,7 +7,8 @@
 // steps, each ended by waiting for the device), what a step costs the host
 // (graph launches, synchronisations, throttle waits per step), the device
 // memory the program holds and, with --gemms on a GPU, each GEMM step timed
-// alone against the best of cuBLASLt's other algorithms for it, and with
+// alone (on the GPU, in a CUDA graph) against the best of cuBLASLt's other
+// algorithms for it, and with
 // --profile on the CPU each step of the program timed where it runs in the
 // step (the median over the --steps more steps it takes). Needs only
 // the runtime, so it builds on a GPU machine without the compiler.
@@ -43,7 +44,8 @@ constexpr char kUsage[] =
     "  --steps    steps per repetition (default 100)\n"
     "  --warmup   untimed steps first (default 10)\n"
     "  --repeats  repetitions; the median is reported (default 5)\n"
-    "  --gemms    also time each GEMM step alone (CUDA only)\n"
+    "  --gemms    also time each GEMM step alone, 50 calls in a CUDA graph, against\n"
+    "             cuBLASLt's top 8 algorithms for it (CUDA only)\n"
     "  --profile  also time each step of the program where it runs, the median over\n"
     "             --steps more steps on the same batches (CPU only): where the time goes\n"
     "  --label    a name for the result (default: the bundle's program)\n"

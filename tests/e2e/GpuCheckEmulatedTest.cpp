@@ -142,6 +142,7 @@ TEST(GpuCheckEmulated, AdamModelsCompareTheirGradients) {
   }
   EXPECT_LT(report.measures[4].elements, sizes[0]);
   EXPECT_EQ(report.measures[8].elements, 2u); // the curve's steps
+  EXPECT_EQ(report.measures[9].elements, 1u); // a count
   EXPECT_NE(mpc::bench::reportJson("cuda", {report}).find("\"elements\": 200704"),
             std::string::npos);
   std::system(("rm -rf '" + dir + "'").c_str());
