@@ -130,9 +130,9 @@ TEST(GpuCheckEmulated, AdamModelsCompareTheirGradients) {
                       "update of fc2.weight where |gradient| >= the floor",
                       "update of fc2.bias where |gradient| >= the floor", "loss curve over 2 steps",
                       "graph launches per step minus one", "host syncs in the training loop"}));
-  // Every gradient element is compared; the updates where the gradient is
-  // above the floor, which some elements of each parameter are not (the
-  // inputs' border pixels give fc1.weight rows of zero gradient).
+  // Every gradient element is compared; the updates only where the
+  // gradient is above the floor, which many of fc1.weight's are not (a
+  // hundredth of the model's largest gradient).
   const uint64_t sizes[] = {784 * 256, 256, 256 * 10, 10};
   ASSERT_EQ(report.measures.size(), 11u);
   for (int i = 0; i < 4; ++i) {

@@ -645,6 +645,7 @@ cublasStatus_t emuMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t desc, const void
                      aType, bType, dType, betaValue);
         ++current().counters.gemmsRun;
         current().counters.gemmAlgorithms.push_back(rank);
+        current().counters.gemmResults.push_back(reinterpret_cast<uintptr_t>(dBytes));
         current().clock += milliseconds;
       },
       true);

@@ -74,8 +74,10 @@ struct CudaEmulatorCounters {
   /// (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_{A,B,C,D}_BYTES).
   int alignedHeuristicQueries = 0;
   int nvrtcCompilations = 0;
-  /// The heuristic's rank of the algorithm of each GEMM performed, in order.
+  /// The heuristic's rank of the algorithm of each GEMM performed, and the
+  /// address of its result, in order.
   std::vector<int> gemmAlgorithms;
+  std::vector<uintptr_t> gemmResults;
   /// Each image loaded: its kind ("cubin" or "ptx"), a colon, and its
   /// first bytes up to a NUL (at most 24).
   std::vector<std::string> loadedImages;

@@ -47,9 +47,13 @@ constexpr uint64_t kGemmWorkspaceBytes = 4u << 20;
 // GEMM algorithms: at load, each kind of GEMM step (its plan, operand
 // alignment and workspace) times cuBLASLt's first kMaxGemmCandidates
 // heuristic choices, each in a CUDA graph of 8 calls writing a scratch
-// result, and keeps the fastest for the process; a kind whose first choice
-// takes over 0.25 ms a call keeps that one. MPC_GEMM_AUTOTUNE=0 in the
-// environment keeps the heuristic's first choice everywhere.
+// result, three times interleaved, and keeps the fastest for the process
+// where it beats the heuristic's first choice by 2%; a kind whose first
+// choice takes over 0.25 ms a call keeps that one. MPC_GEMM_AUTOTUNE=0 in
+// the environment keeps the heuristic's first choice for the kinds the
+// process has not timed yet. Algorithms may round differently, so the
+// choice can differ between processes in the last bits of results; set
+// MPC_GEMM_AUTOTUNE=0 for runs that must repeat bitwise.
 
 /// OK when `device` ("cuda" or "cuda:N") can run programs: the CUDA
 /// libraries load (loadCudaApi), the driver initialises and has that GPU.

@@ -323,7 +323,9 @@ Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle, const 
   if (candidates_.size() < 2)
     candidates_.clear();
   std::lock_guard<std::mutex> lock(cache.mutex);
-  cache.chosen[key_] = CachedAlgorithm{algo_, candidates_, candidates > 1 && candidates_.empty()};
+  auto [entry, added] = cache.chosen.try_emplace(key_);
+  if (added || !entry->second.settled) // not over a timing's winner
+    entry->second = CachedAlgorithm{algo_, candidates_, candidates > 1 && candidates_.empty()};
   return Status();
 }
 

@@ -76,14 +76,14 @@ Status planGemm(const GemmStep &step, size_t index, LtGemmPlan &out);
 /// CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES).
 uint32_t operandAlignment(uint64_t address, int64_t strideBytes, int32_t batch);
 
-/// A plan's cuBLASLt descriptors and chosen algorithm, on fixed operand
-/// addresses; destroys the descriptors with it.
 /// The most of cuBLASLt's choices a GEMM call keeps for timing.
 constexpr int kMaxGemmCandidates = 8;
 
 /// Forgets every algorithm chosen in the process (for tests).
 void resetGemmAlgorithmCache();
 
+/// A plan's cuBLASLt descriptors and chosen algorithm, on fixed operand
+/// addresses; destroys the descriptors with it.
 class GemmCall {
 public:
   GemmCall() = default;

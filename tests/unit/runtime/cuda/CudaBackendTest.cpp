@@ -29,6 +29,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -59,7 +60,11 @@ protected:
     // A bundle with a (fake) cubin for the emulated sm_90, so that NVRTC is
     // not needed; the emulator runs the host object's kernels.
     bundle_ = writeStepBundle(dir_, "step.mpcb", {{"cubin.sm_90", "\x7f" "ELF sm_90"}});
+    // Each test chooses GEMM algorithms afresh (the choices are the
+    // process's, and emulators differ in what they offer).
+    mpc::rt::resetGemmAlgorithmCache();
   }
+  void TearDown() override { mpc::rt::resetGemmAlgorithmCache(); }
 
   ScopedCacheDir cache_;
   TempDir dir_;
@@ -243,7 +248,6 @@ TEST_F(CudaBackend, TimesEachGemmStepAgainstCublasLtsTopChoices) {
   CudaEmulatorOptions emulated;
   emulated.algorithmMilliseconds = {0.25f, 0.125f, -1.0f};
   CudaEmulator emulator(hostObjectPath_, emulated);
-  mpc::rt::resetGemmAlgorithmCache();
   mpc::rt::ProgramOptions options;
   options.device = "cuda";
   options.seed = 7;
@@ -268,25 +272,32 @@ TEST_F(CudaBackend, TimesEachGemmStepAgainstCublasLtsTopChoices) {
   EXPECT_EQ(emulator.counters().uncapturedWork, uncaptured);
   EXPECT_EQ(emulator.counters().heuristicQueries, queriesAtLoad + 1);
   EXPECT_EQ(emulator.counters().alignedHeuristicQueries, emulator.counters().heuristicQueries);
-  mpc::rt::resetGemmAlgorithmCache();
 }
 
-// At load each kind of GEMM times cuBLASLt's candidates, each in a graph
-// (a warm-up launch, then a timed one, of 8 calls), writing a scratch result:
-// the program computes as the CPU does, and runs the fastest candidate.
-// Refused candidates are passed over; a first choice slower than 0.25 ms a
-// call is kept untimed against the rest; the winner is kept for the process;
-// MPC_GEMM_AUTOTUNE=0 keeps the heuristic's first choice.
+// At load each kind of GEMM times cuBLASLt's candidates, each a graph of 8
+// calls writing a scratch result: the heuristic's first choice warmed up and
+// timed, then every candidate warmed up and timed three times. The program
+// computes as the CPU does and runs the fastest. Refused candidates are
+// passed over; a first choice slower than 0.25 ms a call is kept untimed
+// against the rest, and so is one that the fastest beats by under 2%; the
+// winner is kept for the process; MPC_GEMM_AUTOTUNE=0 keeps the heuristic's
+// first choice.
 TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
-  // The GEMM algorithms each load ran: its timing's, then its runs'.
-  auto loadAndRun = [&](CudaEmulator &emulator, std::vector<int> &atLoad,
-                        std::vector<int> &inRuns) {
+  // The GEMMs each load ran: the timing's algorithms and results, then the
+  // runs' algorithms.
+  struct Ran {
+    std::vector<int> atLoad, inRuns;
+    std::vector<uintptr_t> loadResults, runResults;
+    int timedCalls(int rank) const { return std::count(atLoad.begin(), atLoad.end(), rank); }
+  };
+  auto loadAndRun = [&](CudaEmulator &emulator, Ran &ran) {
+    ran = Ran();
     std::vector<float> expected = cpuLosses(bundle_, 2);
-    size_t before = emulator.counters().gemmAlgorithms.size();
+    const auto &counters = emulator.counters();
+    size_t before = counters.gemmAlgorithms.size();
     LoadedProgram cuda;
     ASSERT_EQ(cuda.load(bundle_, 7, "cuda"), MPC_OK) << mpc_last_error();
-    const std::vector<int> &ran = emulator.counters().gemmAlgorithms;
-    atLoad.assign(ran.begin() + before, ran.end());
+    size_t loaded = counters.gemmAlgorithms.size();
     for (int run = 0; run < 2; ++run) {
       setInput(cuda, run);
       ASSERT_EQ(mpc_program_run(cuda.get()), MPC_OK) << mpc_last_error();
@@ -294,29 +305,37 @@ TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
     ASSERT_EQ(mpc_program_synchronize(cuda.get()), MPC_OK) << mpc_last_error();
     for (int run = 0; run < 2; ++run)
       EXPECT_EQ(telemetryOf<float>(cuda, run, "loss"), expected[run]) << "run " << run;
-    inRuns.assign(ran.begin() + before + atLoad.size(), ran.end());
+    ran.atLoad.assign(counters.gemmAlgorithms.begin() + before,
+                      counters.gemmAlgorithms.begin() + loaded);
+    ran.inRuns.assign(counters.gemmAlgorithms.begin() + loaded, counters.gemmAlgorithms.end());
+    ran.loadResults.assign(counters.gemmResults.begin() + before,
+                           counters.gemmResults.begin() + loaded);
+    ran.runResults.assign(counters.gemmResults.begin() + loaded, counters.gemmResults.end());
   };
-  auto timed = [](std::vector<int> ranks) {
-    std::vector<int> calls;
-    for (int rank : ranks)
-      calls.insert(calls.end(), 16, rank);
-    return calls;
-  };
-  std::vector<int> atLoad, inRuns;
+  Ran ran;
   {
     CudaEmulatorOptions options;
     options.algorithmMilliseconds = {0.004f, -1.0f, 0.001f, 0.002f};
     CudaEmulator emulator(hostObjectPath_, options);
-    mpc::rt::resetGemmAlgorithmCache();
-    loadAndRun(emulator, atLoad, inRuns);
-    EXPECT_EQ(atLoad, timed({0, 2, 3})); // 1 is refused
-    EXPECT_EQ(inRuns, (std::vector<int>{2, 2}));
+    loadAndRun(emulator, ran);
+    // The first choice: warm-up, a timing, three timings; the others:
+    // warm-up, three timings; 1 is refused.
+    EXPECT_EQ(ran.timedCalls(0), 5 * 8);
+    EXPECT_EQ(ran.timedCalls(1), 0);
+    EXPECT_EQ(ran.timedCalls(2), 4 * 8);
+    EXPECT_EQ(ran.timedCalls(3), 4 * 8);
+    EXPECT_EQ(ran.atLoad.size(), 13u * 8);
+    EXPECT_EQ(ran.inRuns, (std::vector<int>{2, 2}));
+    // The timing wrote none of the program's memory (the runs' results).
+    ASSERT_EQ(ran.runResults.size(), 2u);
+    for (uintptr_t result : ran.loadResults)
+      EXPECT_NE(result, ran.runResults[0]);
     EXPECT_EQ(emulator.counters().uncapturedWork, 0);
     // A second program of the same GEMM takes the winner without timing.
     const int queries = emulator.counters().heuristicQueries;
-    loadAndRun(emulator, atLoad, inRuns);
-    EXPECT_EQ(atLoad, std::vector<int>{});
-    EXPECT_EQ(inRuns, (std::vector<int>{2, 2}));
+    loadAndRun(emulator, ran);
+    EXPECT_EQ(ran.atLoad, std::vector<int>{});
+    EXPECT_EQ(ran.inRuns, (std::vector<int>{2, 2}));
     EXPECT_EQ(emulator.counters().heuristicQueries, queries);
   }
   {
@@ -324,9 +343,18 @@ TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
     options.algorithmMilliseconds = {0.5f, 0.001f};
     CudaEmulator emulator(hostObjectPath_, options);
     mpc::rt::resetGemmAlgorithmCache();
-    loadAndRun(emulator, atLoad, inRuns);
-    EXPECT_EQ(atLoad, timed({0}));
-    EXPECT_EQ(inRuns, (std::vector<int>{0, 0}));
+    loadAndRun(emulator, ran);
+    EXPECT_EQ(ran.atLoad, std::vector<int>(2 * 8, 0)); // warm-up and one timing
+    EXPECT_EQ(ran.inRuns, (std::vector<int>{0, 0}));
+  }
+  {
+    CudaEmulatorOptions options;
+    options.algorithmMilliseconds = {0.0100f, 0.0099f}; // 1% faster: not enough
+    CudaEmulator emulator(hostObjectPath_, options);
+    mpc::rt::resetGemmAlgorithmCache();
+    loadAndRun(emulator, ran);
+    EXPECT_EQ(ran.timedCalls(1), 4 * 8);
+    EXPECT_EQ(ran.inRuns, (std::vector<int>{0, 0}));
   }
   {
     CudaEmulatorOptions options;
@@ -334,16 +362,15 @@ TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
     CudaEmulator emulator(hostObjectPath_, options);
     mpc::rt::resetGemmAlgorithmCache();
     setenv("MPC_GEMM_AUTOTUNE", "0", 1);
-    loadAndRun(emulator, atLoad, inRuns);
+    loadAndRun(emulator, ran);
     unsetenv("MPC_GEMM_AUTOTUNE");
-    EXPECT_EQ(atLoad, std::vector<int>{});
-    EXPECT_EQ(inRuns, (std::vector<int>{0, 0}));
+    EXPECT_EQ(ran.atLoad, std::vector<int>{});
+    EXPECT_EQ(ran.inRuns, (std::vector<int>{0, 0}));
     // A later load that may time does so: the untimed choice was not final.
-    loadAndRun(emulator, atLoad, inRuns);
-    EXPECT_EQ(atLoad, timed({0, 1}));
-    EXPECT_EQ(inRuns, (std::vector<int>{1, 1}));
+    loadAndRun(emulator, ran);
+    EXPECT_EQ(ran.timedCalls(1), 4 * 8);
+    EXPECT_EQ(ran.inRuns, (std::vector<int>{1, 1}));
   }
-  mpc::rt::resetGemmAlgorithmCache();
 }
 
 TEST_F(CudaBackend, MissingGpusAndOldDriversAreReported) {

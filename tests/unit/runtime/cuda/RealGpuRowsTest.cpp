@@ -34,22 +34,25 @@ namespace {
 
 using mpc::rt::Status;
 
-// Each block stores its rows' sum and maximum; the two reductions back to
-// back test the barriers that guard the shared scratch.
+// The first and the last thread of each block store its rows' sum and
+// maximum (every thread gets a reduction's result, through the broadcast
+// slot); the two reductions back to back test the barriers that guard the
+// shared scratch.
 constexpr char kSource[] = R"(
 #include "mpc/device/rows.cuh"
 struct SumAndMax {
   const float *x;
   float *sums;
   float *maxes;
-  int64_t n;
+  int64_t rows, n;
   MPC_DEVICE_INLINE void operator()(mpc::RowContext &row) const {
     const float *xr = x + row.index() * n;
     float s = row.reduce_sum(n, [=](int64_t c) { return xr[c]; });
     float m = row.reduce_max(n, [=](int64_t c) { return xr[c]; });
-    if (threadIdx.x == 0) {
-      sums[row.index()] = s;
-      maxes[row.index()] = m;
+    if (threadIdx.x == 0 || threadIdx.x == blockDim.x - 1) {
+      int64_t at = row.index() + (threadIdx.x == 0 ? 0 : rows);
+      sums[at] = s;
+      maxes[at] = m;
     }
   }
 };
@@ -57,7 +60,7 @@ MPC_KERNEL_BOUNDED(sum_and_max, 1024) {
   const int64_t *shape = static_cast<const int64_t *>(mpc_buffers[3]);
   mpc::rows(shape[0], SumAndMax{static_cast<const float *>(mpc_buffers[0]),
                                 static_cast<float *>(mpc_buffers[1]),
-                                static_cast<float *>(mpc_buffers[2]), shape[1]});
+                                static_cast<float *>(mpc_buffers[2]), shape[0], shape[1]});
 }
 )";
 
@@ -123,23 +126,24 @@ protected:
   }
 
   /// Runs the kernel over `rows` rows of `n` elements with `blocks` blocks
-  /// of `threads`; the rows' sums and maxima.
+  /// of `threads`; the rows' sums and maxima as the first threads of their
+  /// blocks had them, then as the last threads had them.
   void run(const std::vector<float> &x, int64_t rows, int64_t n, unsigned blocks, unsigned threads,
            std::vector<float> &sums, std::vector<float> &maxes) {
-    sums.assign(rows, -1.0f);
-    maxes.assign(rows, -1.0f);
+    sums.assign(2 * rows, -1.0f);
+    maxes.assign(2 * rows, -1.0f);
     int64_t shape[2] = {rows, n};
     CUdeviceptr table[4] = {
-        upload(x.data(), x.size() * sizeof(float)), upload(sums.data(), rows * sizeof(float)),
-        upload(maxes.data(), rows * sizeof(float)), upload(shape, sizeof shape)};
+        upload(x.data(), x.size() * sizeof(float)), upload(sums.data(), 2 * rows * sizeof(float)),
+        upload(maxes.data(), 2 * rows * sizeof(float)), upload(shape, sizeof shape)};
     CUdeviceptr tableOnDevice = upload(table, sizeof table);
     void *params[] = {&tableOnDevice};
     ASSERT_TRUE(ok(driver_->cuLaunchKernel(kernel_, blocks, 1, 1, threads, 1, 1, 0, nullptr, params,
                                            nullptr)));
     ASSERT_TRUE(
-        ok(driver_->cuMemcpyDtoHAsync(sums.data(), table[1], rows * sizeof(float), nullptr)));
+        ok(driver_->cuMemcpyDtoHAsync(sums.data(), table[1], 2 * rows * sizeof(float), nullptr)));
     ASSERT_TRUE(
-        ok(driver_->cuMemcpyDtoHAsync(maxes.data(), table[2], rows * sizeof(float), nullptr)));
+        ok(driver_->cuMemcpyDtoHAsync(maxes.data(), table[2], 2 * rows * sizeof(float), nullptr)));
     ASSERT_TRUE(ok(driver_->cuStreamSynchronize(nullptr)));
   }
 
@@ -165,8 +169,11 @@ std::vector<float> testRows(int64_t rows, int64_t n) {
   if (n == 0)
     return x;
   auto at = [&](int64_t r, int64_t c) -> float & { return x[r * n + c]; };
-  at(1, 0) = kNaN;     // in the first thread's first group when n >= 8 blockDim
-  at(2, n - 1) = kNaN; // in a leftover load unless n is a multiple of 8 blockDim
+  // Column 0 is in thread 0's first group of loads when n > 7 blockDim, and
+  // column n - 1 in a leftover load for most n (2049 and 8193 at both
+  // block sizes, for instance).
+  at(1, 0) = kNaN;
+  at(2, n - 1) = kNaN;
   at(3, 0) = kInf;
   at(4, n - 1) = kInf;
   at(5, 0) = -kInf; // -inf + inf: NaN; the maximum +inf
@@ -198,14 +205,16 @@ TEST_F(RealGpuRows, SumAndMaxMatchFp64AtBothBlockSizes) {
         }
         if (nan)
           max = NAN;
-        if (std::isnan(sum))
-          EXPECT_TRUE(std::isnan(sums[r])) << "row " << r << ": " << sums[r];
-        else
-          EXPECT_EQ(sums[r], static_cast<float>(sum)) << "row " << r;
-        if (std::isnan(max))
-          EXPECT_TRUE(std::isnan(maxes[r])) << "row " << r << ": " << maxes[r];
-        else
-          EXPECT_EQ(maxes[r], static_cast<float>(max)) << "row " << r;
+        for (int64_t at : {r, rows + r}) { // the first thread's, the last thread's
+          if (std::isnan(sum))
+            EXPECT_TRUE(std::isnan(sums[at])) << "row " << r << ": " << sums[at];
+          else
+            EXPECT_EQ(sums[at], static_cast<float>(sum)) << "row " << r << " at " << at;
+          if (std::isnan(max))
+            EXPECT_TRUE(std::isnan(maxes[at])) << "row " << r << ": " << maxes[at];
+          else
+            EXPECT_EQ(maxes[at], static_cast<float>(max)) << "row " << r << " at " << at;
+        }
       }
     }
   }
