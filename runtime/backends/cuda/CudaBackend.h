@@ -52,8 +52,8 @@ constexpr uint64_t kGemmWorkspaceBytes = 4u << 20;
 // choice takes over 0.25 ms a call keeps that one. MPC_GEMM_AUTOTUNE=0 in
 // the environment keeps the heuristic's first choice for the kinds the
 // process has not timed yet. Algorithms may round differently, so the
-// choice can differ between processes in the last bits of results; set
-// MPC_GEMM_AUTOTUNE=0 for runs that must repeat bitwise.
+// choice can differ between processes in the last bits of results;
+// MPC_GEMM_AUTOTUNE=0 gives every process the heuristic's choices.
 
 /// OK when `device` ("cuda" or "cuda:N") can run programs: the CUDA
 /// libraries load (loadCudaApi), the driver initialises and has that GPU.
