@@ -208,7 +208,8 @@ int main(int argc, char **argv) {
          << ", \"tflops\": " << number(flop / (t.stepMs * 1e-3) / 1e12)
          << ", \"best_tflops\": " << number(flop / (t.bestMs * 1e-3) / 1e12)
          << ", \"efficiency\": " << number(t.bestMs / t.stepMs)
-         << ", \"algorithms_tried\": " << t.algorithmsTried << "}";
+         << ", \"algorithms_tried\": " << t.algorithmsTried
+         << ", \"algorithm\": " << rt::quoteJson(t.algorithm) << "}";
     }
     os << "]";
   }

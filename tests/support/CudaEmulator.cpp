@@ -274,6 +274,10 @@ CUresult emuStreamEndCapture(CUstream stream, CUgraph *graph) {
   return CUDA_SUCCESS;
 }
 CUresult emuGraphInstantiate(CUgraphExec *exec, CUgraph graph, unsigned long long) {
+  if (current().options.failingGraphInstantiations > 0) {
+    --current().options.failingGraphInstantiations;
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   *exec = new CUgraphExec_st{graph->work};
   ++current().counters.graphsInstantiated;
   return CUDA_SUCCESS;

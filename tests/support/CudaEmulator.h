@@ -56,6 +56,8 @@ struct CudaEmulatorOptions {
   /// cublasLtMatmul refuses (CUBLAS_STATUS_NOT_SUPPORTED). Empty: one
   /// algorithm and a clock that stands still.
   std::vector<float> algorithmMilliseconds;
+  /// cuGraphInstantiate fails (out of memory) this many times first.
+  int failingGraphInstantiations = 0;
 };
 
 /// What the emulated driver has been asked to do.

@@ -11,6 +11,7 @@
 #include "KernelImage.h"
 #include "NvrtcCompiler.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -459,9 +460,9 @@ private:
   /// For each kind of GEMM whose candidates were kept (GemmCall::create),
   /// times them (timeCandidates) and keeps the choice for every GEMM of that
   /// kind. The candidates write a scratch result, not the program's memory.
-  /// Best effort: where the scratch cannot be had or a timing fails, the
-  /// heuristic's choices stand, and the load fails only if the GPU no
-  /// longer works.
+  /// Best effort: where the scratch cannot be had or a kind's timing fails,
+  /// the heuristic's choices stand (GemmCall::algorithmSource says so), and
+  /// the load fails only if the GPU then fails to synchronise.
   Status tuneGemms() {
     std::map<std::string, std::vector<GemmCall *>> kinds;
     int64_t scratchBytes = 0;
@@ -477,17 +478,36 @@ private:
     bool ready = driver_->cuMemAlloc(&scratch, alignUp(scratchBytes, kAlignment)) == CUDA_SUCCESS &&
                  driver_->cuEventCreate(&start, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
                  driver_->cuEventCreate(&stop, CU_EVENT_DEFAULT) == CUDA_SUCCESS;
-    Status timed;
+    Status status;
     for (auto &[key, calls] : kinds) {
-      if (!ready || !timed.isOk())
-        break;
+      const std::vector<cublasLtMatmulAlgo_t> candidates = calls.front()->candidates();
       int chosen = -1;
-      timed = timeCandidates(*calls.front(), scratch, start, stop, chosen);
-      if (timed.isOk() && chosen >= 0) {
-        const cublasLtMatmulAlgo_t algo = calls.front()->candidates()[chosen];
-        for (GemmCall *same : calls)
-          same->choose(algo);
+      bool timed = false;
+      std::string outcome = "cuBLASLt's heuristic: no memory for timing the candidates";
+      if (ready) {
+        Status attempt = timeCandidates(*calls.front(), scratch, start, stop, chosen, timed);
+        if (!attempt.isOk()) {
+          // Whatever was launched has finished or failed before the next
+          // kind, or the scratch's release.
+          status = check(driver_->cuStreamSynchronize(stream_),
+                         "timing GEMM algorithms (" + attempt.message() + ")");
+          if (!status.isOk())
+            break;
+          outcome = "cuBLASLt's heuristic: timing failed (" + attempt.message() + ")";
+        } else if (chosen < 0) {
+          outcome = "cuBLASLt's heuristic: no candidate ran";
+        } else if (!timed) {
+          outcome = "cuBLASLt's heuristic: over 0.25 ms a call, not timed against the others";
+        } else {
+          outcome = "timed at load: cuBLASLt's choice " + std::to_string(chosen + 1) + " of " +
+                    std::to_string(candidates.size());
+        }
       }
+      for (GemmCall *same : calls)
+        if (chosen >= 0)
+          same->choose(candidates[chosen], outcome);
+        else
+          same->keepFirstChoice(outcome);
     }
     if (start)
       driver_->cuEventDestroy(start);
@@ -495,65 +515,71 @@ private:
       driver_->cuEventDestroy(stop);
     if (scratch)
       driver_->cuMemFree(scratch);
-    if (!timed.isOk())
-      return check(driver_->cuStreamSynchronize(stream_),
-                   "timing GEMM algorithms (" + timed.message() + ")");
-    return Status();
+    return status;
   }
 
   /// Times `call`'s candidates, each as kTuningCalls calls in a CUDA graph
-  /// writing `scratch`. The heuristic's first choice (the first candidate
-  /// that runs) is warmed up and timed first, and kept untimed against the
-  /// rest where it takes over kTuningMaxMs a call; otherwise every
-  /// candidate is warmed up, then timed kTuningPasses times, interleaved,
-  /// its fastest counting. `chosen`: the fastest where it beats the first
-  /// choice by kTuningMinGain, else the first choice; -1 where none runs.
+  /// writing `scratch`; a sample of a candidate is a launch of its graph to
+  /// warm up and one timed. The heuristic's first choice (the first
+  /// candidate that runs) is sampled first, and kept untimed against the
+  /// rest where it takes over kTuningMaxMs a call (`timed` false);
+  /// otherwise every candidate is sampled kTuningPasses times, interleaved,
+  /// its fastest sample counting. `chosen`: the fastest where it beats the
+  /// first choice by kTuningMinGain, else the first choice; -1 where none
+  /// runs or the status is an error.
   Status timeCandidates(const GemmCall &call, CUdeviceptr scratch, CUevent start, CUevent stop,
-                        int &chosen) {
+                        int &chosen, bool &timed) {
     chosen = -1;
+    timed = false;
     const std::vector<cublasLtMatmulAlgo_t> &candidates = call.candidates();
     const int count = static_cast<int>(candidates.size());
     std::vector<CUgraphExec> graphs(count, nullptr);
-    std::vector<double> fastest(count, 0.0);
-    Status status;
-    for (int i = 0; status.isOk() && i < count; ++i)
-      status = captureCalls(
+    std::vector<double> fastest(count, INFINITY);
+    auto capture = [&](int i) {
+      return captureCalls(
           [&] {
             return call.enqueueWith(blasHandle_, stream_, candidates[i], scratch,
                                     arena_ + workspaceOffset_, workspaceBytes_, path_);
           },
           kTuningCalls, graphs[i]);
-    int first = 0;
-    while (first < count && !graphs[first])
-      ++first;
-    auto warm = [&](int i) {
-      return check(driver_->cuGraphLaunch(graphs[i], stream_), "warming up a GEMM");
     };
+    auto sample = [&](int i) {
+      double ms = 0;
+      Status s = check(driver_->cuGraphLaunch(graphs[i], stream_), "warming up a GEMM");
+      if (s.isOk())
+        s = timeGraph(graphs[i], kTuningCalls, start, stop, ms);
+      if (s.isOk())
+        fastest[i] = std::min(fastest[i], ms);
+      return s;
+    };
+    Status status;
+    int first = 0;
+    for (; status.isOk() && first < count; ++first)
+      if ((status = capture(first)).isOk() && graphs[first])
+        break;
     if (status.isOk() && first < count) {
-      status = warm(first);
-      if (status.isOk())
-        status = timeGraph(graphs[first], kTuningCalls, start, stop, fastest[first]);
-      bool timeAll = status.isOk() && fastest[first] <= kTuningMaxMs;
-      for (int i = first + 1; timeAll && status.isOk() && i < count; ++i)
-        if (graphs[i])
-          status = warm(i);
-      for (int pass = 0; timeAll && status.isOk() && pass < kTuningPasses; ++pass)
-        for (int i = first; status.isOk() && i < count; ++i) {
-          double ms = 0;
-          if (graphs[i] && (status = timeGraph(graphs[i], kTuningCalls, start, stop, ms)).isOk())
-            fastest[i] = (pass == 0 && i != first) ? ms : std::min(fastest[i], ms);
-        }
-      chosen = first;
-      for (int i = first + 1; timeAll && i < count; ++i)
-        if (graphs[i] && fastest[i] < fastest[chosen] &&
-            fastest[i] < (1 - kTuningMinGain) * fastest[first])
-          chosen = i;
+      status = sample(first);
+      timed = status.isOk() && fastest[first] <= kTuningMaxMs;
+      for (int i = first + 1; timed && status.isOk() && i < count; ++i)
+        status = capture(i);
+      for (int pass = 0; timed && status.isOk() && pass < kTuningPasses; ++pass)
+        for (int i = first; status.isOk() && i < count; ++i)
+          if (graphs[i])
+            status = sample(i);
+      if (status.isOk()) {
+        chosen = first;
+        for (int i = first + 1; timed && i < count; ++i)
+          if (fastest[i] < fastest[chosen] && fastest[i] < (1 - kTuningMinGain) * fastest[first])
+            chosen = i;
+      }
     }
     for (CUgraphExec graph : graphs)
       if (graph)
         driver_->cuGraphExecDestroy(graph);
-    if (!status.isOk())
+    if (!status.isOk()) {
       chosen = -1;
+      timed = false;
+    }
     return status;
   }
 
@@ -859,6 +885,7 @@ Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
     timing.batch = planned.gemm.batch;
     timing.types = std::string(dtypeName(planned.gemm.aDtype)) + "x" +
                    dtypeName(planned.gemm.bDtype) + "->" + dtypeName(planned.gemm.cDtype);
+    timing.algorithm = call.algorithmSource();
     const std::string what = path_ + ": GEMM step " + std::to_string(planned.step);
     bool ran = false;
     status = timeCalls(

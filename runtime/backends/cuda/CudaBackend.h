@@ -77,6 +77,8 @@ struct GemmTiming {
   /// with a 32 MiB workspace.
   double bestMs = 0;
   int algorithmsTried = 0;
+  /// How the step's algorithm was chosen (GemmCall::algorithmSource).
+  std::string algorithm;
 };
 
 /// Times every GEMM step of a CUDA backend's program on the program's own

@@ -95,6 +95,8 @@ struct CachedAlgorithm {
   cublasLtMatmulAlgo_t algo;
   std::vector<cublasLtMatmulAlgo_t> candidates;
   bool settled = false;
+  /// How it was chosen (GemmCall::algorithmSource).
+  std::string source;
 };
 
 struct AlgorithmCache {
@@ -177,9 +179,9 @@ uint32_t operandAlignment(uint64_t address, int64_t strideBytes, int32_t batch) 
 GemmCall::GemmCall(GemmCall &&other) noexcept
     : blas_(other.blas_), desc_(other.desc_), a_(other.a_), b_(other.b_), d_(other.d_),
       algo_(other.algo_), candidates_(std::move(other.candidates_)), key_(std::move(other.key_)),
-      dBytes_(other.dBytes_), aPtr_(other.aPtr_), bPtr_(other.bPtr_), dPtr_(other.dPtr_),
-      alignA_(other.alignA_), alignB_(other.alignB_), alignD_(other.alignD_),
-      scaleIsDouble_(other.scaleIsDouble_), betaFloat_(other.betaFloat_),
+      source_(std::move(other.source_)), dBytes_(other.dBytes_), aPtr_(other.aPtr_),
+      bPtr_(other.bPtr_), dPtr_(other.dPtr_), alignA_(other.alignA_), alignB_(other.alignB_),
+      alignD_(other.alignD_), scaleIsDouble_(other.scaleIsDouble_), betaFloat_(other.betaFloat_),
       betaDouble_(other.betaDouble_) {
   other.desc_ = nullptr;
   other.a_ = other.b_ = other.d_ = nullptr;
@@ -277,6 +279,7 @@ Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle, const 
       const CachedAlgorithm &cached = found->second;
       if (cached.settled || candidates <= 1 || !cached.candidates.empty()) {
         algo_ = cached.algo;
+        source_ = cached.source;
         if (!cached.settled && candidates > 1)
           candidates_ = cached.candidates;
         return Status();
@@ -322,10 +325,19 @@ Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle, const 
       candidates_.push_back(results[i].algo);
   if (candidates_.size() < 2)
     candidates_.clear();
+  source_ = candidates <= 1       ? "cuBLASLt's heuristic"
+            : candidates_.empty() ? "cuBLASLt's heuristic: its only choice"
+                                  : "cuBLASLt's heuristic, not yet timed";
   std::lock_guard<std::mutex> lock(cache.mutex);
   auto [entry, added] = cache.chosen.try_emplace(key_);
-  if (added || !entry->second.settled) // not over a timing's winner
-    entry->second = CachedAlgorithm{algo_, candidates_, candidates > 1 && candidates_.empty()};
+  if (!added && entry->second.settled) { // another load has settled it meanwhile
+    algo_ = entry->second.algo;
+    source_ = entry->second.source;
+    candidates_.clear();
+  } else {
+    entry->second =
+        CachedAlgorithm{algo_, candidates_, candidates > 1 && candidates_.empty(), source_};
+  }
   return Status();
 }
 
@@ -335,12 +347,22 @@ void resetGemmAlgorithmCache() {
   cache.chosen.clear();
 }
 
-void GemmCall::choose(const cublasLtMatmulAlgo_t &algo) {
-  algo_ = algo;
+void GemmCall::choose(const cublasLtMatmulAlgo_t &algo, const std::string &source) {
   candidates_.clear();
   AlgorithmCache &cache = algorithmCache();
   std::lock_guard<std::mutex> lock(cache.mutex);
-  cache.chosen[key_] = CachedAlgorithm{algo, {}, true};
+  auto [entry, added] = cache.chosen.try_emplace(key_);
+  if (added || !entry->second.settled)
+    entry->second = CachedAlgorithm{algo, {}, true, source};
+  // A winner settled meanwhile by another load stands, so that the process
+  // runs one algorithm per kind of call.
+  algo_ = entry->second.algo;
+  source_ = entry->second.source;
+}
+
+void GemmCall::keepFirstChoice(const std::string &source) {
+  candidates_.clear();
+  source_ = source;
 }
 
 cublasStatus_t GemmCall::preferOperandAlignment(const CublasLtApi &blas,

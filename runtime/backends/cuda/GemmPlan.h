@@ -122,9 +122,20 @@ public:
   /// first; empty when there is nothing to choose between.
   const std::vector<cublasLtMatmulAlgo_t> &candidates() const { return candidates_; }
 
-  /// Takes `algo` (the candidate that ran fastest) for this call, and for
-  /// every call of the same key created later in the process.
-  void choose(const cublasLtMatmulAlgo_t &algo);
+  /// Takes `algo` (the candidate a timing chose; `source` says how) for
+  /// this call and every call of the same key created later in the
+  /// process, unless another load settled that key first, whose choice it
+  /// takes instead.
+  void choose(const cublasLtMatmulAlgo_t &algo, const std::string &source);
+
+  /// Keeps the heuristic's first choice, untimed (`source` says why), and
+  /// leaves the key to a later load's timing.
+  void keepFirstChoice(const std::string &source);
+
+  /// How the algorithm was chosen: "cuBLASLt's heuristic", "timed at load:
+  /// cuBLASLt's choice R of N", or the heuristic's with the reason it was
+  /// not timed.
+  const std::string &algorithmSource() const { return source_; }
 
   /// What the algorithm choice depends on (see create()).
   const std::string &key() const { return key_; }
@@ -156,6 +167,7 @@ private:
   cublasLtMatmulAlgo_t algo_{};
   std::vector<cublasLtMatmulAlgo_t> candidates_;
   std::string key_;
+  std::string source_;
   int64_t dBytes_ = 0;
   CUdeviceptr aPtr_ = 0, bPtr_ = 0, dPtr_ = 0;
   uint32_t alignA_ = 256, alignB_ = 256, alignD_ = 256; // bytes

@@ -269,25 +269,29 @@ TEST_F(CudaBackend, TimesEachGemmStepAgainstCublasLtsTopChoices) {
   EXPECT_DOUBLE_EQ(timings[0].stepMs, 0.125); // the load's timing chose the faster one
   EXPECT_DOUBLE_EQ(timings[0].bestMs, 0.125);
   EXPECT_EQ(timings[0].algorithmsTried, 2); // the third is refused
+  EXPECT_EQ(timings[0].algorithm, "timed at load: cuBLASLt's choice 2 of 3");
   EXPECT_EQ(emulator.counters().uncapturedWork, uncaptured);
   EXPECT_EQ(emulator.counters().heuristicQueries, queriesAtLoad + 1);
   EXPECT_EQ(emulator.counters().alignedHeuristicQueries, emulator.counters().heuristicQueries);
 }
 
 // At load each kind of GEMM times cuBLASLt's candidates, each a graph of 8
-// calls writing a scratch result: the heuristic's first choice warmed up and
-// timed, then every candidate warmed up and timed three times. The program
-// computes as the CPU does and runs the fastest. Refused candidates are
-// passed over; a first choice slower than 0.25 ms a call is kept untimed
-// against the rest, and so is one that the fastest beats by under 2%; the
-// winner is kept for the process; MPC_GEMM_AUTOTUNE=0 keeps the heuristic's
-// first choice.
+// calls writing a scratch result, a sample being a warm-up launch and a timed
+// one: the heuristic's first choice sampled, then every candidate sampled
+// three times, interleaved. The program computes as the CPU does and runs
+// the fastest. Refused candidates are passed over; a first choice slower
+// than 0.25 ms a call is kept untimed against the rest, and so is one that
+// the fastest beats by under 2%; a failed timing leaves the heuristic's
+// choice; the winner is kept for the process; MPC_GEMM_AUTOTUNE=0 keeps the
+// heuristic's first choice. The GEMM's timing (mpc-bench --gemms) says how
+// its algorithm was chosen.
 TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
   // The GEMMs each load ran: the timing's algorithms and results, then the
-  // runs' algorithms.
+  // runs' algorithms; and how its algorithm was chosen.
   struct Ran {
     std::vector<int> atLoad, inRuns;
     std::vector<uintptr_t> loadResults, runResults;
+    std::string algorithm;
     int timedCalls(int rank) const { return std::count(atLoad.begin(), atLoad.end(), rank); }
   };
   auto loadAndRun = [&](CudaEmulator &emulator, Ran &ran) {
@@ -295,22 +299,34 @@ TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
     std::vector<float> expected = cpuLosses(bundle_, 2);
     const auto &counters = emulator.counters();
     size_t before = counters.gemmAlgorithms.size();
-    LoadedProgram cuda;
-    ASSERT_EQ(cuda.load(bundle_, 7, "cuda"), MPC_OK) << mpc_last_error();
+    mpc::rt::ProgramOptions options;
+    options.device = "cuda";
+    options.seed = 7;
+    std::unique_ptr<mpc::rt::Program> program;
+    mpc::rt::Status status = mpc::rt::Program::load(bundle_, options, program);
+    ASSERT_TRUE(status.isOk()) << status.message();
     size_t loaded = counters.gemmAlgorithms.size();
     for (int run = 0; run < 2; ++run) {
-      setInput(cuda, run);
-      ASSERT_EQ(mpc_program_run(cuda.get()), MPC_OK) << mpc_last_error();
+      std::vector<float> x = mpc::test::inputOfRun(run);
+      ASSERT_TRUE(program->setInput("x", x.data(), x.size() * sizeof(float)).isOk());
+      ASSERT_TRUE(program->run().isOk());
     }
-    ASSERT_EQ(mpc_program_synchronize(cuda.get()), MPC_OK) << mpc_last_error();
-    for (int run = 0; run < 2; ++run)
-      EXPECT_EQ(telemetryOf<float>(cuda, run, "loss"), expected[run]) << "run " << run;
+    ASSERT_TRUE(program->synchronize().isOk());
+    for (int run = 0; run < 2; ++run) {
+      float loss = 0;
+      ASSERT_TRUE(program->telemetry(run, "loss", &loss, sizeof loss).isOk());
+      EXPECT_EQ(loss, expected[run]) << "run " << run;
+    }
     ran.atLoad.assign(counters.gemmAlgorithms.begin() + before,
                       counters.gemmAlgorithms.begin() + loaded);
     ran.inRuns.assign(counters.gemmAlgorithms.begin() + loaded, counters.gemmAlgorithms.end());
     ran.loadResults.assign(counters.gemmResults.begin() + before,
                            counters.gemmResults.begin() + loaded);
     ran.runResults.assign(counters.gemmResults.begin() + loaded, counters.gemmResults.end());
+    std::vector<mpc::rt::GemmTiming> timings;
+    ASSERT_TRUE(mpc::rt::timeGemmSteps(program->backend(), 1, timings).isOk());
+    ASSERT_EQ(timings.size(), 1u);
+    ran.algorithm = timings[0].algorithm;
   };
   Ran ran;
   {
@@ -318,25 +334,40 @@ TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
     options.algorithmMilliseconds = {0.004f, -1.0f, 0.001f, 0.002f};
     CudaEmulator emulator(hostObjectPath_, options);
     loadAndRun(emulator, ran);
-    // The first choice: warm-up, a timing, three timings; the others:
-    // warm-up, three timings; 1 is refused.
-    EXPECT_EQ(ran.timedCalls(0), 5 * 8);
+    // The first choice: four samples, the others three, of 16 calls (8
+    // warming up, 8 timed); 1 is refused.
+    EXPECT_EQ(ran.timedCalls(0), 4 * 16);
     EXPECT_EQ(ran.timedCalls(1), 0);
-    EXPECT_EQ(ran.timedCalls(2), 4 * 8);
-    EXPECT_EQ(ran.timedCalls(3), 4 * 8);
-    EXPECT_EQ(ran.atLoad.size(), 13u * 8);
+    EXPECT_EQ(ran.timedCalls(2), 3 * 16);
+    EXPECT_EQ(ran.timedCalls(3), 3 * 16);
+    EXPECT_EQ(ran.atLoad.size(), 10u * 16);
     EXPECT_EQ(ran.inRuns, (std::vector<int>{2, 2}));
+    EXPECT_EQ(ran.algorithm, "timed at load: cuBLASLt's choice 3 of 4");
     // The timing wrote none of the program's memory (the runs' results).
     ASSERT_EQ(ran.runResults.size(), 2u);
     for (uintptr_t result : ran.loadResults)
       EXPECT_NE(result, ran.runResults[0]);
     EXPECT_EQ(emulator.counters().uncapturedWork, 0);
-    // A second program of the same GEMM takes the winner without timing.
+    // A later program of the same GEMM takes the winner without timing (and
+    // without asking the heuristic, but for the rivals of timeGemmSteps).
     const int queries = emulator.counters().heuristicQueries;
     loadAndRun(emulator, ran);
     EXPECT_EQ(ran.atLoad, std::vector<int>{});
     EXPECT_EQ(ran.inRuns, (std::vector<int>{2, 2}));
-    EXPECT_EQ(emulator.counters().heuristicQueries, queries);
+    EXPECT_EQ(ran.algorithm, "timed at load: cuBLASLt's choice 3 of 4");
+    EXPECT_EQ(emulator.counters().heuristicQueries, queries + 1);
+  }
+  {
+    // The heuristic's first choice refused: the first that runs stands in.
+    CudaEmulatorOptions options;
+    options.algorithmMilliseconds = {-1.0f, 0.002f, 0.001f};
+    CudaEmulator emulator(hostObjectPath_, options);
+    mpc::rt::resetGemmAlgorithmCache();
+    loadAndRun(emulator, ran);
+    EXPECT_EQ(ran.timedCalls(0), 0);
+    EXPECT_EQ(ran.timedCalls(1), 4 * 16);
+    EXPECT_EQ(ran.timedCalls(2), 3 * 16);
+    EXPECT_EQ(ran.inRuns, (std::vector<int>{2, 2}));
   }
   {
     CudaEmulatorOptions options;
@@ -344,8 +375,10 @@ TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
     CudaEmulator emulator(hostObjectPath_, options);
     mpc::rt::resetGemmAlgorithmCache();
     loadAndRun(emulator, ran);
-    EXPECT_EQ(ran.atLoad, std::vector<int>(2 * 8, 0)); // warm-up and one timing
+    EXPECT_EQ(ran.atLoad, std::vector<int>(16, 0)); // one sample
     EXPECT_EQ(ran.inRuns, (std::vector<int>{0, 0}));
+    EXPECT_EQ(ran.algorithm,
+              "cuBLASLt's heuristic: over 0.25 ms a call, not timed against the others");
   }
   {
     CudaEmulatorOptions options;
@@ -353,8 +386,24 @@ TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
     CudaEmulator emulator(hostObjectPath_, options);
     mpc::rt::resetGemmAlgorithmCache();
     loadAndRun(emulator, ran);
-    EXPECT_EQ(ran.timedCalls(1), 4 * 8);
+    EXPECT_EQ(ran.timedCalls(1), 3 * 16);
     EXPECT_EQ(ran.inRuns, (std::vector<int>{0, 0}));
+    EXPECT_EQ(ran.algorithm, "timed at load: cuBLASLt's choice 1 of 2");
+  }
+  {
+    // The first graph the timing instantiates fails: the load goes on with
+    // the heuristic's choice, and says why.
+    CudaEmulatorOptions options;
+    options.algorithmMilliseconds = {0.004f, 0.001f};
+    options.failingGraphInstantiations = 1;
+    CudaEmulator emulator(hostObjectPath_, options);
+    mpc::rt::resetGemmAlgorithmCache();
+    loadAndRun(emulator, ran);
+    EXPECT_EQ(ran.atLoad, std::vector<int>{});
+    EXPECT_EQ(ran.inRuns, (std::vector<int>{0, 0}));
+    EXPECT_EQ(ran.algorithm.rfind("cuBLASLt's heuristic: timing failed (", 0), 0u) << ran.algorithm;
+    EXPECT_NE(ran.algorithm.find("instantiating a GEMM's timing"), std::string::npos)
+        << ran.algorithm;
   }
   {
     CudaEmulatorOptions options;
@@ -366,9 +415,10 @@ TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
     unsetenv("MPC_GEMM_AUTOTUNE");
     EXPECT_EQ(ran.atLoad, std::vector<int>{});
     EXPECT_EQ(ran.inRuns, (std::vector<int>{0, 0}));
+    EXPECT_EQ(ran.algorithm, "cuBLASLt's heuristic");
     // A later load that may time does so: the untimed choice was not final.
     loadAndRun(emulator, ran);
-    EXPECT_EQ(ran.timedCalls(1), 4 * 8);
+    EXPECT_EQ(ran.timedCalls(1), 3 * 16);
     EXPECT_EQ(ran.inRuns, (std::vector<int>{1, 1}));
   }
 }

@@ -207,11 +207,11 @@ TEST_F(RealGpuRows, SumAndMaxMatchFp64AtBothBlockSizes) {
           max = NAN;
         for (int64_t at : {r, rows + r}) { // the first thread's, the last thread's
           if (std::isnan(sum))
-            EXPECT_TRUE(std::isnan(sums[at])) << "row " << r << ": " << sums[at];
+            EXPECT_TRUE(std::isnan(sums[at])) << "row " << r << " at " << at << ": " << sums[at];
           else
             EXPECT_EQ(sums[at], static_cast<float>(sum)) << "row " << r << " at " << at;
           if (std::isnan(max))
-            EXPECT_TRUE(std::isnan(maxes[at])) << "row " << r << ": " << maxes[at];
+            EXPECT_TRUE(std::isnan(maxes[at])) << "row " << r << " at " << at << ": " << maxes[at];
           else
             EXPECT_EQ(maxes[at], static_cast<float>(max)) << "row " << r << " at " << at;
         }
