@@ -16,6 +16,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <sstream>
 #include <variant>
 
 namespace mpc::rt {
@@ -483,7 +484,8 @@ private:
       const std::vector<cublasLtMatmulAlgo_t> candidates = calls.front()->candidates();
       int chosen = -1;
       bool timed = false;
-      std::string outcome = "cuBLASLt's heuristic: no memory for timing the candidates";
+      std::string outcome =
+          "cuBLASLt's heuristic: the timing's scratch memory or events could not be had";
       if (ready) {
         Status attempt = timeCandidates(*calls.front(), scratch, start, stop, chosen, timed);
         if (!attempt.isOk()) {
@@ -497,7 +499,11 @@ private:
         } else if (chosen < 0) {
           outcome = "cuBLASLt's heuristic: no candidate ran";
         } else if (!timed) {
-          outcome = "cuBLASLt's heuristic: over 0.25 ms a call, not timed against the others";
+          std::ostringstream os;
+          os << "cuBLASLt's choice " << chosen + 1 << " of " << candidates.size()
+             << " (the first that runs): over " << kTuningMaxMs
+             << " ms a call, not timed against the others";
+          outcome = os.str();
         } else {
           outcome = "timed at load: cuBLASLt's choice " + std::to_string(chosen + 1) + " of " +
                     std::to_string(candidates.size());
@@ -523,10 +529,12 @@ private:
   /// warm up and one timed. The heuristic's first choice (the first
   /// candidate that runs) is sampled first, and kept untimed against the
   /// rest where it takes over kTuningMaxMs a call (`timed` false);
-  /// otherwise every candidate is sampled kTuningPasses times, interleaved,
-  /// its fastest sample counting. `chosen`: the fastest where it beats the
-  /// first choice by kTuningMinGain, else the first choice; -1 where none
-  /// runs or the status is an error.
+  /// otherwise every candidate is sampled kTuningPasses times, interleaved
+  /// in the heuristic's order, its fastest sample counting (the first
+  /// choice's first sample too: with kTuningMinGain, what leans the choice
+  /// to the heuristic's where times are close). `chosen`: the fastest where
+  /// it beats the first choice by kTuningMinGain, else the first choice; -1
+  /// where none runs or the status is an error.
   Status timeCandidates(const GemmCall &call, CUdeviceptr scratch, CUevent start, CUevent stop,
                         int &chosen, bool &timed) {
     chosen = -1;
@@ -599,7 +607,9 @@ private:
     CUgraph captured = nullptr;
     CUresult ended = driver_->cuStreamEndCapture(stream_, &captured);
     Status status;
-    if (enqueued && ended == CUDA_SUCCESS)
+    if (enqueued && ended != CUDA_SUCCESS) // the capture itself failed, not the algorithm
+      status = check(ended, "capturing a GEMM's timing");
+    else if (enqueued)
       status =
           check(driver_->cuGraphInstantiate(&graph, captured, 0), "instantiating a GEMM's timing");
     if (captured)

@@ -88,9 +88,11 @@ LtMatrix columnMajorOf(cudaDataType type, int64_t rows, int64_t cols, int64_t ba
 }
 
 /// Process-wide algorithm choices: device, plan and alignments -> algorithm.
-/// The algorithm chosen for a kind of call. `settled`: it won a timing, or
-/// the heuristic offered no other; otherwise `candidates` holds the
-/// heuristic's choices for a timing (empty when only its first was asked).
+/// The algorithm chosen for a kind of call. `settled`: a timing chose it
+/// (the fastest, or the first choice where that took too long to time the
+/// others), or the heuristic offered no other; otherwise `candidates` holds
+/// the heuristic's choices for a timing (empty when only its first was
+/// asked).
 struct CachedAlgorithm {
   cublasLtMatmulAlgo_t algo;
   std::vector<cublasLtMatmulAlgo_t> candidates;
@@ -279,9 +281,11 @@ Status GemmCall::create(const CublasLtApi &blas, cublasLtHandle_t handle, const 
       const CachedAlgorithm &cached = found->second;
       if (cached.settled || candidates <= 1 || !cached.candidates.empty()) {
         algo_ = cached.algo;
-        source_ = cached.source;
-        if (!cached.settled && candidates > 1)
+        source_ = cached.settled ? cached.source : "cuBLASLt's heuristic";
+        if (!cached.settled && candidates > 1) {
           candidates_ = cached.candidates;
+          source_ = "cuBLASLt's heuristic, not yet timed";
+        }
         return Status();
       }
     }

@@ -378,7 +378,8 @@ TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
     EXPECT_EQ(ran.atLoad, std::vector<int>(16, 0)); // one sample
     EXPECT_EQ(ran.inRuns, (std::vector<int>{0, 0}));
     EXPECT_EQ(ran.algorithm,
-              "cuBLASLt's heuristic: over 0.25 ms a call, not timed against the others");
+              "cuBLASLt's choice 1 of 2 (the first that runs): over 0.25 ms a call, not timed "
+              "against the others");
   }
   {
     CudaEmulatorOptions options;
@@ -404,6 +405,12 @@ TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
     EXPECT_EQ(ran.algorithm.rfind("cuBLASLt's heuristic: timing failed (", 0), 0u) << ran.algorithm;
     EXPECT_NE(ran.algorithm.find("instantiating a GEMM's timing"), std::string::npos)
         << ran.algorithm;
+    // A later load without timing says the heuristic chose, untimed.
+    setenv("MPC_GEMM_AUTOTUNE", "0", 1);
+    loadAndRun(emulator, ran);
+    unsetenv("MPC_GEMM_AUTOTUNE");
+    EXPECT_EQ(ran.atLoad, std::vector<int>{});
+    EXPECT_EQ(ran.algorithm, "cuBLASLt's heuristic");
   }
   {
     CudaEmulatorOptions options;
