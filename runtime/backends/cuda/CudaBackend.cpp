@@ -134,6 +134,61 @@ struct InFlight {
   int slot;
 };
 
+/// Times CUDA graphs on a stream with a pair of events it owns. A sample is
+/// a launch of the graph to warm up and one between the events, so that
+/// what is timed is the GPU's work alone (a call enqueued from the host
+/// costs microseconds, as long as a small GEMM takes).
+class GraphStopwatch {
+public:
+  /// `prefix` starts error messages (the bundle's path).
+  GraphStopwatch(const CudaDriverApi &driver, CUstream stream, std::string prefix)
+      : driver_(driver), stream_(stream), prefix_(std::move(prefix)) {}
+  GraphStopwatch(const GraphStopwatch &) = delete;
+  GraphStopwatch &operator=(const GraphStopwatch &) = delete;
+  ~GraphStopwatch() {
+    for (CUevent event : {start_, stop_})
+      if (event)
+        driver_.cuEventDestroy(event);
+  }
+
+  /// Creates the events; call before sample().
+  Status create() {
+    Status status = check(driver_.cuEventCreate(&start_, CU_EVENT_DEFAULT), "creating an event");
+    if (status.isOk())
+      status = check(driver_.cuEventCreate(&stop_, CU_EVENT_DEFAULT), "creating an event");
+    return status;
+  }
+
+  /// Milliseconds per call of `graph`, a graph of `calls` calls: one sample.
+  Status sample(CUgraphExec graph, int calls, double &ms) {
+    Status status = check(driver_.cuGraphLaunch(graph, stream_), "warming up a GEMM");
+    if (status.isOk())
+      status = check(driver_.cuEventRecord(start_, stream_), "recording an event");
+    if (status.isOk())
+      status = check(driver_.cuGraphLaunch(graph, stream_), "timing a GEMM");
+    if (status.isOk())
+      status = check(driver_.cuEventRecord(stop_, stream_), "recording an event");
+    if (status.isOk())
+      status = check(driver_.cuEventSynchronize(stop_), "timing a GEMM");
+    float elapsed = 0;
+    if (status.isOk())
+      status = check(driver_.cuEventElapsedTime(&elapsed, start_, stop_), "timing a GEMM");
+    if (status.isOk())
+      ms = elapsed / std::max(calls, 1);
+    return status;
+  }
+
+private:
+  Status check(CUresult result, const std::string &what) const {
+    return result == CUDA_SUCCESS ? Status() : cudaFailure(driver_, result, prefix_ + what);
+  }
+
+  const CudaDriverApi &driver_;
+  CUstream stream_;
+  std::string prefix_;
+  CUevent start_ = nullptr, stop_ = nullptr;
+};
+
 class CudaBackend final : public Backend {
 public:
   ~CudaBackend() override { release(); }
@@ -475,10 +530,9 @@ private:
     if (kinds.empty())
       return Status();
     CUdeviceptr scratch = 0;
-    CUevent start = nullptr, stop = nullptr;
+    GraphStopwatch stopwatch(*driver_, stream_, path_ + ": ");
     bool ready = driver_->cuMemAlloc(&scratch, alignUp(scratchBytes, kAlignment)) == CUDA_SUCCESS &&
-                 driver_->cuEventCreate(&start, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
-                 driver_->cuEventCreate(&stop, CU_EVENT_DEFAULT) == CUDA_SUCCESS;
+                 stopwatch.create().isOk();
     Status status;
     for (auto &[key, calls] : kinds) {
       const std::vector<cublasLtMatmulAlgo_t> candidates = calls.front()->candidates();
@@ -487,7 +541,7 @@ private:
       std::string outcome =
           "cuBLASLt's heuristic: the timing's scratch memory or events could not be had";
       if (ready) {
-        Status attempt = timeCandidates(*calls.front(), scratch, start, stop, chosen, timed);
+        Status attempt = timeCandidates(*calls.front(), scratch, stopwatch, chosen, timed);
         if (!attempt.isOk()) {
           // Whatever was launched has finished or failed before the next
           // kind, or the scratch's release.
@@ -515,18 +569,13 @@ private:
         else
           same->keepFirstChoice(outcome);
     }
-    if (start)
-      driver_->cuEventDestroy(start);
-    if (stop)
-      driver_->cuEventDestroy(stop);
     if (scratch)
       driver_->cuMemFree(scratch);
     return status;
   }
 
   /// Times `call`'s candidates, each as kTuningCalls calls in a CUDA graph
-  /// writing `scratch`; a sample of a candidate is a launch of its graph to
-  /// warm up and one timed. The heuristic's first choice (the first
+  /// writing `scratch`, sampled by `stopwatch`. The heuristic's first choice (the first
   /// candidate that runs) is sampled first, and kept untimed against the
   /// rest where it takes over kTuningMaxMs a call (`timed` false);
   /// otherwise every candidate is sampled kTuningPasses times, interleaved
@@ -535,7 +584,7 @@ private:
   /// to the heuristic's where times are close). `chosen`: the fastest where
   /// it beats the first choice by kTuningMinGain, else the first choice; -1
   /// where none runs or the status is an error.
-  Status timeCandidates(const GemmCall &call, CUdeviceptr scratch, CUevent start, CUevent stop,
+  Status timeCandidates(const GemmCall &call, CUdeviceptr scratch, GraphStopwatch &stopwatch,
                         int &chosen, bool &timed) {
     chosen = -1;
     timed = false;
@@ -553,9 +602,7 @@ private:
     };
     auto sample = [&](int i) {
       double ms = 0;
-      Status s = check(driver_->cuGraphLaunch(graphs[i], stream_), "warming up a GEMM");
-      if (s.isOk())
-        s = timeGraph(graphs[i], kTuningCalls, start, stop, ms);
+      Status s = stopwatch.sample(graphs[i], kTuningCalls, ms);
       if (s.isOk())
         fastest[i] = std::min(fastest[i], ms);
       return s;
@@ -617,39 +664,17 @@ private:
     return status;
   }
 
-  /// Milliseconds per call of `graph`, a graph of `calls` calls, launched
-  /// once between `start` and `stop`: the GPU's time alone.
-  Status timeGraph(CUgraphExec graph, int calls, CUevent start, CUevent stop, double &ms) {
-    Status status = check(driver_->cuEventRecord(start, stream_), "recording an event");
-    if (status.isOk())
-      status = check(driver_->cuGraphLaunch(graph, stream_), "timing a GEMM");
-    if (status.isOk())
-      status = check(driver_->cuEventRecord(stop, stream_), "recording an event");
-    if (status.isOk())
-      status = check(driver_->cuEventSynchronize(stop), "timing a GEMM");
-    float elapsed = 0;
-    if (status.isOk())
-      status = check(driver_->cuEventElapsedTime(&elapsed, start, stop), "timing a GEMM");
-    if (status.isOk())
-      ms = elapsed / std::max(calls, 1);
-    return status;
-  }
-
-  /// Milliseconds per call of `enqueue`, timed on the GPU alone (a call
-  /// enqueued from the host costs microseconds, as long as a small GEMM
-  /// takes): `calls` calls captured into a CUDA graph, launched once to warm
-  /// up and once timed. `ran` is false, and the status OK, where enqueueing
-  /// fails.
+  /// Milliseconds per call of `enqueue`: `calls` calls captured into a CUDA
+  /// graph, one sample of it by `stopwatch`. `ran` is false, and the status
+  /// OK, where enqueueing fails.
   template <class Enqueue>
-  Status timeCalls(Enqueue enqueue, int calls, CUevent start, CUevent stop, bool &ran, double &ms) {
+  Status timeCalls(Enqueue enqueue, int calls, GraphStopwatch &stopwatch, bool &ran, double &ms) {
     ran = false;
     CUgraphExec graph = nullptr;
     Status status = captureCalls(enqueue, calls, graph);
     if (!status.isOk() || !graph)
       return status;
-    status = check(driver_->cuGraphLaunch(graph, stream_), "timing a GEMM");
-    if (status.isOk())
-      status = timeGraph(graph, calls, start, stop, ms);
+    status = stopwatch.sample(graph, calls, ms);
     driver_->cuGraphExecDestroy(graph);
     ran = status.isOk();
     return status;
@@ -873,11 +898,9 @@ private:
 Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
   if (Status s = drain(); !s.isOk())
     return s;
-  CUevent start = nullptr, stop = nullptr;
+  GraphStopwatch stopwatch(*driver_, stream_, path_ + ": ");
   CUdeviceptr workspace = 0;
-  Status status = check(driver_->cuEventCreate(&start, CU_EVENT_DEFAULT), "creating an event");
-  if (status.isOk())
-    status = check(driver_->cuEventCreate(&stop, CU_EVENT_DEFAULT), "creating an event");
+  Status status = stopwatch.create();
   if (status.isOk())
     status = check(driver_->cuMemAlloc(&workspace, kBenchmarkWorkspaceBytes),
                    "allocating the benchmark's workspace");
@@ -903,7 +926,7 @@ Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
           return call.enqueue(blasHandle_, stream_, arena_ + workspaceOffset_, workspaceBytes_,
                               what);
         },
-        repetitions, start, stop, ran, timing.stepMs);
+        repetitions, stopwatch, ran, timing.stepMs);
     if (status.isOk() && !ran) {
       status = call.enqueue(blasHandle_, stream_, arena_ + workspaceOffset_, workspaceBytes_,
                             what); // its error
@@ -944,7 +967,7 @@ Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
                        ? Status()
                        : cublasFailure(*blas_, result, "cublasLtMatmul");
           },
-          repetitions, start, stop, ran, ms);
+          repetitions, stopwatch, ran, ms);
       if (!ran)
         continue; // an algorithm that does not run here is not a rival
       ++timing.algorithmsTried;
@@ -954,10 +977,6 @@ Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
   }
   if (workspace)
     driver_->cuMemFree(workspace);
-  if (start)
-    driver_->cuEventDestroy(start);
-  if (stop)
-    driver_->cuEventDestroy(stop);
   return status;
 }
 

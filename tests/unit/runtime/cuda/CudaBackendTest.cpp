@@ -66,6 +66,18 @@ protected:
   }
   void TearDown() override { mpc::rt::resetGemmAlgorithmCache(); }
 
+  /// The step program on the (emulated) GPU, through the C++ API; null,
+  /// with a test failure, if it does not load.
+  std::unique_ptr<mpc::rt::Program> loadOnGpu() const {
+    mpc::rt::ProgramOptions options;
+    options.device = "cuda";
+    options.seed = 7;
+    std::unique_ptr<mpc::rt::Program> program;
+    mpc::rt::Status loaded = mpc::rt::Program::load(bundle_, options, program);
+    EXPECT_TRUE(loaded.isOk()) << loaded.message();
+    return program;
+  }
+
   ScopedCacheDir cache_;
   TempDir dir_;
   std::string hostObjectPath_, bundle_;
@@ -248,12 +260,8 @@ TEST_F(CudaBackend, TimesEachGemmStepAgainstCublasLtsTopChoices) {
   CudaEmulatorOptions emulated;
   emulated.algorithmMilliseconds = {0.25f, 0.125f, -1.0f};
   CudaEmulator emulator(hostObjectPath_, emulated);
-  mpc::rt::ProgramOptions options;
-  options.device = "cuda";
-  options.seed = 7;
-  std::unique_ptr<mpc::rt::Program> program;
-  mpc::rt::Status loaded = mpc::rt::Program::load(bundle_, options, program);
-  ASSERT_TRUE(loaded.isOk()) << loaded.message();
+  std::unique_ptr<mpc::rt::Program> program = loadOnGpu();
+  ASSERT_TRUE(program);
   const int queriesAtLoad = emulator.counters().heuristicQueries;
   EXPECT_EQ(queriesAtLoad, 1);
   const int uncaptured = emulator.counters().uncapturedWork;
@@ -299,12 +307,8 @@ TEST_F(CudaBackend, TimesCublasLtsCandidatesAtLoadAndRunsTheFastest) {
     std::vector<float> expected = cpuLosses(bundle_, 2);
     const auto &counters = emulator.counters();
     size_t before = counters.gemmAlgorithms.size();
-    mpc::rt::ProgramOptions options;
-    options.device = "cuda";
-    options.seed = 7;
-    std::unique_ptr<mpc::rt::Program> program;
-    mpc::rt::Status status = mpc::rt::Program::load(bundle_, options, program);
-    ASSERT_TRUE(status.isOk()) << status.message();
+    std::unique_ptr<mpc::rt::Program> program = loadOnGpu();
+    ASSERT_TRUE(program);
     size_t loaded = counters.gemmAlgorithms.size();
     for (int run = 0; run < 2; ++run) {
       std::vector<float> x = mpc::test::inputOfRun(run);
