@@ -3,8 +3,9 @@
 // Part of mpc, a mixed-precision training compiler.
 //
 // Loads a bundle with the runtime's C API, binds inputs from .npy files by
-// name, runs one step and writes outputs as .npy files. Shapes and dtypes
-// are checked against the program and mismatches are reported by name.
+// name, runs one step and writes outputs as .npy files (or safetensors files,
+// which keep bf16). Shapes and dtypes are checked against the program and
+// mismatches are reported by name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,10 @@ std::string names(const std::map<std::string, mpc_tensor_info> &tensors) {
   return llvm::join(list, ", ");
 }
 
+/// Whether an output goes to a safetensors file (by the file's extension)
+/// rather than a .npy one: safetensors keeps every dtype, .npy has no bf16.
+bool isSafetensorsFile(llvm::StringRef file) { return file.ends_with(".safetensors"); }
+
 /// Splits NAME=PATH.
 bool splitBinding(const std::string &text, std::string &name, std::string &path) {
   size_t eq = text.find('=');
@@ -73,7 +78,10 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
                    "from a safetensors file (--params).");
   parser.setPositionals("BUNDLE", "a bundle written by mpc compile", 1, 1);
   parser.addOption({"input", 'i', "NAME=FILE", "bind input NAME to a .npy file", "", {}, true});
-  parser.addOption({"output", 'o', "NAME=FILE", "write output NAME to a .npy file", "", {}, true});
+  parser.addOption({"output", 'o', "NAME=FILE",
+                    "write output NAME to a .npy file, or to a .safetensors file (one tensor, "
+                    "named NAME) to keep a bf16 output's values",
+                    "", {}, true});
   parser.addOption({"params", 0, "FILE",
                     "load parameters and state from a safetensors file, e.g. a checkpoint of "
                     "mpc train (its optimizer state is skipped when the program has none)",
@@ -152,12 +160,18 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
   for (const std::string &binding : parser.getAll("output")) {
     std::string name, file;
     if (!splitBinding(binding, name, file)) {
-      reportError("--output expects NAME=FILE.npy, got '" + binding + "'");
+      reportError("--output expects NAME=FILE.npy or NAME=FILE.safetensors, got '" + binding +
+                  "'");
       return kExitUsage;
     }
     if (!outputs.count(name))
       return fail("the program has no output '" + name + "' (its outputs: " + names(outputs) +
                   ")");
+    if (std::string(outputs.at(name).dtype) == "bf16" && !isSafetensorsFile(file)) {
+      reportError("--output " + name + "=" + file + ": output '" + name +
+                  "' is bf16, which NumPy has no dtype for; name a .safetensors file instead");
+      return kExitUsage;
+    }
     if (auto [it, added] = outputOfFile.try_emplace(file, name); !added) {
       reportError("--output " + name + "=" + file + ": '" + file + "' is already the file of " +
                   "output '" + it->second + "'");
@@ -186,7 +200,9 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
     rt::HostTensor tensor;
     if (!readOutput(outputs.at(name), tensor))
       return fail(mpc_last_error());
-    if (rt::Status status = rt::writeNpy(file, tensor); !status.isOk())
+    rt::Status status = isSafetensorsFile(file) ? rt::writeSafetensors(file, {{name, tensor}}, {})
+                                                : rt::writeNpy(file, tensor);
+    if (!status.isOk())
       return fail(status.message());
   }
   if (requested.empty()) {
