@@ -43,6 +43,10 @@ struct PrecisionConfig {
   std::string mode = "fp32"; // fp32, fp16 or bf16
   LossScaleConfig lossScale;
   bool gradientStats = false; // mpg-gradient-stats (telemetry)
+  /// mpg-master-weights: persistent fp16/bf16 working copies of the fp32
+  /// masters. Without them each step casts a master where it is read, which
+  /// computes the same values (tests/lit/e2e/master-weights.test).
+  bool workingCopies = true;
 };
 
 /// Reads a --loss-scale spec: `none`, `static:S`, or `dynamic` optionally

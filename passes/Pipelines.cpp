@@ -64,7 +64,8 @@ void mpc::buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
   graphPm.addPass(createMpgInsertLossScaling(loss));
   if (precision.gradientStats)
     graphPm.addPass(createMpgGradientStats());
-  graphPm.addPass(createMpgMasterWeights());
+  if (precision.workingCopies)
+    graphPm.addPass(createMpgMasterWeights());
 }
 
 llvm::Error mpc::parseLossScaleSpec(llvm::StringRef spec, LossScaleConfig &config) {

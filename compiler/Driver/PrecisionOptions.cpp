@@ -26,11 +26,16 @@ void mpc::driver::addPrecisionOptions(ArgParser &parser) {
                  "add outputs that count gradient values by magnitude (powers of two), so "
                  "'mpc train --log' records the fraction fp16 would flush to zero without "
                  "loss scaling and the exponent histogram (costs a reduction per gradient)");
+  parser.addFlag("no-working-copies",
+                 "fp16/bf16: keep no persistent low-precision copies of the fp32 master "
+                 "parameters; each step converts a master where it reads it instead (less "
+                 "memory, more conversions; training is bitwise the same)");
 }
 
 bool mpc::driver::readPrecisionOptions(const ArgParser &parser, mpc::PrecisionConfig &config) {
   config.mode = *parser.get("precision");
   config.gradientStats = parser.flag("grad-stats");
+  config.workingCopies = !parser.flag("no-working-copies");
   if (llvm::Error error = mpc::parseLossScaleSpec(*parser.get("loss-scale"), config.lossScale)) {
     reportError(llvm::toString(std::move(error)));
     return false;

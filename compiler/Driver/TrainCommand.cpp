@@ -192,11 +192,12 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   bool givenBundle = isBundleFile(source);
   if (givenBundle) {
     if (parser.isSet("precision") || parser.isSet("loss-scale") || parser.flag("grad-stats") ||
-        parser.isSet("graph")) {
+        parser.flag("no-working-copies") || parser.isSet("graph")) {
       reportError(std::string(parser.isSet("precision")    ? "--precision"
                               : parser.isSet("loss-scale") ? "--loss-scale"
                               : parser.isSet("graph")      ? "--graph"
-                                                           : "--grad-stats") +
+                              : parser.flag("grad-stats")  ? "--grad-stats"
+                                                           : "--no-working-copies") +
                   " is chosen when a bundle is compiled; '" + source + "' keeps its own");
       return kExitUsage;
     }
@@ -219,6 +220,9 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       compile.push_back("--grad-stats");
     std::vector<std::string> forward = {source,    "--step", "forward",    "--precision",
                                         precision, "-o",     forwardBundle};
+    if (parser.flag("no-working-copies"))
+      for (std::vector<std::string> *command : {&compile, &forward})
+        command->push_back("--no-working-copies");
     if (std::optional<std::string> graph = parser.get("graph"); graph && !graph->empty())
       for (std::vector<std::string> *command : {&compile, &forward})
         command->insert(command->end(), {"--graph", *graph});
