@@ -90,6 +90,11 @@ limited 300 cmake --build "$build" -j "$(nproc)" >> "$out/build.log" 2>&1 \
 bin=$build/bin
 
 status=0
+# Where nvidia-smi lists a GPU, a test that needs one fails rather than
+# skips when the GPU cannot run (MPC_REQUIRE_GPU, tests/unit/runtime).
+gpu_listed=0
+command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU' && gpu_listed=1
+[ "$gpu_listed" = 1 ] && export MPC_REQUIRE_GPU=1
 # 3. Tests: the runtime's own (CPU, the emulated GPU, and on a GPU the GPU
 #    itself through the C API), then the GPU tests proper.
 if [ -x "$bin/mpc-runtime-tests" ]; then
@@ -97,14 +102,14 @@ if [ -x "$bin/mpc-runtime-tests" ]; then
   (cd "$build" && limited 150 ctest --output-on-failure -j "$(nproc)" -E '^gpu-check$') \
     > "$out/runtime-tests.log" 2>&1 && log "runtime tests passed" \
     || { log "runtime tests FAILED or timed out (see runtime-tests.log)"; status=1; }
+else
+  log "runtime tests FAILED: not built (no GoogleTest? see build.log)"; status=1
 fi
 log "GPU tests (bundles: $bundles)"
 limited 180 "$bin/mpc-gpu-check" "$bundles/models.tsv" --device cuda --json "$out/gpu-check.json" \
   | tee "$out/gpu-check.log"
 check=${PIPESTATUS[0]}
 # Exit code 77 is "no usable GPU": a failure where nvidia-smi lists one.
-gpu_listed=0
-command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU' && gpu_listed=1
 case $check in
   0) log "GPU tests passed" ;;
   77) if [ "$gpu_listed" = 1 ]; then

@@ -134,7 +134,10 @@ struct GradientMeasure {
 /// and the update only where the gradient is above the floor below, where
 /// its sign is not in doubt. Every gradient is measured against at least
 /// kGradientFloor of the model's largest one, so that a gradient of
-/// rounding noise is not held to a relative tolerance.
+/// rounding noise is not held to a relative tolerance. A parameter whose
+/// gradient is below the floor everywhere (the key projection's bias) has
+/// no update measure, since it would compare nothing; its gradient's
+/// measure says so.
 void compareUpdate(const CheckCase &check, const CheckOptions &options, const Tolerances &tol,
                    CaseReport &report) {
   std::unique_ptr<rt::Program> cpu, device;
@@ -187,22 +190,28 @@ void compareUpdate(const CheckCase &check, const CheckOptions &options, const To
   for (const GradientMeasure &g : gradients)
     largest = std::max(largest, largestMagnitude(g.cpu));
   const double gradientFloor = kGradientFloor * largest;
-  for (const GradientMeasure &g : gradients)
-    report.measures.push_back(
-        {g.what, relativeError(g.cpu, g.device, gradientFloor), tol.update, g.cpu.size()});
-  for (size_t i = 0; i < adamUpdates.size(); ++i) {
-    if (!adamUpdates[i])
-      continue;
-    const GradientMeasure &update = *adamUpdates[i];
-    std::vector<double> cpuKept, deviceKept;
-    for (size_t j = 0; j < update.cpu.size(); ++j)
-      if (!(std::abs(gradients[i].cpu[j]) < gradientFloor)) { // NaN is kept
-        cpuKept.push_back(update.cpu[j]);
-        deviceKept.push_back(update.device[j]);
-      }
-    report.measures.push_back(
-        {update.what, relativeError(cpuKept, deviceKept), tol.update, cpuKept.size()});
+  std::vector<Measure> updateMeasures;
+  for (size_t i = 0; i < gradients.size(); ++i) {
+    Measure gradient{gradients[i].what,
+                     relativeError(gradients[i].cpu, gradients[i].device, gradientFloor),
+                     tol.update, gradients[i].cpu.size()};
+    if (adamUpdates[i]) {
+      const GradientMeasure &update = *adamUpdates[i];
+      std::vector<double> cpuKept, deviceKept;
+      for (size_t j = 0; j < update.cpu.size(); ++j)
+        if (!(std::abs(gradients[i].cpu[j]) < gradientFloor)) { // NaN is kept
+          cpuKept.push_back(update.cpu[j]);
+          deviceKept.push_back(update.device[j]);
+        }
+      if (cpuKept.empty() && !update.cpu.empty())
+        gradient.what += ", below the floor everywhere: its update is not compared";
+      else
+        updateMeasures.push_back(
+            {update.what, relativeError(cpuKept, deviceKept), tol.update, cpuKept.size()});
+    }
+    report.measures.push_back(std::move(gradient));
   }
+  report.measures.insert(report.measures.end(), updateMeasures.begin(), updateMeasures.end());
 }
 
 void compareCurve(const CheckCase &check, const CheckOptions &options, const Tolerances &tol,
@@ -226,9 +235,11 @@ void compareCurve(const CheckCase &check, const CheckOptions &options, const Tol
     require(telemetryScalar(*device, step, "loss", b));
     report.cpuLosses.push_back(a);
     report.deviceLosses.push_back(b);
+    // A loss that is not finite on the CPU is a broken reference, not an
+    // agreement, even where the device's is NaN too.
     double error = std::isfinite(a) && std::isfinite(b)
                        ? std::abs(double(a) - b) / std::max(std::abs(double(a)), 1e-3)
-                       : (std::isnan(a) && std::isnan(b) ? 0.0 : INFINITY);
+                       : INFINITY;
     worst = std::max(worst, error);
   }
   report.measures.push_back({"loss curve over " + std::to_string(options.curveSteps) + " steps",
@@ -349,6 +360,9 @@ rt::Status readModelList(const std::string &path, std::vector<CheckCase> &out) {
     };
     cases.push_back({fields[0], fields[1], resolve(fields[2]), resolve(fields[3])});
   }
+  if (cases.empty())
+    return rt::Status::error(MPC_FORMAT_ERROR,
+                             path + ": lists no model, so the GPU tests would check nothing");
   out = std::move(cases);
   return rt::Status();
 }

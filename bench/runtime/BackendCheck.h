@@ -50,11 +50,11 @@ struct Measure {
   std::string what;
   double error = 0;
   double tolerance = 0;
-  /// The pairs of values compared (1 for a count such as host syncs): an
-  /// update compared only above the gradients' floor may have none, and
-  /// then passes without saying anything.
+  /// The pairs of values compared (1 for a count such as host syncs). A
+  /// measure that compared none fails: it would pass whatever the device
+  /// computed.
   uint64_t elements = 0;
-  bool passed() const { return error <= tolerance; }
+  bool passed() const { return elements > 0 && error <= tolerance; }
 };
 
 struct CaseReport {

@@ -90,7 +90,8 @@ int main(int argc, char **argv) {
       std::cout << "  error: " << report.error << "\n";
     for (const bench::Measure &measure : report.measures)
       std::cout << "  " << (measure.passed() ? "ok  " : "FAIL") << " " << measure.what << ": "
-                << measure.error << " (tolerance " << measure.tolerance << ")\n";
+                << measure.error << " (tolerance " << measure.tolerance << ")"
+                << (measure.elements ? "" : "; nothing compared") << "\n";
     passed &= report.passed();
     reports.push_back(std::move(report));
   }

@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -80,6 +81,11 @@ TEST(GpuCheckEmulated, EveryComparisonRunsAndPasses) {
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0].trainBundle, check.trainBundle);
   EXPECT_EQ(listed[0].forwardBundle, check.forwardBundle);
+  // A list of no model would make a check of nothing: refused.
+  std::ofstream(dir + "/none.tsv") << "# name\tprecision\ttrain\tforward\n";
+  mpc::rt::Status none = mpc::bench::readModelList(dir + "/none.tsv", listed);
+  EXPECT_FALSE(none.isOk());
+  EXPECT_NE(none.message().find("lists no model"), std::string::npos) << none.message();
 
   std::vector<std::string> what;
   mpc::bench::CaseReport report = checkEmulated(check, 12, what);
@@ -146,6 +152,45 @@ TEST(GpuCheckEmulated, AdamModelsCompareTheirGradients) {
   EXPECT_NE(mpc::bench::reportJson("cuda", {report}).find("\"elements\": 200704"),
             std::string::npos);
   std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// The transformer block's key-projection bias gets a gradient of rounding
+// noise only (softmax ignores a shift of a whole row of scores), below the
+// floor everywhere: its Adam update is not a measure, which would compare
+// nothing, and its gradient's measure says so. Every measure compares
+// something.
+TEST(GpuCheckEmulated, AnUpdateWithNoGradientAboveTheFloorIsNotMeasured) {
+  char pattern[] = "/tmp/mpc-gpu-check-XXXXXX";
+  std::string dir = mkdtemp(pattern);
+  mpc::bench::CheckCase check{"transformer_block", "fp16",
+                              compile(dir, "transformer_block", "train", "fp16"), ""};
+  std::vector<std::string> what;
+  mpc::bench::CaseReport report = checkEmulated(check, 2, what);
+  int gradients = 0, updates = 0;
+  for (const mpc::bench::Measure &measure : report.measures) {
+    EXPECT_GT(measure.elements, 0u) << measure.what;
+    gradients += measure.what.rfind("gradient of ", 0) == 0;
+    updates += measure.what.rfind("update of ", 0) == 0;
+  }
+  EXPECT_EQ(updates + 1, gradients);
+  EXPECT_NE(std::find(what.begin(), what.end(),
+                      "gradient of attn.k_proj.bias (Adam's first moment), below the floor "
+                      "everywhere: its update is not compared"),
+            what.end());
+  EXPECT_EQ(std::find(what.begin(), what.end(),
+                      "update of attn.k_proj.bias where |gradient| >= the floor"),
+            what.end());
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// A measure that compared nothing fails, whatever its error.
+TEST(GpuCheckEmulated, AMeasureOfNoElementsFails) {
+  EXPECT_FALSE((mpc::bench::Measure{"empty", 0.0, 1e-3, 0}.passed()));
+  EXPECT_TRUE((mpc::bench::Measure{"one", 0.0, 1e-3, 1}.passed()));
+  EXPECT_FALSE((mpc::bench::Measure{"one", 2e-3, 1e-3, 1}.passed()));
+  mpc::bench::CaseReport report;
+  report.measures = {{"one", 0.0, 1e-3, 5}, {"empty", 0.0, 1e-3, 0}};
+  EXPECT_FALSE(report.passed());
 }
 
 // The comparison: relative to the largest reference magnitude, or to the

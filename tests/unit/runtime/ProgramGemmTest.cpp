@@ -289,8 +289,7 @@ TEST_P(ProgramGemm, MatchesANaiveDoubleGemm) {
 // On a real GPU (skipped without one): cuBLASLt's results against the same
 // reference, and the cases it cannot run refused at load.
 TEST_P(ProgramGemm, MatchesANaiveDoubleGemmOnTheGpu) {
-  if (mpc_device_check("cuda") != MPC_OK)
-    GTEST_SKIP() << "no GPU: " << mpc_last_error();
+  MPC_SKIP_WITHOUT_GPU();
   expectNaiveGemm(GetParam(), "cuda");
 }
 
@@ -359,8 +358,7 @@ TEST(ProgramGemmNan, ReluKeepsNaN) {
 // The same of cuBLASLt's RELU_BIAS epilogue, on a real GPU (skipped
 // without one).
 TEST(ProgramGemmNan, ReluKeepsNaNOnTheGpu) {
-  if (mpc_device_check("cuda") != MPC_OK)
-    GTEST_SKIP() << "no GPU: " << mpc_last_error();
+  MPC_SKIP_WITHOUT_GPU();
   expectReluKeepsNaN(DType::F16, DType::F16, "cuda");
   expectReluKeepsNaN(DType::BF16, DType::BF16, "cuda");
   expectReluKeepsNaN(DType::F16, DType::F32, "cuda");

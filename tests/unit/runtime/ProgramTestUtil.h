@@ -160,6 +160,26 @@ std::vector<T> randomValues(size_t count, double low, double high,
   return values;
 }
 
+/// Whether this machine is declared to have a GPU: bench/gpu/run.sh sets
+/// MPC_REQUIRE_GPU=1 where nvidia-smi lists one. There a test that needs the
+/// GPU fails, rather than skips, when the GPU cannot run.
+inline bool gpuRequired() {
+  const char *value = std::getenv("MPC_REQUIRE_GPU");
+  return value && std::string(value) == "1";
+}
+
 } // namespace mpc::test
+
+/// Skips the test where device "cuda" cannot run, or fails it where
+/// MPC_REQUIRE_GPU=1 says there is a GPU (a broken setup must not pass as
+/// "no GPU").
+#define MPC_SKIP_WITHOUT_GPU()                                                                   \
+  do {                                                                                           \
+    if (mpc_device_check("cuda") != MPC_OK) {                                                    \
+      if (mpc::test::gpuRequired())                                                              \
+        FAIL() << "MPC_REQUIRE_GPU=1, but device cuda cannot run: " << mpc_last_error();         \
+      GTEST_SKIP() << "no GPU: " << mpc_last_error();                                            \
+    }                                                                                            \
+  } while (0)
 
 #endif // MPC_TESTS_UNIT_RUNTIME_PROGRAMTESTUTIL_H

@@ -494,8 +494,8 @@ TEST_F(CudaBackend, PrefersTheCubinThenThePtxThenTheSource) {
     EXPECT_EQ(emulator.counters().loadedImages, std::vector<std::string>{"ptx:// ptx for sm_80"});
   }
   const mpc::rt::NvrtcApi *nvrtc = nullptr;
-  if (!mpc::rt::loadNvrtcApi(nvrtc).isOk())
-    GTEST_SKIP() << "NVRTC is not available: " << mpc::rt::loadNvrtcApi(nvrtc).message();
+  mpc::rt::Status loaded = mpc::rt::loadNvrtcApi(nvrtc);
+  ASSERT_TRUE(loaded.isOk()) << "NVRTC is not available: " << loaded.message();
   CudaEmulatorOptions options;
   options.refusedImages = {"cubin", "ptx"};
   CudaEmulator emulator(hostObjectPath_, options);
@@ -511,8 +511,8 @@ TEST_F(CudaBackend, PrefersTheCubinThenThePtxThenTheSource) {
 
 TEST_F(CudaBackend, CompilesTheSourceOnceWhenTheBundleHasNoBinaryForTheGpu) {
   const mpc::rt::NvrtcApi *nvrtc = nullptr;
-  if (!mpc::rt::loadNvrtcApi(nvrtc).isOk())
-    GTEST_SKIP() << "NVRTC is not available: " << mpc::rt::loadNvrtcApi(nvrtc).message();
+  mpc::rt::Status loaded = mpc::rt::loadNvrtcApi(nvrtc);
+  ASSERT_TRUE(loaded.isOk()) << "NVRTC is not available: " << loaded.message();
   std::string bundle = writeSourceBundle(dir_);
   CudaEmulator emulator(hostObjectPath_);
   for (int load = 0; load < 2; ++load) {

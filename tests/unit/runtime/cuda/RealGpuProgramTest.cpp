@@ -24,8 +24,7 @@ using namespace mpc::test;
 namespace {
 
 TEST(RealGpu, RunsTheStepProgramAsTheCpuDoes) {
-  if (mpc_device_check("cuda") != MPC_OK)
-    GTEST_SKIP() << "no GPU: " << mpc_last_error();
+  MPC_SKIP_WITHOUT_GPU();
   ScopedCacheDir cache;
   TempDir dir;
   ASSERT_FALSE(hostObject().empty());

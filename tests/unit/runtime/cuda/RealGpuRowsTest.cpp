@@ -72,15 +72,16 @@ class RealGpuRows : public ::testing::Test {
 protected:
   void SetUp() override {
     const mpc::rt::NvrtcApi *nvrtc = nullptr;
+    // Built with the CUDA toolkit: NVRTC must load.
     if (Status status = mpc::rt::loadNvrtcApi(nvrtc); !status.isOk())
-      GTEST_SKIP() << "NVRTC is not available: " << status.message();
+      FAIL() << "NVRTC is not available: " << status.message();
     if (mpc_device_check("cuda") != MPC_OK) {
       // The source is still compiled, for an H100's architecture.
       std::string cubin;
       Status status = mpc::rt::compileWithNvrtc(*nvrtc, kSource, "sm_90", cubin);
       ASSERT_TRUE(status.isOk()) << status.message();
-      GTEST_SKIP() << "no GPU: " << mpc_last_error();
     }
+    MPC_SKIP_WITHOUT_GPU();
     ASSERT_TRUE(mpc::rt::loadCudaApi(api_).isOk());
     driver_ = api_.driver;
     CUdevice device;
