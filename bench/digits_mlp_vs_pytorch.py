@@ -18,6 +18,7 @@ Usage: bench/digits_mlp_vs_pytorch.py [--mpc build/bin/mpc] [--steps 300] [--rou
 import argparse
 import gzip
 import json
+import math
 import os
 import statistics
 import struct
@@ -134,6 +135,11 @@ def main():
         for r in range(args.rounds):
             mpc_loss, mpc_ms = run_mpc(args.mpc, work, args.steps)
             torch_loss, torch_ms = run_torch(init, x, y, args.steps)
+            if not (len(mpc_loss) == len(torch_loss) == args.steps):
+                sys.exit("digits_mlp_vs_pytorch: %d mpc and %d PyTorch losses for %d steps"
+                         % (len(mpc_loss), len(torch_loss), args.steps))
+            if not all(math.isfinite(v) for v in mpc_loss + torch_loss):
+                sys.exit("digits_mlp_vs_pytorch: a loss is not finite")
             diff = max(abs(a - b) for a, b in zip(mpc_loss, torch_loss))
             diffs.append(diff)
             ratio = statistics.median(mpc_ms) / statistics.median(torch_ms)

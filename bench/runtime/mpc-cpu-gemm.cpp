@@ -88,6 +88,25 @@ double median(std::vector<double> values) {
 
 } // namespace
 
+/// The largest |c - reference| of HostSgemm's product c = op(a) op(b)
+/// (row-major, as HostSgemm.h says) against the product summed in float64,
+/// relative to the largest |reference| (NaN, an error, is kept).
+double errorAgainstFloat64(const Shape &s, const std::vector<float> &a, const std::vector<float> &b,
+                           const std::vector<float> &c) {
+  double worst = 0, largest = 0;
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = 0; j < s.n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < s.k; ++p)
+        sum += double(a[s.transposeA ? p * s.m + i : i * s.k + p]) *
+               double(b[s.transposeB ? j * s.k + p : p * s.n + j]);
+      largest = std::max(largest, std::fabs(sum));
+      if (double d = std::fabs(c[i * s.n + j] - sum); !(d <= worst))
+        worst = d;
+    }
+  return worst / std::max(largest, 1e-30);
+}
+
 int main(int argc, char **argv) {
   // One thread: oneDNN's OpenMP reads OMP_NUM_THREADS as it is loaded, so
   // without it the program runs itself again with it.
@@ -192,14 +211,22 @@ int main(int argc, char **argv) {
     const double mineMedian = median(mineMs);
     // (A median under the clock's resolution counts as 1 ns.)
     auto rate = [&](double ms) { return gflop / std::max(ms, 1e-6) * 1e3; };
-    std::printf("{\"shape\": \"%s\", \"takes\": %s, \"mpc_ms\": %.4f, \"mpc_gflops\": %.1f",
+    std::printf("{\"shape\": \"%s\", \"takes\": %s, \"mpc_ms\": %.4f, \"mpc_gflops\": %.1f, "
+                "\"mpc_error\": %.3g, \"onednn_built\": %s",
                 s.text.c_str(), mpc::rt::HostSgemm::takes(s.m, s.n, s.k) ? "true" : "false",
-                mineMedian, rate(mineMedian));
+                mineMedian, rate(mineMedian), errorAgainstFloat64(s, a, b, mine),
+#ifdef MPC_HAVE_ONEDNN
+                "true"
+#else
+                "false"
+#endif
+    );
     if (haveOnednn) {
       const double theirsMedian = median(theirsMs);
       double difference = 0;
       for (size_t i = 0; i < mine.size(); ++i)
-        difference = std::max(difference, static_cast<double>(std::fabs(mine[i] - theirs[i])));
+        if (double d = std::fabs(mine[i] - theirs[i]); !(d <= difference)) // NaN is kept
+          difference = d;
       std::printf(", \"onednn_ms\": %.4f, \"onednn_gflops\": %.1f, \"ratio\": %.3f, "
                   "\"max_difference\": %.3g",
                   theirsMedian, rate(theirsMedian), mineMedian / std::max(theirsMedian, 1e-6),

@@ -82,24 +82,17 @@ gradient| over the parameter):
   (a gradient off by 1e-3 fails it in most cases, by 1e-2 in nearly all); the
   float64 reference is the tight one.
 
-Expected gaps: ops whose gradient kernels mpc cannot generate yet (slice_grad,
-embedding_grad, layer_norm_grad, batch_norm_grad, conv2d and pooling
-gradients) are marked `gap`. When `mpc compile --step train` of such a case
-fails with "has no kernel in the code generator yet", the case prints
-"SKIP name reason" and counts neither as passed nor as failed; when it
-compiles, it is checked like every other case. The same message from a case
-not marked as a gap is a failure.
+Every case must compile: a training step that does not (for example
+"has no kernel in the code generator yet") is a failure, never a skip.
 
 Output: one line per case,
   PASS group/name ref=R fd=F
   FAIL group/name ref=R fd=F
-  SKIP group/name reason
 where R and F are the worst error/tolerance ratios of the two checks (a case
 passes when both are <= 1), followed on failure by the worst element of each
 failing check and the directory holding the graphs, parameters and repro.sh.
-Expected gaps are counted on a line "K skipped (...)" before the last line,
-"N passed, M failed"; the exit status is 1 when a case failed, 2 on a bad
-command line or when --filter selects nothing.
+The last line is "N passed, M failed"; the exit status is 1 when a case
+failed, 2 on a bad command line or when --filter selects nothing.
 
 --filter SUBSTRING keeps the cases whose "group/name" contains it.
 """
@@ -109,7 +102,6 @@ import concurrent.futures
 import json
 import math
 import os
-import re
 import shutil
 import struct
 import subprocess
@@ -135,7 +127,6 @@ NFD = 12              # elements per parameter checked by finite differences
 H = 3e-2              # default finite-difference step (smooth ops)
 H_KINK = 1e-2         # step for piecewise-linear ops on data spaced 0.05 apart
 H_LINEAR = 0.5        # step for ops linear (or quadratic) in p: no truncation error
-GAP_MESSAGE = 'has no kernel in the code generator yet'
 F16_HALF_ULP = 2.0 ** -11
 BF16_HALF_ULP = 2.0 ** -8
 
@@ -368,8 +359,8 @@ def avg_pool_ref(x, kernel, stride, padding, count_include_pad):
 # ---------------------------------------------------------------------------
 
 class Case:
-  def __init__(self, group, name, fn, gap=False):
-    self.group, self.name, self.fn, self.gap = group, name, fn, gap
+  def __init__(self, group, name, fn):
+    self.group, self.name, self.fn = group, name, fn
 
   @property
   def full_name(self):
@@ -379,15 +370,15 @@ class Case:
 CASES = []
 
 
-def register(group, name, fn, gap=False):
+def register(group, name, fn):
   """Adds a case: fn(builder) declares its parameters, inputs, ops, loss term
-  and references. gap: the training step may not compile yet (SKIP)."""
-  CASES.append(Case(group, name, fn, gap))
+  and references."""
+  CASES.append(Case(group, name, fn))
 
 
-def case(group, name, gap=False):
+def case(group, name):
   def add(fn):
-    register(group, name, fn, gap)
+    register(group, name, fn)
     return fn
   return add
 
@@ -985,7 +976,7 @@ def _(b):
   b.expect(lambda P: P[0] * qr, [r * qr], yerr=arith_err, h=H_LINEAR)
 
 
-# -- gradient ops that may have no kernel yet (expected gaps) ----------------------------------------
+# -- slice, norms, embedding, conv2d and pooling ----------------------------------------
 def _slice_case(shape, start, limit, step=None):
   def build(b):
     p, pr = b.param(normal(b.rng, 0, 1, shape))
@@ -1001,8 +992,8 @@ def _slice_case(shape, start, limit, step=None):
   return build
 
 
-register('slice', 'slice_contiguous', _slice_case((6, 9), [1, 2], [5, 8]), gap=True)
-register('slice', 'slice_step_3d', _slice_case((4, 9, 11), [1, 0, 3], [4, 9, 10], [1, 4, 2]), gap=True)
+register('slice', 'slice_contiguous', _slice_case((6, 9), [1, 2], [5, 8]))
+register('slice', 'slice_step_3d', _slice_case((4, 9, 11), [1, 0, 3], [4, 9, 10], [1, 4, 2]))
 
 
 def _norm_grads(x, gamma, dy, axes):
@@ -1063,9 +1054,9 @@ def _layer_norm_case(shape, axis, which):
 
 
 for _which in ('x', 'gamma', 'beta'):
-  register('norm', 'layer_norm_d' + _which, _layer_norm_case((4, 12), -1, _which), gap=True)
-register('norm', 'layer_norm_axis1_dx', _layer_norm_case((3, 4, 5), 1, 'x'), gap=True)
-register('norm', 'layer_norm_axis1_dgamma', _layer_norm_case((3, 4, 5), 1, 'gamma'), gap=True)
+  register('norm', 'layer_norm_d' + _which, _layer_norm_case((4, 12), -1, _which))
+register('norm', 'layer_norm_axis1_dx', _layer_norm_case((3, 4, 5), 1, 'x'))
+register('norm', 'layer_norm_axis1_dgamma', _layer_norm_case((3, 4, 5), 1, 'gamma'))
 
 
 def _batch_norm_case(shape, which):
@@ -1113,7 +1104,7 @@ def _batch_norm_case(shape, which):
 
 
 for _which in ('x', 'gamma', 'beta'):
-  register('norm', 'batch_norm_d' + _which, _batch_norm_case((4, 3, 2, 3), _which), gap=True)
+  register('norm', 'batch_norm_d' + _which, _batch_norm_case((4, 3, 2, 3), _which))
 
 
 def _embedding_case(id_type):
@@ -1130,8 +1121,8 @@ def _embedding_case(id_type):
   return build
 
 
-register('embedding', 'embedding_i32', _embedding_case('i32'), gap=True)
-register('embedding', 'embedding_i64', _embedding_case('i64'), gap=True)
+register('embedding', 'embedding_i32', _embedding_case('i32'))
+register('embedding', 'embedding_i64', _embedding_case('i64'))
 
 
 def _conv_attrs(stride, padding, dilation, groups):
@@ -1178,13 +1169,13 @@ def _conv_case(xshape, wshape, which, stride=None, padding=None, dilation=None, 
 
 
 register('conv', 'conv2d_dinput_pad', _conv_case((2, 3, 5, 5), (4, 3, 3, 3), 'input',
-                                                 padding=[1, 1, 1, 1]), gap=True)
+                                                 padding=[1, 1, 1, 1]))
 register('conv', 'conv2d_dfilter_pad', _conv_case((2, 3, 5, 5), (4, 3, 3, 3), 'filter',
-                                                  padding=[1, 1, 1, 1]), gap=True)
+                                                  padding=[1, 1, 1, 1]))
 register('conv', 'conv2d_dinput_stride_asym', _conv_case((1, 2, 7, 6), (3, 2, 3, 2), 'input',
-                                                         stride=[2, 2], padding=[1, 0, 0, 1]), gap=True)
+                                                         stride=[2, 2], padding=[1, 0, 0, 1]))
 register('conv', 'conv2d_dfilter_dilation_groups', _conv_case((2, 4, 6, 6), (4, 2, 2, 2), 'filter',
-                                                              dilation=[2, 1], groups=2), gap=True)
+                                                              dilation=[2, 1], groups=2))
 
 
 def _pool_attrs(kernel, stride, padding, cip=False):
@@ -1220,14 +1211,14 @@ def _pool_case(op, xshape, kernel, stride=None, padding=None, cip=False):
   return build
 
 
-register('pool', 'max_pool2d', _pool_case('max_pool2d', (2, 3, 6, 6), (2, 2)), gap=True)
+register('pool', 'max_pool2d', _pool_case('max_pool2d', (2, 3, 6, 6), (2, 2)))
 register('pool', 'max_pool2d_overlap_pad', _pool_case('max_pool2d', (2, 2, 7, 7), (3, 3), (2, 2),
-                                                      (1, 1, 1, 1)), gap=True)
-register('pool', 'avg_pool2d', _pool_case('avg_pool2d', (2, 3, 6, 6), (2, 2)), gap=True)
+                                                      (1, 1, 1, 1)))
+register('pool', 'avg_pool2d', _pool_case('avg_pool2d', (2, 3, 6, 6), (2, 2)))
 register('pool', 'avg_pool2d_pad', _pool_case('avg_pool2d', (2, 2, 5, 5), (3, 3), (1, 1),
-                                              (1, 1, 1, 1)), gap=True)
+                                              (1, 1, 1, 1)))
 register('pool', 'avg_pool2d_pad_count_include_pad', _pool_case(
-    'avg_pool2d', (2, 2, 5, 5), (3, 3), (2, 2), (1, 0, 1, 1), cip=True), gap=True)
+    'avg_pool2d', (2, 2, 5, 5), (3, 3), (2, 2), (1, 0, 1, 1), cip=True))
 
 
 # -- optimizers ------------------------------------------------------------------------------------
@@ -1236,7 +1227,7 @@ class OptCase:
   parameter w and the loss reduce_sum(w * w * r)."""
 
   def __init__(self, name, kind, hp):
-    self.group, self.name, self.kind, self.hp, self.gap = 'optimizer', name, kind, hp, False
+    self.group, self.name, self.kind, self.hp = 'optimizer', name, kind, hp
 
   @property
   def full_name(self):
@@ -1316,8 +1307,6 @@ class Result:
     self.details = list(details)
 
   def line(self):
-    if self.status == 'SKIP':
-      return 'SKIP %s %s' % (self.case.full_name, self.details[0] if self.details else '')
     def ratio(x):
       return '-' if x != x else '%.3g' % x
     return '%s %s ref=%s fd=%s' % (self.status, self.case.full_name, ratio(self.ref_ratio),
@@ -1596,7 +1585,7 @@ class Runner:
 
   def run_group(self, group, cases):
     """Runs the cases of one group in one graph; when mpc fails, each case
-    alone, so that the failure (or the expected gap) names the case."""
+    alone, so that the failure names the case."""
     start = time.time()
     items = [(case, build_case(case, index)) for index, case in cases]
     directory = os.path.join(self.workdir, group)
@@ -1618,18 +1607,10 @@ class Runner:
   @staticmethod
   def failure(case, error):
     stage, rc, stderr, repro = error
-    match = re.search(r"'(mpg\.[a-z0-9_]+)' " + re.escape(GAP_MESSAGE), stderr)
-    if stage == 'compile --step train' and match:
-      if case.gap:
-        return Result(case, 'SKIP', details=['expected gap: %s %s' % (match.group(1), GAP_MESSAGE)])
-      note = ['  %s is not an expected gap, but its training step reports: %s %s'
-              % (case.full_name, match.group(1), GAP_MESSAGE)]
-    else:
-      note = []
     lines = stderr.rstrip().splitlines()
     if len(lines) > 40:
       lines = lines[:20] + ['... (%d more lines)' % (len(lines) - 40)] + lines[-20:]
-    details = note + ['  mpc %s exited with %s; stderr:' % (stage, rc)] + ['    | ' + l for l in lines]
+    details = ['  mpc %s exited with %s; stderr:' % (stage, rc)] + ['    | ' + l for l in lines]
     details.append('  reproduce: ' + repro)
     return Result(case, 'FAIL', details=details)
 
@@ -1751,7 +1732,7 @@ def main():
 
   runner = Runner(args)
   os.makedirs(runner.workdir, exist_ok=True)
-  passed = failed = skipped = 0
+  passed = failed = 0
   # Big groups first, so that the two workers finish together.
   jobs.sort(key=lambda j: -(len(j[2]) if j[2] else 0))
   with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -1760,19 +1741,15 @@ def main():
     for future in futures:
       for result in future.result():
         print(result.line())
-        for line in result.details[1 if result.status == 'SKIP' else 0:]:
+        for line in result.details:
           print(line)
         sys.stdout.flush()
         if result.status == 'PASS':
           passed += 1
-        elif result.status == 'SKIP':
-          skipped += 1
         else:
           failed += 1
   if args.verbose:
     runner.log('total %.1fs' % (time.time() - start))
-  if skipped:
-    print('%d skipped (expected gaps: training step not compiled yet)' % skipped)
   print('%d passed, %d failed' % (passed, failed))
   return 1 if failed else 0
 

@@ -7,9 +7,15 @@ Usage:
 
 For every case and every storage type in (f32, f16, bf16) the test builds a
 graph that takes f32 inputs (and integer inputs for labels and indices),
-`mpg.cast`s them to the storage type, applies the op in that type, casts the
-result back to f32 and outputs it. mpc therefore runs the op with
-low-precision storage and fp32 math (DESIGN.md, "Precision assignment"). The
+`mpg.cast`s them to the storage type, applies the op in that type and outputs
+its result in that type: an f16 result is read back from a float16 .npy file,
+a bf16 one from a safetensors file (`mpc run --output NAME=FILE.safetensors`).
+mpc therefore runs the op with fp32 math and its result rounded to the
+storage type (mpc's precision assignment): the output buffer holds 16-bit values,
+which a fused kernel could not skip as it skips the rounding of a value kept
+in registers between two fused ops. Every element of such an output must be a
+value of the storage type (a check of its own, "not a value of f16"). Ops
+with a wide result (f16/bf16 operands, f32 result) output f32. The
 cases of one group and one storage type share one graph (one bundle) with many
 outputs, because compiling a bundle costs about a second of host C++ time;
 when a group's graph fails to compile or to run, each of its cases is retried
@@ -60,9 +66,11 @@ graph is accepted, without running anything).
 
 import argparse
 import concurrent.futures
+import json
 import math
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import threading
@@ -186,10 +194,36 @@ def round_to(a, dt):
 
 
 class Output:
-  __slots__ = ('name', 'expected', 'rtol', 'atol', 'label')
+  """A checked output: `stored` is its element type in the graph (f16 and
+  bf16 results are output in their storage type, not widened first)."""
+  __slots__ = ('name', 'expected', 'rtol', 'atol', 'label', 'stored')
 
-  def __init__(self, name, expected, rtol, atol, label):
+  def __init__(self, name, expected, rtol, atol, label, stored):
     self.name, self.expected, self.rtol, self.atol, self.label = name, expected, rtol, atol, label
+    self.stored = stored
+
+  @property
+  def file_name(self):
+    # NumPy has no bf16: a bf16 output goes to a safetensors file.
+    return self.name + ('.safetensors' if self.stored == 'bf16' else '.npy')
+
+
+def read_output(path, stored):
+  """An output file as `mpc run` wrote it: .npy, or a safetensors file with
+  one BF16 tensor (returned widened to float32, which is exact)."""
+  if stored != 'bf16':
+    return np.load(path)
+  data = open(path, 'rb').read()
+  size = struct.unpack('<Q', data[:8])[0]
+  header = {k: v for k, v in json.loads(data[8:8 + size]).items() if k != '__metadata__'}
+  if len(header) != 1:
+    raise ValueError('expected one tensor, found %d' % len(header))
+  (entry,) = header.values()
+  if entry['dtype'] != 'BF16':
+    raise ValueError('dtype %s, expected BF16' % entry['dtype'])
+  begin, end = entry['data_offsets']
+  bits = np.frombuffer(data[8 + size + begin:8 + size + end], np.uint16)
+  return (bits.astype(np.uint32) << 16).view(np.float32).reshape(entry['shape'])
 
 
 class Builder(GraphText):
@@ -233,18 +267,19 @@ class Builder(GraphText):
 
   # -- checked outputs -------------------------------------------------------
   def check(self, value, expected, tol, label=None):
-    """Outputs `value` (cast to f32 first when it is f16, bf16 or i1) and
-    records the reference it must match within tol = (rtol, atol)."""
+    """Outputs `value` (an f16 or bf16 one as it is, an i1 one cast to f32)
+    and records the reference it must match within tol = (rtol, atol)."""
     expected = np.asarray(expected)
     if tuple(expected.shape) != value.shape:
       raise AssertionError('%s: reference shape %s != graph shape %s'
                            % (self.prefix, expected.shape, value.shape))
-    if value.et in ('f16', 'bf16', 'i1'):
+    if value.et == 'i1':
       value = self.cast(value, 'f32')
     name = '%s_out%d' % (self.prefix, len(self.outputs))
     self.lines.append('mpg.output "%s" %s : %s' % (name, value.name, ttype(value.shape, value.et)))
     rtol, atol = tol
-    self.outputs.append(Output(name, expected, rtol, atol, label or 'out%d' % len(self.outputs)))
+    self.outputs.append(Output(name, expected, rtol, atol, label or 'out%d' % len(self.outputs),
+                               value.et))
 
 
 # ---------------------------------------------------------------------------
@@ -1227,7 +1262,22 @@ def compare_output(out, got):
     return False, float('inf'), float('inf'), float('inf'), [
         '  %s: shape %s, expected %s' % (out.label, got.shape, exp.shape)]
   if got.size == 0:
-    return True, 0.0, 0.0, 0.0, []
+    # A check that compares no elements proves nothing: no case outputs an
+    # empty tensor on purpose.
+    return False, float('inf'), float('inf'), float('inf'), [
+        '  %s: the output has no elements, so nothing was compared' % out.label]
+  if out.stored in ('f16', 'bf16'):
+    # The result was stored in the storage type: each element is one of its
+    # values (NaN included), whatever the reference says.
+    g32 = got.astype(np.float32)
+    held = (round_to(g32, out.stored) == g32) | np.isnan(g32)
+    if not held.all():
+      first = np.unravel_index(int(np.argmin(held)), got.shape)
+      return False, float('inf'), float('inf'), float('inf'), [
+          '  %s: %d of %d elements are not values of %s (first at index %s: %r); the result '
+          'was not stored in the storage type' % (out.label, int((~held).sum()), got.size,
+                                                   out.stored, tuple(int(i) for i in first),
+                                                   float(g32[first]))]
   if exp.dtype.kind in 'iu':
     if got.dtype.kind not in 'iu':
       return False, float('inf'), float('inf'), float('inf'), [
@@ -1291,7 +1341,7 @@ class Runner:
           run_cmd_line += ['--input', '%s=%s' % (name, path)]
       for _, b in items:
         for out in b.outputs:
-          run_cmd_line += ['--output', '%s=%s' % (out.name, os.path.join(directory, out.name + '.npy'))]
+          run_cmd_line += ['--output', '%s=%s' % (out.name, os.path.join(directory, out.file_name))]
     repro = write_repro(directory, [c for c in (compile_cmd, run_cmd_line) if c])
     for stage, cmd in (('compile', compile_cmd), ('run', run_cmd_line)):
       if cmd is None:
@@ -1305,9 +1355,9 @@ class Runner:
     for case, b in items:
       ok, abs_err, rel_err, ratio, details = True, 0.0, 0.0, 0.0, []
       for out in b.outputs:
-        path = os.path.join(directory, out.name + '.npy')
+        path = os.path.join(directory, out.file_name)
         try:
-          got = np.load(path)
+          got = read_output(path, out.stored)
         except Exception as e:  # missing or unreadable output
           ok = False
           details.append('  %s: cannot read output %s: %s' % (out.label, path, e))

@@ -8,7 +8,8 @@ usage: conv_pool_grads.py MPC WORKDIR
 Every tensor that needs a gradient is a parameter, and SGD with lr = 1
 turns one training step into p' = p - grad, so grad = p - p'. The loss is
 sum(out * r) with a fixed random r, so every output element's gradient is
-different. Prints each parameter's relative error and MATCH or MISMATCH.
+different. Prints each parameter's relative error and that of the batch
+norm's running statistics, then MATCH (exit 0) or MISMATCH (exit 1).
 """
 import json
 import os
@@ -105,8 +106,10 @@ F = torch.nn.functional
 c1 = F.conv2d(T["x"], T["w1"], stride=2, padding=1, groups=2)
 m1 = F.max_pool2d(c1, 2, stride=1)
 c2 = F.conv2d(F.pad(m1, (1, 0, 0, 1)), T["w2"], dilation=(2, 1))
-y = F.batch_norm(c2, torch.zeros(4, dtype=torch.float64), torch.ones(4, dtype=torch.float64),
-                 T["gamma"], T["beta"], training=True, eps=1e-5)
+running_mean = torch.zeros(4, dtype=torch.float64)
+running_var = torch.ones(4, dtype=torch.float64)
+y = F.batch_norm(c2, running_mean, running_var, T["gamma"], T["beta"], training=True,
+                 momentum=0.1, eps=1e-5)
 a = F.avg_pool2d(F.pad(y, (0, 1, 1, 0)), 2, stride=1)
 # count_include_pad=False with padding: average over the real positions.
 ones = torch.ones_like(y)
@@ -121,4 +124,13 @@ for k in sorted(P):
     err = np.abs(got - want).max() / max(np.abs(want).max(), 1e-12)
     print("%s relative error %.1e" % (k, err))
     ok &= err < 1e-4
+# The running statistics that the step writes (mpg.state_write), updated by
+# PyTorch in place: momentum 0.1, the unbiased batch variance.
+for k, want in (("rm", running_mean.numpy()), ("rv", running_var.numpy())):
+    err = np.abs(out[k] - want).max() / np.abs(want).max()
+    print("%s relative error %.1e" % (k, err))
+    ok &= err < 1e-4
+# A mismatch fails the RUN line by itself (exit status 1), not only
+# through FileCheck, whose CHECK: MATCH would also match MISMATCH.
 print("MATCH" if ok else "MISMATCH")
+sys.exit(0 if ok else 1)

@@ -66,12 +66,16 @@ for k in sorted(p):
     err = np.abs(out[k] - p[k]).max() / max(np.abs(p[k]).max(), 1e-30)
     print('%s relative error after 2 steps %.1e' % (k, err))
     ok &= err < 1e-5
-for k in sorted(v):
-    name = k + ('.momentum_buffer' if kind == 'sgd' else '.exp_avg_sq')
-    err = np.abs(out[name] - v[k]).max() / max(np.abs(v[k]).max(), 1e-30)
+state = [(k + '.momentum_buffer', v[k]) for k in sorted(v)] if kind == 'sgd' else \
+    [(k + suffix, ref[k]) for k in sorted(v) for suffix, ref in (('.exp_avg', m1), ('.exp_avg_sq', v))]
+for name, want in state:
+    err = np.abs(out[name] - want).max() / max(np.abs(want).max(), 1e-30)
     print('%s relative error %.1e' % (name, err))
     ok &= err < 1e-4
 if kind != 'sgd':
     print('optimizer.step', int(out['optimizer.step']))
     ok &= int(out['optimizer.step']) == 2
-print('MATCH' if ok else 'MISMATCH')
+# A mismatch fails the RUN line by itself (exit status 1), not only
+# through FileCheck, whose CHECK: MATCH would also match MISMATCH.
+print("MATCH" if ok else "MISMATCH")
+sys.exit(0 if ok else 1)

@@ -39,4 +39,6 @@ for step in range(int(steps)):
         sys.exit("mpc run failed: " + result.stderr)
     losses.append(float(np.load(loss_file)))
 print("first loss %.4f last loss %.4f" % (losses[0], losses[-1]))
-print("FELL" if np.isfinite(losses[-1]) and losses[-1] < 0.6 * losses[0] else "DID NOT FALL")
+fell = bool(np.isfinite(losses[-1]) and losses[-1] < 0.6 * losses[0])
+print("FELL" if fell else "DID NOT FALL")
+sys.exit(0 if fell else 1)
