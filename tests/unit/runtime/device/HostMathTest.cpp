@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 
 namespace {
 
@@ -40,21 +41,31 @@ double ulpsFrom(float got, double want) {
 }
 
 /// The largest error of `f` against `reference` over the sweep of finite
-/// inputs where `inDomain` holds; reports the worst input.
+/// inputs where `inDomain` holds; reports the worst input and records the
+/// worst error (the test's `worst_ulps` property). A NaN result counts as
+/// an infinite error and ends the sweep.
 template <typename F, typename R, typename D>
 void expectWithinUlps(F f, R reference, D inDomain, double ulps) {
   double worst = 0;
   float worstInput = 0;
+  size_t compared = 0;
   for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 251) {
     float x = fromBits(static_cast<uint32_t>(bits));
     if (!std::isfinite(x) || !inDomain(x))
       continue;
+    ++compared;
     double error = ulpsFrom(f(x), reference(static_cast<double>(x)));
-    if (!(error <= worst)) {
+    if (std::isnan(error))
+      error = std::numeric_limits<double>::infinity();
+    if (error > worst) {
       worst = error;
       worstInput = x;
     }
+    if (std::isinf(error))
+      break;
   }
+  ::testing::Test::RecordProperty("worst_ulps", std::to_string(worst));
+  EXPECT_GT(compared, 1000000u);
   EXPECT_LE(worst, ulps) << "at x = " << worstInput;
 }
 
@@ -86,9 +97,10 @@ TEST(HostMath, LogIsWithinOneUlp) {
   EXPECT_EQ(mpc::log_f(fromBits(1)), std::log(fromBits(1)));
 }
 
-TEST(HostMath, ErfIsWithinOnePointFiveUlp) {
+// (Measured on the sweep: exp 0.92, log 0.89, erf 1.11, tanh 1.31 ulp.)
+TEST(HostMath, ErfIsWithinOnePointTwoUlp) {
   expectWithinUlps([](float x) { return mpc::erf_f(x); }, [](double x) { return std::erf(x); },
-                   [](float) { return true; }, 1.5);
+                   [](float) { return true; }, 1.2);
   EXPECT_EQ(mpc::erf_f(kInf), 1.0f);
   EXPECT_EQ(mpc::erf_f(-kInf), -1.0f);
   EXPECT_TRUE(std::signbit(mpc::erf_f(-0.0f)));
@@ -98,9 +110,9 @@ TEST(HostMath, ErfIsWithinOnePointFiveUlp) {
     EXPECT_EQ(mpc::erf_f(-x), -mpc::erf_f(x)) << x;
 }
 
-TEST(HostMath, TanhIsWithinOnePointFiveUlp) {
+TEST(HostMath, TanhIsWithinOnePointThreeFiveUlp) {
   expectWithinUlps([](float x) { return mpc::tanh_f(x); }, [](double x) { return std::tanh(x); },
-                   [](float) { return true; }, 1.5);
+                   [](float) { return true; }, 1.35);
   EXPECT_EQ(mpc::tanh_f(kInf), 1.0f);
   EXPECT_EQ(mpc::tanh_f(-kInf), -1.0f);
   EXPECT_TRUE(std::signbit(mpc::tanh_f(-0.0f)));
