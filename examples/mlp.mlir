@@ -1,4 +1,4 @@
-// A two-layer perceptron (64 -> 128 -> 10, ReLU): the MLP of DESIGN.md.
+// A two-layer perceptron (64 -> 128 -> 10, ReLU): the MLP of the README.
 // Data: the scikit-learn digits set (8x8 grey-level images flattened to 64 features,
 // 10 classes), one batch of 64 images per step.
 // Shapes: pixels [64, 64] f32, labels [64] i32 -> logits [64, 10]; loss: mean cross-entropy.

@@ -2,7 +2,7 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// In pipeline order (see DESIGN.md). Each pass runs on one mpg.graph.
+// In pipeline order (docs/design.md, "Pipeline"). Each pass runs on one mpg.graph.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,7 +54,7 @@ def MpgAssignPrecision : Pass<"mpg-assign-precision", "::mlir::mpg::GraphOp"> {
   let summary = "Chooses the storage, compute and accumulate type of every op (mixed precision)";
   let description = [{
     The graph is written in f32; this pass decides, op by op, where fp16
-    (or bf16) replaces it, following the categories of DESIGN.md:
+    (or bf16) replaces it, following these categories (docs/precision.md):
 
     | category      | ops | types |
     |---------------|-----|-------|

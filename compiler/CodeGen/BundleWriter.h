@@ -7,7 +7,7 @@
 // runtime/src/Manifest.h), the generated CUDA C++ source, the host shared
 // object for the CPU backend, a cubin and PTX per requested GPU
 // architecture, and the constants' data. The container format is
-// runtime/src/Bundle.h's; the README describes both.
+// runtime/src/Bundle.h's; docs/bundle-format.md describes both.
 //
 //===----------------------------------------------------------------------===//
 

@@ -754,8 +754,8 @@ register('norm', 'layer_norm_axis1_rank4', _layer_norm_case((3, 4, 5, 6), 1))
 # Rows with a variance (~0.01) comparable to eps = 0.01: eps must be honoured.
 register('norm', 'layer_norm_eps', _layer_norm_case((5, 33), -1, eps=1e-2, scale=0.1))
 # Rows whose mean (6) is large against their spread (std 0.5), as with
-# unnormalised or post-ReLU activations: statistics kept in fp32 (DESIGN.md:
-# "norms and their statistics ... compute fp32") lose nothing here, while a
+# unnormalised or post-ReLU activations: statistics kept in fp32 (docs/precision.md:
+# norms and their statistics compute in fp32) lose nothing here, while a
 # mean rounded to the storage type shifts every x - mean by up to U |mean|, an
 # error of U |mean| / std = 12 U relative to the output's scale.
 register('norm', 'layer_norm_offset', _layer_norm_case((8, 64), -1, scale=0.5, offset=6.0))
@@ -975,7 +975,7 @@ def _mse_case(shape, wide=False):
     # for the sum and the division, plus the difference and the square (2 U32
     # each, or one storage rounding each when the decomposition materialises
     # them in the storage type: 2 STORE). With an f32 result (wide) the loss
-    # is computed in fp32 throughout (DESIGN.md: losses compute fp32).
+    # is computed in fp32 throughout (docs/precision.md: losses compute in fp32).
     loss = b.to('mse_loss', [p, t], (), et=et)
     b.check(loss, expected, (2 * STORE[tdt] + (k + 8) * U32, FLOOR[tdt]))
   return build
@@ -1139,7 +1139,7 @@ def _(b):
 
 # -- f16/bf16 operands with an f32 result ---------------------------------------------
 # The precision-sensitive ops may produce another float type than their
-# operands' (README, "Result types of precision-sensitive ops"): this is what
+# operands' (docs/design.md, "Result types of precision-sensitive ops"): this is what
 # precision assignment emits, e.g. f16 products accumulated and returned in
 # fp32. Such a result carries only fp32 error: the tolerances are f32's.
 WIDE = ('f16', 'bf16')

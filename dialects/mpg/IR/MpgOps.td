@@ -2,7 +2,7 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// Op families, in the order of DESIGN.md's table: graph structure,
+// Op families, in the order of docs/design.md ("Dialects"): graph structure,
 // dot-product, pointwise, reductions and normalisation, losses, shape,
 // training (state, optimizers, loss scaling) and the gradient ops that
 // autodiff emits where a forward op has no VJP in terms of other ops.

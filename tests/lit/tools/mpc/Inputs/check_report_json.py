@@ -1,4 +1,4 @@
-"""Checks `mpc report --json` output against the fields the README documents
+"""Checks `mpc report --json` output against the fields docs/design.md documents
 (section "Reports"), and that the figures agree with each other.
 
 usage: check_report_json.py REPORT.json [...]   (each file one report)
