@@ -7,7 +7,7 @@
 #include "BackendCheck.h"
 
 #include "Elements.h"
-#include "Json.h"
+#include "mpc/format/Json.h"
 #include "StepRunner.h"
 
 #include <algorithm>

@@ -22,7 +22,7 @@
 #ifndef MPC_BENCH_RUNTIME_BACKENDCHECK_H
 #define MPC_BENCH_RUNTIME_BACKENDCHECK_H
 
-#include "Status.h"
+#include "mpc/format/Status.h"
 
 #include <cstdint>
 #include <string>

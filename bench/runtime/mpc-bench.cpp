@@ -21,7 +21,7 @@
 #ifdef MPC_HAVE_CUDA_BACKEND
 #include "CudaBackend.h"
 #endif
-#include "Json.h"
+#include "mpc/format/Json.h"
 
 #include <algorithm>
 #include <chrono>

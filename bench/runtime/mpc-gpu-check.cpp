@@ -12,7 +12,7 @@
 
 #include "BackendCheck.h"
 
-#include "Json.h"
+#include "mpc/format/Json.h"
 #include "Program.h"
 
 #include <fstream>

@@ -7,8 +7,8 @@
 #include "compiler/CodeGen/BundleWriter.h"
 #include "compiler/CodeGen/KernelCompiler.h"
 
-#include "Bundle.h"
-#include "Manifest.h"
+#include "mpc/format/Bundle.h"
+#include "mpc/format/Manifest.h"
 
 #include "dialects/mpg/IR/MpgOps.h"
 

@@ -4,10 +4,10 @@
 //
 // A bundle holds everything the runtime needs to run one program: the
 // manifest (buffers, inputs, outputs, parameters, constants, kernels, steps;
-// runtime/src/Manifest.h), the generated CUDA C++ source, the host shared
+// runtime/format/include/mpc/format/Manifest.h), the generated CUDA C++ source, the host shared
 // object for the CPU backend, a cubin and PTX per requested GPU
 // architecture, and the constants' data. The container format is
-// runtime/src/Bundle.h's; docs/bundle-format.md describes both.
+// runtime/format/include/mpc/format/Bundle.h's; docs/bundle-format.md describes both.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +16,7 @@
 
 #include "compiler/CodeGen/CudaEmitter.h"
 
-#include "HostTensor.h"
+#include "mpc/format/HostTensor.h"
 
 #include "llvm/Support/Error.h"
 
@@ -45,7 +45,7 @@ struct BundleTimings {
 /// for).
 rt::DType manifestDtypeOf(mlir::Type type);
 
-/// The manifest of `program` (runtime/src/Manifest.h) as the bundle would
+/// The manifest of `program` (runtime/format/include/mpc/format/Manifest.h) as the bundle would
 /// hold it: JSON text, verified.
 llvm::Expected<std::string> programManifest(mlir::mpk::ProgramOp program,
                                             const GeneratedKernels &kernels);

@@ -6,11 +6,11 @@
 
 #include "compiler/CodeGen/KernelCompiler.h"
 
-#include "DeviceHeaders.h"
-#include "HostCpu.h"
-#include "KernelCache.h"
+#include "mpc/toolchain/DeviceHeaders.h"
+#include "mpc/toolchain/HostCpu.h"
+#include "mpc/toolchain/KernelCache.h"
 #ifdef MPC_HAVE_NVRTC
-#include "NvrtcCompiler.h"
+#include "mpc/toolchain/NvrtcCompiler.h"
 #endif
 
 #include "llvm/ADT/SmallString.h"

@@ -6,7 +6,7 @@
 // architecture (a cubin for sm_XX and PTX for compute_XX, so newer GPUs can
 // JIT it; the runtime's NvrtcCompiler.h, which the CUDA backend also uses at
 // load) and by the host C++ compiler into the CPU backend's shared object.
-// Results are cached on disk (runtime/src/KernelCache.h), keyed by a hash of
+// Results are cached on disk (runtime/toolchain/include/mpc/toolchain/KernelCache.h), keyed by a hash of
 // the source, the device headers, the options, the target, the compiler's
 // identity and the version of mpc.
 //

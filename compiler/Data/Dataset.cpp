@@ -6,8 +6,8 @@
 
 #include "compiler/Data/Dataset.h"
 
-#include "HostTensor.h"
-#include "Npy.h"
+#include "mpc/format/HostTensor.h"
+#include "mpc/format/Npy.h"
 
 #include "llvm/ADT/StringExtras.h"
 

@@ -17,8 +17,8 @@
 
 #include "mpc/runtime.h"
 
-#include "HostTensor.h"
-#include "Safetensors.h"
+#include "mpc/format/HostTensor.h"
+#include "mpc/format/Safetensors.h"
 
 #include <cstring>
 #include <fstream>

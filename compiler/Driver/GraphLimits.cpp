@@ -9,7 +9,7 @@
 #include "compiler/CodeGen/BundleWriter.h"
 #include "dialects/mpg/IR/MpgOps.h"
 
-#include "Manifest.h"
+#include "mpc/format/Manifest.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 

@@ -12,9 +12,9 @@
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
 
-#include "HostTensor.h"
-#include "Npy.h"
-#include "Safetensors.h"
+#include "mpc/format/HostTensor.h"
+#include "mpc/format/Npy.h"
+#include "mpc/format/Safetensors.h"
 
 #include "mpc/runtime.h"
 

@@ -20,8 +20,8 @@
 #ifndef MPC_RUNTIME_BACKEND_H
 #define MPC_RUNTIME_BACKEND_H
 
-#include "Manifest.h"
-#include "Status.h"
+#include "mpc/format/Manifest.h"
+#include "mpc/format/Status.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -14,7 +14,7 @@
 #define MPC_RUNTIME_ELEMENTS_H
 
 #include "FastConvert.h"
-#include "HostTensor.h"
+#include "mpc/format/HostTensor.h"
 
 #include "mpc/device/types.cuh"
 

@@ -6,7 +6,7 @@
 
 #include "Initializers.h"
 
-#include "Bundle.h"
+#include "mpc/format/Bundle.h"
 #include "Elements.h"
 
 #include <algorithm>

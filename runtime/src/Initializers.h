@@ -16,7 +16,7 @@
 #ifndef MPC_RUNTIME_INITIALIZERS_H
 #define MPC_RUNTIME_INITIALIZERS_H
 
-#include "Manifest.h"
+#include "mpc/format/Manifest.h"
 
 #include <cstdint>
 #include <string>

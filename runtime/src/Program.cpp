@@ -6,15 +6,15 @@
 
 #include "Program.h"
 
-#include "Bundle.h"
+#include "mpc/format/Bundle.h"
 #include "CpuBackend.h"
 #ifdef MPC_HAVE_CUDA_BACKEND
 #include "CudaBackend.h"
 #endif
 #include "Elements.h"
 #include "Initializers.h"
-#include "Json.h"
-#include "Safetensors.h"
+#include "mpc/format/Json.h"
+#include "mpc/format/Safetensors.h"
 
 #include <cstring>
 #include <map>

@@ -22,9 +22,9 @@
 #define MPC_RUNTIME_PROGRAM_H
 
 #include "Backend.h"
-#include "HostTensor.h"
-#include "Manifest.h"
-#include "Status.h"
+#include "mpc/format/HostTensor.h"
+#include "mpc/format/Manifest.h"
+#include "mpc/format/Status.h"
 #include "TelemetryRing.h"
 
 #include <cstdint>

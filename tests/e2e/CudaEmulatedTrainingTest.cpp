@@ -18,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Bundle.h"
+#include "mpc/format/Bundle.h"
 #include "CudaEmulator.h"
 
 #include "mpc/runtime.h"

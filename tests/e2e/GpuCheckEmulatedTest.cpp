@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BackendCheck.h"
-#include "Bundle.h"
+#include "mpc/format/Bundle.h"
 #include "CudaEmulator.h"
 
 #include <gtest/gtest.h>

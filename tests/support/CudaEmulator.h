@@ -32,7 +32,7 @@
 #ifndef MPC_TESTS_SUPPORT_CUDAEMULATOR_H
 #define MPC_TESTS_SUPPORT_CUDAEMULATOR_H
 
-#include "CudaApi.h"
+#include "mpc/toolchain/CudaApi.h"
 
 #include <cstdint>
 #include <set>

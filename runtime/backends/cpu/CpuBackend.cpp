@@ -11,8 +11,8 @@
 #include "HostIm2col.h"
 #include "HostMemory.h"
 #include "HostObject.h"
-#include "HostTensor.h"
-#include "Json.h"
+#include "mpc/format/HostTensor.h"
+#include "mpc/format/Json.h"
 
 #include <algorithm>
 #include <chrono>

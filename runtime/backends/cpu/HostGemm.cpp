@@ -8,7 +8,7 @@
 
 #include "CpuSettings.h"
 #include "Elements.h"
-#include "HostCpu.h"
+#include "mpc/toolchain/HostCpu.h"
 #include "HostSgemm.h"
 
 #ifdef MPC_HAVE_OPENBLAS

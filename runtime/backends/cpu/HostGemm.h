@@ -40,7 +40,7 @@
 #define MPC_RUNTIME_BACKENDS_CPU_HOSTGEMM_H
 
 #include "HostSgemm.h"
-#include "Manifest.h"
+#include "mpc/format/Manifest.h"
 
 #include <cstdint>
 #include <memory>

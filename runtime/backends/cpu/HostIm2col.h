@@ -17,7 +17,7 @@
 #ifndef MPC_RUNTIME_BACKENDS_CPU_HOSTIM2COL_H
 #define MPC_RUNTIME_BACKENDS_CPU_HOSTIM2COL_H
 
-#include "Manifest.h"
+#include "mpc/format/Manifest.h"
 
 #include <cstdint>
 #include <vector>

@@ -22,8 +22,8 @@
 #ifndef MPC_RUNTIME_BACKENDS_CPU_HOSTMEMORY_H
 #define MPC_RUNTIME_BACKENDS_CPU_HOSTMEMORY_H
 
-#include "Manifest.h"
-#include "Status.h"
+#include "mpc/format/Manifest.h"
+#include "mpc/format/Status.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -6,9 +6,9 @@
 
 #include "HostObject.h"
 
-#include "HostCpu.h"
-#include "Json.h"
-#include "ObjectCache.h"
+#include "mpc/toolchain/HostCpu.h"
+#include "mpc/format/Json.h"
+#include "mpc/toolchain/ObjectCache.h"
 
 #include <cstring>
 #include <dlfcn.h>

@@ -12,7 +12,7 @@
 #ifndef MPC_RUNTIME_BACKENDS_CPU_HOSTOBJECT_H
 #define MPC_RUNTIME_BACKENDS_CPU_HOSTOBJECT_H
 
-#include "Status.h"
+#include "mpc/format/Status.h"
 
 #include <link.h>
 

@@ -15,7 +15,7 @@
 #include "HostSgemm.h"
 
 #include "CpuSettings.h"
-#include "HostCpu.h"
+#include "mpc/toolchain/HostCpu.h"
 
 #include <algorithm>
 #include <array>

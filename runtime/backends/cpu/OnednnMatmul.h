@@ -14,7 +14,7 @@
 #ifndef MPC_RUNTIME_BACKENDS_CPU_ONEDNNMATMUL_H
 #define MPC_RUNTIME_BACKENDS_CPU_ONEDNNMATMUL_H
 
-#include "HostTensor.h"
+#include "mpc/format/HostTensor.h"
 
 #include <cstdint>
 #include <map>

@@ -6,10 +6,10 @@
 
 #include "CudaBackend.h"
 
-#include "CudaApi.h"
+#include "mpc/toolchain/CudaApi.h"
 #include "GemmPlan.h"
 #include "KernelImage.h"
-#include "NvrtcCompiler.h"
+#include "mpc/toolchain/NvrtcCompiler.h"
 
 #include <cmath>
 #include <cstdlib>

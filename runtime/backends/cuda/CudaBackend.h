@@ -29,8 +29,8 @@
 #define MPC_RUNTIME_BACKENDS_CUDA_CUDABACKEND_H
 
 #include "Backend.h"
-#include "Bundle.h"
-#include "Manifest.h"
+#include "mpc/format/Bundle.h"
+#include "mpc/format/Manifest.h"
 
 #include <memory>
 #include <string>

@@ -24,9 +24,9 @@
 #ifndef MPC_RUNTIME_BACKENDS_CUDA_GEMMPLAN_H
 #define MPC_RUNTIME_BACKENDS_CUDA_GEMMPLAN_H
 
-#include "CudaApi.h"
-#include "Manifest.h"
-#include "Status.h"
+#include "mpc/toolchain/CudaApi.h"
+#include "mpc/format/Manifest.h"
+#include "mpc/format/Status.h"
 
 #include <cstdint>
 #include <string>

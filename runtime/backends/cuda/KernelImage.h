@@ -20,7 +20,7 @@
 #ifndef MPC_RUNTIME_BACKENDS_CUDA_KERNELIMAGE_H
 #define MPC_RUNTIME_BACKENDS_CUDA_KERNELIMAGE_H
 
-#include "Bundle.h"
+#include "mpc/format/Bundle.h"
 
 #include <string>
 #include <vector>

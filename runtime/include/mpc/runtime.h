@@ -54,6 +54,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The C API is what the shared library exports; it is built with every
+ * other symbol hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility push(default)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -249,6 +255,10 @@ mpc_status_code mpc_program_load_params(mpc_program *program,
 
 #ifdef __cplusplus
 } /* extern "C" */
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
 #endif
 
 #endif /* MPC_RUNTIME_H */

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Bundle.h"
+#include "mpc/format/Bundle.h"
 
 #include "TestUtil.h"
 

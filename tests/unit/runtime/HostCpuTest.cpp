@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HostCpu.h"
+#include "mpc/toolchain/HostCpu.h"
 
 #include <gtest/gtest.h>
 

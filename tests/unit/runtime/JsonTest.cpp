@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Json.h"
+#include "mpc/format/Json.h"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Manifest.h"
+#include "mpc/format/Manifest.h"
 
 #include "ProgramTestUtil.h"
 

@@ -17,7 +17,7 @@
 
 #include <nvrtc.h>
 
-#include "DeviceHeaders.h"
+#include "mpc/toolchain/DeviceHeaders.h"
 
 #include <string>
 #include <vector>

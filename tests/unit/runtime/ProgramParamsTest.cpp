@@ -14,7 +14,7 @@
 #include "Elements.h"
 #include "Initializers.h"
 #include "ProgramTestUtil.h"
-#include "Safetensors.h"
+#include "mpc/format/Safetensors.h"
 
 #include <gtest/gtest.h>
 

@@ -12,8 +12,8 @@
 #ifndef MPC_TESTS_UNIT_RUNTIME_PROGRAMTESTUTIL_H
 #define MPC_TESTS_UNIT_RUNTIME_PROGRAMTESTUTIL_H
 
-#include "Bundle.h"
-#include "Manifest.h"
+#include "mpc/format/Bundle.h"
+#include "mpc/format/Manifest.h"
 #include "TestUtil.h"
 
 #include "mpc/runtime.h"

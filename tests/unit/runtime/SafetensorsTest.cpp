@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Safetensors.h"
+#include "mpc/format/Safetensors.h"
 
 #include "TestUtil.h"
 

@@ -12,7 +12,7 @@
 #ifndef MPC_TESTS_UNIT_RUNTIME_TESTUTIL_H
 #define MPC_TESTS_UNIT_RUNTIME_TESTUTIL_H
 
-#include "HostTensor.h"
+#include "mpc/format/HostTensor.h"
 
 #include <algorithm>
 #include <cstdint>

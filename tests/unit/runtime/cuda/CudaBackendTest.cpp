@@ -22,7 +22,7 @@
 #include "CudaEmulator.h"
 #include "Elements.h"
 #include "GemmPlan.h"
-#include "NvrtcCompiler.h"
+#include "mpc/toolchain/NvrtcCompiler.h"
 #include "Program.h"
 #include "ProgramTestUtil.h"
 #include "StepProgram.h"

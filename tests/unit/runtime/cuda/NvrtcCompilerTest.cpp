@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelCache.h"
-#include "NvrtcCompiler.h"
+#include "mpc/toolchain/KernelCache.h"
+#include "mpc/toolchain/NvrtcCompiler.h"
 #include "ProgramTestUtil.h"
 
 #include <gtest/gtest.h>

@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaApi.h"
-#include "NvrtcCompiler.h"
+#include "mpc/toolchain/CudaApi.h"
+#include "mpc/toolchain/NvrtcCompiler.h"
 #include "ProgramTestUtil.h"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "DeviceHeaders.h"
+#include "mpc/toolchain/DeviceHeaders.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HostCpu.h"
+#include "mpc/toolchain/HostCpu.h"
 #include "mpc/device/types.cuh"
 
 #include <gtest/gtest.h>

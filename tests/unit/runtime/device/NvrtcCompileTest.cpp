@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "DeviceHeaders.h"
+#include "mpc/toolchain/DeviceHeaders.h"
 
 #include <nvrtc.h>
 
