@@ -2,20 +2,18 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// Reads a graph file, verifies it, runs the pipeline as far as --emit asks,
-// and writes the result. Outputs are written through a temporary file and
-// renamed into place, so a failure never leaves a half-written output.
+// Reads a graph file and compiles it (compiler/Compile/Compile.h) as far as
+// --emit asks, and writes the result. Outputs are written through a
+// temporary file and renamed into place, so a failure never leaves a
+// half-written output.
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/CodeGen/BundleWriter.h"
-#include "compiler/CodeGen/CudaEmitter.h"
+#include "compiler/Compile/Compile.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
-#include "compiler/Driver/GraphLimits.h"
 #include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Frontend/GraphLoader.h"
-#include "passes/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -66,28 +64,36 @@ static ArgParser makeCompileParser() {
   return parser;
 }
 
-/// Keeps only the graph a bundle is made of; errors when that is ambiguous.
-static mlir::LogicalResult selectGraph(mlir::ModuleOp module, const std::string &name) {
-  llvm::SmallVector<mlir::mpg::GraphOp> graphs(module.getOps<mlir::mpg::GraphOp>());
-  mlir::mpg::GraphOp chosen;
-  for (mlir::mpg::GraphOp graph : graphs)
-    if (name.empty() ? graphs.size() == 1 : graph.getSymName() == name)
-      chosen = graph;
-  if (!chosen) {
-    std::string names;
-    for (mlir::mpg::GraphOp graph : graphs)
-      names += (names.empty() ? "@" : ", @") + graph.getSymName().str();
-    reportError(name.empty()
-                    ? "a bundle holds one graph and the file has " +
-                          std::to_string(graphs.size()) + " (" + names +
-                          "); choose one with --graph NAME"
-                    : "the file has no graph @" + name + " (it has " + names + ")");
-    return mlir::failure();
+/// Writes what `--emit` asks for, short of a bundle: the CUDA C++, the
+/// manifest(s), or the module as text.
+static llvm::Error writeStage(llvm::raw_ostream &os, mpc::CompileStage stage,
+                              mlir::ModuleOp module, const mpc::Compilation &compiled) {
+  if (stage == mpc::CompileStage::Cuda) {
+    for (const mpc::GeneratedKernels &kernels : compiled.kernels)
+      os << kernels.source;
+    return llvm::Error::success();
   }
-  for (mlir::mpg::GraphOp graph : graphs)
-    if (graph != chosen)
-      graph.erase();
-  return mlir::success();
+  if (stage == mpc::CompileStage::Manifest) {
+    // One graph: its manifest; several: a JSON array of them, in the file's
+    // order (one JSON document either way).
+    bool several = compiled.programs.size() > 1;
+    if (several)
+      os << "[\n";
+    for (auto [index, program, kernels] : llvm::enumerate(compiled.programs, compiled.kernels)) {
+      llvm::Expected<std::string> manifest = mpc::programManifest(program, kernels);
+      if (!manifest)
+        return manifest.takeError();
+      os << (index ? ",\n" : "") << *manifest;
+    }
+    os << (several ? "\n]\n" : "\n"); // (a file without graphs is refused when read)
+    return llvm::Error::success();
+  }
+  mlir::OpPrintingFlags flags;
+  for (mlir::Operation &op : module.getBody()->getOperations()) {
+    op.print(os, flags);
+    os << "\n";
+  }
+  return llvm::Error::success();
 }
 
 int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
@@ -101,18 +107,25 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     parser.printHelp(llvm::outs());
     return kExitOk;
   }
-  std::string emit = *parser.get("emit");
+  mpc::CompileStage stage = *mpc::parseCompileStage(*parser.get("emit"));
   std::string output = *parser.get("output");
-  if (emit == "bundle" && output == "-") {
+  if (stage == mpc::CompileStage::Bundle && output == "-") {
     reportError("a bundle is a binary file: name it with -o FILE (or choose --emit graph, "
                 "fused, kernels or cuda to print text)");
     return kExitUsage;
   }
-  llvm::Expected<BundleTargets> targets = parseTargets(*parser.get("target"));
-  if (!targets) {
+  mpc::CompileOptions options;
+  if (llvm::Expected<BundleTargets> targets = parseTargets(*parser.get("target")))
+    options.targets = std::move(*targets);
+  else {
     reportError(llvm::toString(targets.takeError()));
     return kExitUsage;
   }
+  if (!readPrecisionOptions(parser, options.precision))
+    return kExitUsage;
+  options.trainingStep = *parser.get("step") == "train";
+  options.graphName = parser.get("graph").value_or("");
+  options.sourceName = parser.positionals().front();
 
   bool timings = parser.flag("timings");
   using Clock = std::chrono::steady_clock;
@@ -123,7 +136,11 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   // Pass-level times, printed when the timing manager goes (at return).
   mlir::DefaultTimingManager passTimes;
   passTimes.setEnabled(timings);
-  double readSeconds = 0, passSeconds = 0, emitSeconds = 0;
+  std::optional<mlir::TimingScope> passScope;
+  if (timings) {
+    passScope = passTimes.getRootScope();
+    options.passTiming = &*passScope;
+  }
 
   mlir::MLIRContext context;
   context.printOpOnDiagnostic(false);
@@ -135,53 +152,15 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   mlir::OwningOpRef<mlir::ModuleOp> module = mpc::loadGraphFile(input, sourceMgr, context);
   if (!module)
     return kExitError;
-  if ((emit == "bundle" || parser.isSet("graph")) &&
-      mlir::failed(selectGraph(*module, parser.get("graph").value_or(""))))
+  double loadSeconds = since(started);
+  llvm::Expected<mpc::Compilation> compiled =
+      mpc::compileModule(*module, stage, options, stage == mpc::CompileStage::Bundle ? output : "");
+  if (!compiled) {
+    reportCompileError(compiled.takeError());
     return kExitError;
-  // (--emit graph verifies the graph only: the dialect takes what mpc does
-  // not compile)
-  if (emit != "graph" && mlir::failed(checkGraphLimits(*module, *parser.get("step") == "train")))
-    return kExitError;
-  readSeconds = since(started);
-
-  if (emit != "graph") {
-    mlir::PassManager pm(&context);
-    bool train = *parser.get("step") == "train";
-    mpc::PrecisionConfig precision;
-    if (!readPrecisionOptions(parser, precision))
-      return kExitUsage;
-    if (emit == "fused")
-      mpc::buildGraphPipeline(pm, train, precision);
-    else if (train)
-      mpc::buildTrainingPipeline(pm, precision);
-    else
-      mpc::buildForwardPipeline(pm, precision);
-    Clock::time_point passesStarted = Clock::now();
-    std::optional<mlir::TimingScope> passScope;
-    if (timings) {
-      passScope = passTimes.getRootScope();
-      pm.enableTiming(*passScope);
-    }
-    if (mlir::failed(pm.run(*module)))
-      return kExitError;
-    passScope.reset();
-    passSeconds = since(passesStarted);
   }
+  passScope.reset();
 
-  std::vector<mpc::GeneratedKernels> generated;
-  std::vector<mlir::mpk::ProgramOp> programs;
-  Clock::time_point emitStarted = Clock::now();
-  if (emit == "cuda" || emit == "bundle" || emit == "manifest") {
-    for (auto program : module->getOps<mlir::mpk::ProgramOp>()) {
-      mlir::FailureOr<mpc::GeneratedKernels> kernels = mpc::emitCuda(program);
-      if (mlir::failed(kernels))
-        return kExitError;
-      generated.push_back(std::move(*kernels));
-      programs.push_back(program);
-    }
-  }
-
-  emitSeconds = since(emitStarted);
   auto printTimes = [&](const mpc::BundleTimings *bundle) {
     if (!timings)
       return;
@@ -189,16 +168,16 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     auto line = [&](llvm::StringRef what, double seconds) {
       os << llvm::format("mpc: time: %-36s %8.3f s\n", what.str().c_str(), seconds);
     };
-    line("reading the graph", readSeconds);
-    line("passes (per pass below)", passSeconds);
-    line("generating CUDA C++", emitSeconds);
+    line("reading the graph", loadSeconds + compiled->checkSeconds);
+    line("passes (per pass below)", compiled->passSeconds);
+    line("generating CUDA C++", compiled->emitSeconds);
     double kernels = 0;
     if (bundle) {
-      if (targets->cpu)
+      if (options.targets.cpu)
         line(bundle->hostCached ? "host kernels (from the kernel cache)"
                                 : "host kernels (C++ compiler)",
              bundle->hostSeconds);
-      if (!targets->gpuArchs.empty())
+      if (!options.targets.gpuArchs.empty())
         line(bundle->gpuCached ? "GPU kernels (from the kernel cache)" : "GPU kernels (NVRTC)",
              bundle->gpuSeconds);
       line("manifest and writing", bundle->otherSeconds);
@@ -211,49 +190,38 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     passTimes.setEnabled(false); // printed once, not again when it goes
   };
 
-  if (emit == "bundle") {
-    mpc::BundleTimings bundleTimes;
-    if (llvm::Error failure = mpc::writeProgramBundle(programs.front(), generated.front(),
-                                                      *targets, output, &bundleTimes)) {
-      reportError("cannot compile " + input + ": " + llvm::toString(std::move(failure)));
-      return kExitError;
-    }
-    printTimes(&bundleTimes);
+  if (stage == mpc::CompileStage::Bundle) {
+    printTimes(&compiled->bundle);
     return kExitOk;
   }
-
   llvm::Error written = llvm::writeToOutput(output, [&](llvm::raw_ostream &os) -> llvm::Error {
-    if (emit == "cuda") {
-      for (const mpc::GeneratedKernels &kernels : generated)
-        os << kernels.source;
-      return llvm::Error::success();
-    }
-    if (emit == "manifest") {
-      // One graph: its manifest; several: a JSON array of them, in the
-      // file's order (one JSON document either way).
-      bool several = programs.size() > 1;
-      if (several)
-        os << "[\n";
-      for (auto [index, program, kernels] : llvm::enumerate(programs, generated)) {
-        llvm::Expected<std::string> manifest = mpc::programManifest(program, kernels);
-        if (!manifest)
-          return manifest.takeError();
-        os << (index ? ",\n" : "") << *manifest;
-      }
-      os << (several ? "\n]\n" : "\n"); // (a file without graphs is refused when read)
-      return llvm::Error::success();
-    }
-    mlir::OpPrintingFlags flags;
-    for (mlir::Operation &op : module->getBody()->getOperations()) {
-      op.print(os, flags);
-      os << "\n";
-    }
-    return llvm::Error::success();
+    return writeStage(os, stage, *module, *compiled);
   });
   if (written) {
     reportError("cannot write '" + output + "': " + llvm::toString(std::move(written)));
     return kExitError;
   }
   printTimes(nullptr);
+  return kExitOk;
+}
+
+int mpc::driver::compileGraphFile(const std::string &source, const mpc::CompileOptions &options,
+                                  const std::string &bundlePath) {
+  mlir::MLIRContext context;
+  context.printOpOnDiagnostic(false);
+  mpc::loadGraphDialects(context);
+  llvm::SourceMgr sourceMgr;
+  DiagnosticPrinter diagnostics(sourceMgr, context);
+  mlir::OwningOpRef<mlir::ModuleOp> module = mpc::loadGraphFile(source, sourceMgr, context);
+  if (!module)
+    return kExitError;
+  mpc::CompileOptions named = options;
+  named.sourceName = source;
+  if (llvm::Expected<mpc::Compilation> compiled =
+          mpc::compileModule(*module, mpc::CompileStage::Bundle, named, bundlePath);
+      !compiled) {
+    reportCompileError(compiled.takeError());
+    return kExitError;
+  }
   return kExitOk;
 }

@@ -6,6 +6,7 @@
 
 #include "compiler/Driver/Driver.h"
 
+#include "compiler/Compile/Compile.h"
 #include "compiler/Driver/ArgParser.h"
 
 #include "mlir/IR/Location.h"
@@ -50,6 +51,12 @@ void mpc::driver::reportError(const llvm::Twine &message) {
   llvm::errs() << "mpc: ";
   llvm::WithColor::error(llvm::errs(), "", /*DisableColors=*/false);
   llvm::errs() << message << "\n";
+}
+
+void mpc::driver::reportCompileError(llvm::Error error) {
+  llvm::handleAllErrors(
+      std::move(error), [](const mpc::DiagnosedError &) {},
+      [](const llvm::ErrorInfoBase &other) { reportError(other.message()); });
 }
 
 std::string mpc::driver::describeTensor(const mpc_tensor_info &info) {

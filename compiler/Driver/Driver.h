@@ -18,6 +18,10 @@
 #include <memory>
 #include <string>
 
+namespace mpc {
+struct CompileOptions;
+} // namespace mpc
+
 namespace mpc::driver {
 
 /// Exit codes of `mpc`, documented in `mpc --help` and the README.
@@ -51,6 +55,17 @@ int runPlotCommand(llvm::ArrayRef<std::string> args);
 
 /// Prints "mpc: error: MESSAGE" to stderr.
 void reportError(const llvm::Twine &message);
+
+/// Reports a failed compilation (compiler/Compile/Compile.h): a
+/// DiagnosedError's diagnostics are printed already, anything else is
+/// reported as an error.
+void reportCompileError(llvm::Error error);
+
+/// Reads the graph file `source` and compiles it into a bundle at
+/// `bundlePath` (what mpc train and mpc generate do with a graph), printing
+/// diagnostics as mpc compile does. Returns an exit code.
+int compileGraphFile(const std::string &source, const mpc::CompileOptions &options,
+                     const std::string &bundlePath);
 
 class ArgParser;
 

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Compile/Compile.h"
 #include "compiler/Data/BatchBinder.h"
 #include "compiler/Data/Dataset.h"
 #include "compiler/Driver/ArgParser.h"
@@ -117,10 +118,9 @@ int mpc::driver::runGenerateCommand(llvm::ArrayRef<std::string> args) {
     }
   } else {
     bundle = (dir + "/forward.mpcb").str();
-    std::vector<std::string> compile = {source, "--step", "forward", "-o", bundle};
-    if (!graph.empty())
-      compile.insert(compile.end(), {"--graph", graph});
-    if (int code = runCompileCommand(compile))
+    mpc::CompileOptions forward;
+    forward.graphName = graph;
+    if (int code = compileGraphFile(source, forward, bundle))
       return code;
   }
   ProgramHandle program = loadProgram(bundle, device, seed);

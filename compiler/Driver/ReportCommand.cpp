@@ -11,9 +11,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/CodeGen/CudaEmitter.h"
+#include "compiler/Compile/Compile.h"
+#include "compiler/Compile/GraphLimits.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
-#include "compiler/Driver/GraphLimits.h"
 #include "compiler/Driver/GraphPicture.h"
 #include "compiler/Driver/HtmlReport.h"
 #include "compiler/Driver/KernelCost.h"
@@ -392,7 +393,7 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
   DiagnosticPrinter diagnostics(sourceMgr, context);
   OwningOpRef<ModuleOp> module =
       mpc::loadGraphFile(parser.positionals().front(), sourceMgr, context);
-  if (!module || failed(mpc::driver::checkGraphLimits(*module, train)))
+  if (!module || failed(mpc::checkGraphLimits(*module, train)))
     return kExitError;
 
   // The precision decisions, read right after precision assignment (later
@@ -412,14 +413,25 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
     }
   }
 
+  // The compilation of a copy of the graph (or of the graph itself) to
+  // `stage` in the precision `config`.
+  auto compileTo = [&](ModuleOp target, mpc::CompileStage stage,
+                       const mpc::PrecisionConfig &config) -> LogicalResult {
+    mpc::CompileOptions options;
+    options.trainingStep = train;
+    options.precision = config;
+    llvm::Expected<mpc::Compilation> compiled = mpc::compileModule(target, stage, options);
+    if (compiled)
+      return success();
+    mpc::driver::reportCompileError(compiled.takeError());
+    return failure();
+  };
   // What the arena holds at its peak, read from the planned graph (the step
   // in the chosen precision, and in fp32 for comparison).
   auto transientOf = [&](const mpc::PrecisionConfig &config,
                          std::vector<mpc::driver::TransientMemory> &out) -> LogicalResult {
     OwningOpRef<ModuleOp> copy = module->clone();
-    PassManager pm(&context);
-    mpc::buildGraphPipeline(pm, train, config);
-    if (failed(pm.run(*copy)))
+    if (failed(compileTo(*copy, mpc::CompileStage::Fused, config)))
       return failure();
     for (auto graph : copy->getOps<mpg::GraphOp>())
       out.push_back(mpc::driver::measureTransientMemory(graph));
@@ -435,12 +447,7 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
   std::vector<std::pair<int64_t, int64_t>> fp32Memory; // arena, persistent
   if (wantMemory && precision.mode != "fp32") {
     OwningOpRef<ModuleOp> copy = module->clone();
-    PassManager pm(&context);
-    if (train)
-      mpc::buildTrainingPipeline(pm, mpc::PrecisionConfig());
-    else
-      mpc::buildForwardPipeline(pm, mpc::PrecisionConfig());
-    if (failed(pm.run(*copy)))
+    if (failed(compileTo(*copy, mpc::CompileStage::Kernels, mpc::PrecisionConfig())))
       return kExitError;
     for (auto program : copy->getOps<mpk::ProgramOp>())
       fp32Memory.emplace_back(program.getArenaBytes(), program.getPersistentBytes());
@@ -476,12 +483,7 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
 
   std::vector<mpk::ProgramOp> programs;
   if (wantKernels || wantMemory) {
-    PassManager pm(&context);
-    if (train)
-      mpc::buildTrainingPipeline(pm, precision);
-    else
-      mpc::buildForwardPipeline(pm, precision);
-    if (failed(pm.run(*module)))
+    if (failed(compileTo(*module, mpc::CompileStage::Kernels, precision)))
       return kExitError;
     for (auto program : module->getOps<mpk::ProgramOp>())
       programs.push_back(program);

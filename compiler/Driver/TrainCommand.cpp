@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Compile/Compile.h"
 #include "compiler/Data/BatchBinder.h"
 #include "compiler/Data/Dataset.h"
 #include "compiler/Driver/ArgParser.h"
@@ -212,24 +213,21 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
                   "forward step itself");
       return kExitUsage;
     }
-    std::string precision = *parser.get("precision"), lossScale = *parser.get("loss-scale");
-    std::vector<std::string> compile = {source,        "--step",     "train",  "--precision",
-                                        precision,     "--loss-scale", lossScale, "-o",
-                                        trainBundle};
-    if (parser.flag("grad-stats"))
-      compile.push_back("--grad-stats");
-    std::vector<std::string> forward = {source,    "--step", "forward",    "--precision",
-                                        precision, "-o",     forwardBundle};
-    if (parser.flag("no-working-copies"))
-      for (std::vector<std::string> *command : {&compile, &forward})
-        command->push_back("--no-working-copies");
-    if (std::optional<std::string> graph = parser.get("graph"); graph && !graph->empty())
-      for (std::vector<std::string> *command : {&compile, &forward})
-        command->insert(command->end(), {"--graph", *graph});
-    if (int code = runCompileCommand(compile))
+    mpc::CompileOptions train;
+    if (!readPrecisionOptions(parser, train.precision))
+      return kExitUsage;
+    train.trainingStep = true;
+    train.graphName = parser.get("graph").value_or("");
+    // The forward step (evaluation) in the same precision, without the
+    // training step's loss scaling and gradient statistics.
+    mpc::CompileOptions forward;
+    forward.precision.mode = train.precision.mode;
+    forward.precision.workingCopies = train.precision.workingCopies;
+    forward.graphName = train.graphName;
+    if (int code = compileGraphFile(source, train, trainBundle))
       return code;
     if (eval)
-      if (int code = runCompileCommand(forward))
+      if (int code = compileGraphFile(source, forward, forwardBundle))
         return code;
   }
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Driver/GraphLimits.h"
+#include "compiler/Compile/GraphLimits.h"
 
 #include "compiler/CodeGen/BundleWriter.h"
 #include "dialects/mpg/IR/MpgOps.h"
@@ -76,7 +76,7 @@ LogicalResult checkInitializer(Operation *op) {
 
 } // namespace
 
-LogicalResult mpc::driver::checkGraphLimits(ModuleOp module, bool train) {
+LogicalResult mpc::checkGraphLimits(ModuleOp module, bool train) {
   for (auto graph : module.getOps<mpg::GraphOp>()) {
     if (train && !graph.getMinimize())
       return graph.emitError() << "training needs an mpg.minimize in @" << graph.getSymName()

@@ -17,17 +17,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MPC_COMPILER_DRIVER_GRAPHLIMITS_H
-#define MPC_COMPILER_DRIVER_GRAPHLIMITS_H
+#ifndef MPC_COMPILER_COMPILE_GRAPHLIMITS_H
+#define MPC_COMPILER_COMPILE_GRAPHLIMITS_H
 
 #include "mlir/IR/BuiltinOps.h"
 
-namespace mpc::driver {
+namespace mpc {
 
 /// Emits an error at the first op of `module` that mpc cannot compile
 /// (`train`: into a training step) and fails; succeeds otherwise.
 mlir::LogicalResult checkGraphLimits(mlir::ModuleOp module, bool train);
 
-} // namespace mpc::driver
+} // namespace mpc
 
-#endif // MPC_COMPILER_DRIVER_GRAPHLIMITS_H
+#endif // MPC_COMPILER_COMPILE_GRAPHLIMITS_H
