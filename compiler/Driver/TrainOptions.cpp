@@ -1,0 +1,174 @@
+//===- TrainOptions.cpp - the command line of `mpc train` -----------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/TrainOptions.h"
+
+#include "compiler/Driver/ArgParser.h"
+#include "compiler/Driver/Driver.h"
+#include "compiler/Driver/PrecisionOptions.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mpc::driver;
+
+namespace {
+
+ArgParser makeTrainParser() {
+  ArgParser parser(
+      "train", "mpc train GRAPH|BUNDLE --data SPEC [--eval SPEC] [--steps N] [options]",
+      "Compiles GRAPH's training step (backward pass and optimizer), or loads a BUNDLE written "
+      "by\n'mpc compile --step train', and trains it: one step per batch of the data, shuffled "
+      "every\nepoch with --seed. Then copies the trained parameters into the forward step and "
+      "evaluates it on\n--eval or --holdout (loss, and accuracy when the graph has an output "
+      "\"logits\").\n\nClassification data goes to a graph with one f32 input (the features, "
+      "batch first) and one\ni32/i64 input (the labels); text goes to a graph with an integer "
+      "input [B, T] (characters)\nand an integer input \"targets\" ([B, T], or [T*B] "
+      "time-major) that holds the next characters;\na sequence task (integer tokens and targets "
+      "[N, T]) to the same two inputs.\n\nData specs: FILE.csv[.gz] (features then "
+      "a label per line, scaled by the largest value),\n"
+      "IMAGES-idx3-ubyte[.gz],LABELS-idx1-ubyte[.gz] (pixels / 255), FEATURES.npy,LABELS.npy\n"
+      "(or TOKENS.npy,TARGETS.npy),\n"
+      "or TEXT.txt[.gz] (printable ASCII and newlines, 96 character ids: newline 0, ' ' to '~' "
+      "1-95);\neach optionally followed by @START:END to take a range of examples (of "
+      "characters for text).");
+  parser.setPositionals("GRAPH|BUNDLE",
+                        "the graph file (with mpg.minimize), or a training-step bundle", 1, 1);
+  parser.addOption({"data", 0, "SPEC", "training data", "", {}});
+  parser.addOption({"graph",
+                    0,
+                    "NAME",
+                    "the graph to train when the file holds several (by its @name)",
+                    "",
+                    {}});
+  parser.addOption({"eval", 0, "SPEC", "evaluation data", "", {}});
+  parser.addOption({"forward", 0, "BUNDLE",
+                    "the forward-step bundle to evaluate with, when training a bundle "
+                    "('mpc compile --step forward' of the same graph)",
+                    "", {}});
+  parser.addOption({"holdout", 0, "N",
+                    "evaluate on N examples of --data drawn with --seed and kept out of "
+                    "training (instead of --eval)",
+                    "", {}});
+  parser.addOption({"steps", 0, "N", "number of training steps (more steps when resuming)",
+                    "100", {}});
+  parser.addOption({"seed", 0, "N", "seed of the initializers and of the shuffling", "0", {}});
+  parser.addOption({"log", 0, "FILE", "write one JSON object per step, then a summary", "", {}});
+  parser.addOption({"init", 0, "FILE",
+                    "resume from a checkpoint written by --save: parameters, optimizer state "
+                    "and the step count (the batches continue where they were)",
+                    "", {}});
+  parser.addOption({"save", 0, "FILE",
+                    "write parameters and optimizer state as safetensors at the end", "", {}});
+  addDeviceOption(parser, "where to train");
+  addPrecisionOptions(parser);
+  parser.addFlag("no-shuffle", "take the batches in the order of the data (to replay batches "
+                                "chosen elsewhere, as bench/ does)");
+  parser.addFlag("quiet", "no progress on stderr");
+  return parser;
+}
+
+/// The first option given that a bundle fixed when it was compiled.
+std::optional<std::string> compileOnlyOption(const ArgParser &parser) {
+  for (const char *option : {"precision", "loss-scale", "graph"})
+    if (parser.isSet(option))
+      return "--" + std::string(option);
+  for (const char *flag : {"grad-stats", "no-working-copies"})
+    if (parser.flag(flag))
+      return "--" + std::string(flag);
+  return std::nullopt;
+}
+
+/// Reads the options that name files and data; a wrong one is reported.
+bool readFileOptions(const ArgParser &parser, TrainOptions &options) {
+  // Outputs go to folders that exist (checked now, not after training).
+  for (const char *option : {"log", "save"}) {
+    std::string path = parser.get(option).value_or("");
+    llvm::StringRef folder = llvm::sys::path::parent_path(path);
+    if (!path.empty() && !folder.empty() && !llvm::sys::fs::is_directory(folder)) {
+      reportError("--" + std::string(option) + " '" + path + "': the folder '" + folder +
+                  "' does not exist");
+      return false;
+    }
+  }
+  options.logPath = parser.get("log").value_or("");
+  options.savePath = parser.get("save").value_or("");
+  options.initPath = parser.get("init").value_or("");
+  options.dataSpec = parser.get("data").value_or("");
+  if (options.dataSpec.empty()) {
+    reportError("mpc train needs --data SPEC; run 'mpc train --help' for the formats");
+    return false;
+  }
+  options.evalSpec = parser.get("eval").value_or("");
+  if (std::string holdout = parser.get("holdout").value_or(""); !holdout.empty()) {
+    if (!options.evalSpec.empty()) {
+      reportError("--holdout and --eval are exclusive: both name the evaluation data");
+      return false;
+    }
+    if (llvm::StringRef(holdout).getAsInteger(10, options.holdout) || options.holdout <= 0) {
+      reportError("--holdout expects a positive integer, got '" + holdout + "'");
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Reads what a graph is compiled with, or checks that a bundle is given
+/// none of it; a wrong one is reported.
+bool readCompileOptions(const ArgParser &parser, TrainOptions &options) {
+  options.source = parser.positionals().front();
+  options.forwardBundle = parser.get("forward").value_or("");
+  options.givenBundle = isBundleFile(options.source);
+  if (options.givenBundle) {
+    if (std::optional<std::string> option = compileOnlyOption(parser)) {
+      reportError(*option + " is chosen when a bundle is compiled; '" + options.source +
+                  "' keeps its own");
+      return false;
+    }
+    return true;
+  }
+  if (!options.forwardBundle.empty()) {
+    reportError("--forward is for training a bundle; with a graph, mpc train compiles the "
+                "forward step itself");
+    return false;
+  }
+  options.compile.trainingStep = true;
+  options.compile.graphName = parser.get("graph").value_or("");
+  return readPrecisionOptions(parser, options.compile.precision);
+}
+
+} // namespace
+
+std::optional<int> mpc::driver::parseTrainOptions(llvm::ArrayRef<std::string> args,
+                                                  TrainOptions &options) {
+  ArgParser parser = makeTrainParser();
+  std::string error;
+  if (!parser.parse(args, error)) {
+    reportError(error + "; run 'mpc train --help' for usage");
+    return kExitUsage;
+  }
+  if (parser.helpRequested()) {
+    parser.printHelp(llvm::outs());
+    return kExitOk;
+  }
+  if (llvm::StringRef(*parser.get("steps")).getAsInteger(10, options.steps) ||
+      options.steps == 0) {
+    reportError("--steps expects a positive integer, got '" + *parser.get("steps") + "'");
+    return kExitUsage;
+  }
+  if (llvm::StringRef(*parser.get("seed")).getAsInteger(10, options.seed)) {
+    reportError("--seed expects a non-negative integer, got '" + *parser.get("seed") + "'");
+    return kExitUsage;
+  }
+  if (int code = resolveDeviceOption(parser, options.device))
+    return code;
+  if (!readFileOptions(parser, options) || !readCompileOptions(parser, options))
+    return kExitUsage;
+  options.shuffle = !parser.flag("no-shuffle");
+  options.progress = !parser.flag("quiet");
+  return std::nullopt;
+}

@@ -1,0 +1,190 @@
+//===- TrainingLoop.cpp - the steps of `mpc train` ------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/TrainingLoop.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Process.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+using namespace mpc::driver;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Error runtimeError() { return error(mpc_last_error()); }
+
+/// The state of one run of the loop.
+class TrainingLoop {
+public:
+  TrainingLoop(mpc_program *program, mpc::BatchBinder &binder, const StepTelemetry &telemetry,
+               llvm::raw_ostream *log, const TrainOptions &options)
+      : program(program), binder(binder), telemetry(telemetry), log(log), options(options),
+        terminal(llvm::sys::Process::StandardErrIsDisplayed()) {}
+
+  llvm::Expected<TrainingResult> run();
+
+private:
+  llvm::Error readCounters();
+  llvm::Error bindBatch(uint64_t step);
+  llvm::Error handleCompleted(bool wait);
+  void drawProgress(uint64_t step, Clock::time_point now);
+
+  mpc_program *program;
+  mpc::BatchBinder &binder;
+  const StepTelemetry &telemetry;
+  llvm::raw_ostream *log;
+  const TrainOptions &options;
+  const bool terminal;
+
+  /// Steps taken before this run (the optimizer's counter plus the steps
+  /// loss scaling skipped), and the program's runs before it.
+  int64_t done = 0;
+  uint64_t runsBefore = 0;
+  /// Steps of this run whose telemetry has been handled.
+  uint64_t logged = 0;
+  /// The batch order of the current epoch.
+  std::vector<int64_t> order;
+  int64_t epoch = -1;
+  Clock::time_point start, lastCompletion, lastDraw;
+  TrainingResult result;
+};
+
+/// Where training stands: the optimizer's step counter (0, or the count of
+/// the checkpoint given with --init), plus the steps loss scaling skipped
+/// (they did not advance the optimizer).
+llvm::Error TrainingLoop::readCounters() {
+  int64_t skippedBefore = 0;
+  if (mpc_program_get_param(program, "optimizer.step", &done, sizeof done) != MPC_OK)
+    return runtimeError();
+  result.countsSkips = mpc_program_get_param(program, "loss_scale.skipped_steps",
+                                             &skippedBefore, sizeof skippedBefore) == MPC_OK;
+  // (a checkpoint's counters come from a file: negative ones, or ones whose
+  // sum with the steps to run overflows, would index the data out of range)
+  std::string from =
+      options.initPath.empty() ? "the program" : "checkpoint '" + options.initPath + "'";
+  if (done < 0 || skippedBefore < 0)
+    return error(from + ": " +
+                 (done < 0 ? "optimizer.step is " + std::to_string(done)
+                           : "loss_scale.skipped_steps is " + std::to_string(skippedBefore)) +
+                 "; a step counter must be 0 or more");
+  if (skippedBefore > INT64_MAX - done ||
+      options.steps > static_cast<uint64_t>(INT64_MAX - (done + skippedBefore)))
+    return error(from + ": its step counters (optimizer.step " + std::to_string(done) +
+                 ", loss_scale.skipped_steps " + std::to_string(skippedBefore) + ") plus " +
+                 std::to_string(options.steps) + " steps overflow a 64-bit step count");
+  done += skippedBefore;
+  mpc_program_run_count(program, &runsBefore);
+  return llvm::Error::success();
+}
+
+/// Binds the batch of `step` (counted from 1 over the whole training).
+llvm::Error TrainingLoop::bindBatch(uint64_t step) {
+  int64_t batch = binder.batchSize();
+  int64_t batchesPerEpoch = binder.exampleCount() / batch;
+  int64_t index = static_cast<int64_t>(step - 1);
+  if (index / batchesPerEpoch != epoch) {
+    epoch = index / batchesPerEpoch;
+    order.resize(binder.exampleCount());
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(epoch));
+    if (options.shuffle)
+      std::shuffle(order.begin(), order.end(), rng);
+  }
+  int64_t position = index % batchesPerEpoch;
+  return binder.bind(program, &order[position * batch]);
+}
+
+/// Logs the steps that have completed (all of them with `wait`).
+llvm::Error TrainingLoop::handleCompleted(bool wait) {
+  if (wait && mpc_program_synchronize(program) != MPC_OK)
+    return runtimeError();
+  uint64_t completed = 0;
+  if (mpc_program_completed_runs(program, &completed) != MPC_OK)
+    return runtimeError();
+  for (; runsBefore + logged < completed; ++logged) {
+    StepValues values;
+    if (llvm::Error failure = telemetry.read(program, runsBefore + logged, values))
+      return failure;
+    Clock::time_point now = Clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - lastCompletion).count();
+    lastCompletion = now;
+    uint64_t step = done + 1 + logged;
+    result.loss = values.loss;
+    result.skippedSteps += values.skipped;
+    if (log)
+      telemetry.writeLogLine(*log, step, values, ms);
+    if (!std::isfinite(result.loss))
+      return error("the loss is not finite at step " + std::to_string(step) +
+                   "; lower the learning rate, or check the data (in a graph without an "
+                   "output \"logits\", a label outside the model's classes makes the loss NaN)");
+    drawProgress(step, now);
+  }
+  return llvm::Error::success();
+}
+
+/// The progress line: on a terminal a bar redrawn at most ten times a
+/// second; elsewhere a line every tenth of the run.
+void TrainingLoop::drawProgress(uint64_t step, Clock::time_point now) {
+  uint64_t taken = logged + 1, last = done + options.steps;
+  bool draw = terminal ? now - lastDraw >= std::chrono::milliseconds(100) || step == last
+                       : taken % std::max<uint64_t>(1, options.steps / 10) == 0 || step == last;
+  if (!options.progress || !draw)
+    return;
+  lastDraw = now;
+  double elapsed = std::chrono::duration<double>(now - start).count();
+  double rate = taken / std::max(elapsed, 1e-9);
+  if (terminal) {
+    constexpr int kCells = 24;
+    int filled = static_cast<int>(kCells * taken / std::max<uint64_t>(options.steps, 1));
+    llvm::errs() << "\r[" << std::string(filled, '#') << std::string(kCells - filled, '.')
+                 << "] ";
+  }
+  llvm::errs() << "step " << step << "/" << last << "  loss "
+               << llvm::format("%.4f", result.loss) << "  " << llvm::format("%.0f", rate)
+               << " steps/s  ETA " << llvm::format("%.0f", (last - step) / rate) << "s"
+               << (terminal && step < last ? "  " : "\n");
+}
+
+llvm::Expected<TrainingResult> TrainingLoop::run() {
+  if (llvm::Error failure = readCounters())
+    return std::move(failure);
+  start = lastCompletion = Clock::now();
+  lastDraw = start - std::chrono::seconds(1);
+  for (uint64_t step = done + 1, last = done + options.steps; step <= last; ++step) {
+    if (llvm::Error failure = bindBatch(step))
+      return std::move(failure);
+    if (mpc_program_run(program) != MPC_OK)
+      return runtimeError();
+    if (llvm::Error failure = handleCompleted(/*wait=*/false))
+      return std::move(failure);
+  }
+  if (llvm::Error failure = handleCompleted(/*wait=*/true))
+    return std::move(failure);
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return result;
+}
+
+} // namespace
+
+llvm::Expected<TrainingResult> mpc::driver::runTrainingSteps(mpc_program *program,
+                                                             mpc::BatchBinder &binder,
+                                                             const StepTelemetry &telemetry,
+                                                             llvm::raw_ostream *log,
+                                                             const TrainOptions &options) {
+  return TrainingLoop(program, binder, telemetry, log, options).run();
+}
