@@ -11,7 +11,8 @@
 #include <numeric>
 #include <random>
 #include <set>
-#include <stdexcept>
+#include <cstdio>
+#include <cstdlib>
 
 using namespace mpc::planning;
 
@@ -166,8 +167,10 @@ mpc::planning::checkArenaRequests(const std::vector<BufferRequest> &requests, in
 }
 
 ArenaPlan mpc::planning::planArena(const std::vector<BufferRequest> &requests, int64_t alignment) {
-  if (std::optional<std::string> error = checkArenaRequests(requests, alignment))
-    throw std::invalid_argument(*error);
+  if (std::optional<std::string> error = checkArenaRequests(requests, alignment)) {
+    std::fprintf(stderr, "mpc: internal error: planArena: %s\n", error->c_str());
+    std::abort();
+  }
 
   size_t count = requests.size();
   ArenaPlan plan;

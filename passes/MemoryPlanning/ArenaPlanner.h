@@ -63,14 +63,15 @@ struct ArenaPlan {
 };
 
 /// The first reason `planArena` would reject `requests` or `alignment`, naming
-/// the request index, or std::nullopt when it accepts them. Lets callers built
-/// without exceptions check their input before planning.
+/// the request index, or std::nullopt when it accepts them. Callers check
+/// their input with it before planning.
 std::optional<std::string> checkArenaRequests(const std::vector<BufferRequest> &requests,
                                               int64_t alignment = 256);
 
 /// Plans the arena for `requests`; `alignment` (a power of two) applies to
-/// every offset and size. Throws std::invalid_argument with the message of
-/// `checkArenaRequests` on invalid input. The plan depends only on the input.
+/// every offset and size. The input must be one `checkArenaRequests` accepts:
+/// other input is a caller's bug, and planArena aborts with the message. The
+/// plan depends only on the input.
 ArenaPlan planArena(const std::vector<BufferRequest> &requests, int64_t alignment = 256);
 
 } // namespace mpc::planning
