@@ -182,7 +182,7 @@ void PrecisionAssigner::record(Operation *op, llvm::StringRef category, Type sto
     fields.push_back(b.getNamedAttr("accumulate", TypeAttr::get(f32)));
   if (forced)
     fields.push_back(b.getNamedAttr("forced", b.getUnitAttr()));
-  op->setAttr("mpg.precision_decision", b.getDictionaryAttr(fields));
+  op->setAttr(mlir::mpg::kPrecisionDecisionAttr, b.getDictionaryAttr(fields));
 }
 
 LogicalResult PrecisionAssigner::assign(Operation *op) {
@@ -209,7 +209,7 @@ LogicalResult PrecisionAssigner::assign(Operation *op) {
     target = f32;
     reason = ("deny list: " + opName + " runs in fp32").str();
   }
-  if (auto override = op->getAttrOfType<StringAttr>("mpg.precision")) {
+  if (auto override = op->getAttrOfType<StringAttr>(mlir::mpg::kPrecisionAttr)) {
     llvm::StringRef value = override.getValue();
     if (value == "f32")
       target = f32;
@@ -322,7 +322,7 @@ LogicalResult PrecisionAssigner::run() {
 /// Checks every op's `mpg.precision` override (in every mode).
 LogicalResult verifyOverrides(GraphOp graph) {
   WalkResult result = graph.getBody().walk([](Operation *op) {
-    Attribute attr = op->getAttr("mpg.precision");
+    Attribute attr = op->getAttr(mlir::mpg::kPrecisionAttr);
     if (!attr)
       return WalkResult::advance();
     auto value = llvm::dyn_cast<StringAttr>(attr);
@@ -380,11 +380,12 @@ struct MpgAssignPrecisionPass
     if (failed(assigner.run()))
       return signalPassFailure();
     Builder b(context);
-    graph->setAttr("mpg.precision_summary",
-                   b.getDictionaryAttr(
-                       {b.getNamedAttr("mode", b.getStringAttr(mode)),
-                        b.getNamedAttr("casts_inserted", b.getI64IntegerAttr(assigner.castsInserted)),
-                        b.getNamedAttr("casts_removed", b.getI64IntegerAttr(assigner.castsRemoved))}));
+    graph->setAttr(
+        mlir::mpg::kPrecisionSummaryAttr,
+        b.getDictionaryAttr(
+            {b.getNamedAttr("mode", b.getStringAttr(mode)),
+             b.getNamedAttr("casts_inserted", b.getI64IntegerAttr(assigner.castsInserted)),
+             b.getNamedAttr("casts_removed", b.getI64IntegerAttr(assigner.castsRemoved))}));
   }
 };
 

@@ -45,7 +45,7 @@ public:
     Location loc = minimize.getLoc();
     grads[loss] = scalarConstant(b, loc, typeOf(loss).getElementType(), 1.0);
     // The seed of the backward pass, which loss scaling multiplies.
-    grads[loss].getDefiningOp()->setAttr("mpg.loss_seed", b.getUnitAttr());
+    grads[loss].getDefiningOp()->setAttr(mlir::mpg::kLossSeedAttr, b.getUnitAttr());
 
     // Reverse program order: every use of a value comes after it, so its
     // gradient is complete when its producer is reached.

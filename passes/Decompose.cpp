@@ -339,7 +339,7 @@ void decomposeAllFinite(AllFiniteOp op, int64_t splitElements) {
       zeroed = e.sum(zeroed, llvm::to_vector(llvm::seq<int64_t>(kept, type.getRank())));
     Value sum = e.sum(zeroed, llvm::to_vector(llvm::seq<int64_t>(0, kept ? kept : type.getRank())));
     if (auto reduce = sum.getDefiningOp<ReduceSumOp>())
-      reduce->setAttr("mpg.finite_check", builder.getUnitAttr());
+      reduce->setAttr(mlir::mpg::kFiniteCheckAttr, builder.getUnitAttr());
     total = total ? e.add(total, sum) : sum;
   }
   Value finite = builder.create<CompareOp>(op.getLoc(), ComparePredicate::EQ, total, total);

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/MemoryPlanning/MemoryPlanSupport.h"
 #include "passes/Passes.h"
-#include "passes/MemoryPlanning/MemoryPlanAttrs.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"

@@ -97,7 +97,8 @@ struct MpgInsertLossScalingPass
     Block &body = graph.getBody().front();
     llvm::SmallVector<ConstantOp> seeds;
     for (auto constant : body.getOps<ConstantOp>())
-      if (constant->hasAttr("mpg.loss_seed") && !constant->hasAttr("mpg.loss_scaled"))
+      if (constant->hasAttr(mlir::mpg::kLossSeedAttr) &&
+          !constant->hasAttr(mlir::mpg::kLossScaledAttr))
         seeds.push_back(constant);
     llvm::SmallVector<Operation *> updates;
     for (Operation &op : body)
@@ -136,7 +137,7 @@ struct MpgInsertLossScalingPass
       b.setInsertionPointAfter(seed);
       Value scaled = b.create<MulOp>(seed.getLoc(), seed.getResult(), scale);
       seed.getResult().replaceAllUsesExcept(scaled, scaled.getDefiningOp());
-      seed->setAttr("mpg.loss_scaled", b.getUnitAttr()); // (the memory report traces it)
+      seed->setAttr(mlir::mpg::kLossScaledAttr, b.getUnitAttr()); // (the memory report traces it)
     }
 
     // The overflow check over every gradient an update reads, placed after

@@ -35,7 +35,7 @@ struct MpgMasterWeightsPass : public mpc::impl::MpgMasterWeightsBase<MpgMasterWe
     GraphOp graph = getOperation();
     // Only a graph whose precision was assigned (fp16 or bf16): in fp32 mode
     // the author's own casts stay what they are.
-    if (!graph->hasAttr("mpg.precision_summary"))
+    if (!graph->hasAttr(mlir::mpg::kPrecisionSummaryAttr))
       return;
     Block &body = graph.getBody().front();
     llvm::SmallVector<ParamOp> params(body.getOps<ParamOp>());
@@ -81,7 +81,7 @@ struct MpgMasterWeightsPass : public mpc::impl::MpgMasterWeightsBase<MpgMasterWe
           auto init =
               InitializerAttr::get(b.getContext(), InitKind::Zeros, b.getDictionaryAttr({}));
           copy = b.create<StateOp>(cast.getLoc(), cast.getType(), name, init);
-          copy->setAttr("mpg.cast_of", b.getStringAttr(param.getName()));
+          copy->setAttr(mlir::mpg::kCastOfAttr, b.getStringAttr(param.getName()));
           ++copies_;
           if (write) {
             b.setInsertionPointAfter(write);
@@ -95,10 +95,10 @@ struct MpgMasterWeightsPass : public mpc::impl::MpgMasterWeightsBase<MpgMasterWe
       }
     }
     // The precision report counts them.
-    if (auto summary = graph->getAttrOfType<DictionaryAttr>("mpg.precision_summary")) {
+    if (auto summary = graph->getAttrOfType<DictionaryAttr>(mlir::mpg::kPrecisionSummaryAttr)) {
       NamedAttrList fields(summary);
       fields.set("working_copies", IntegerAttr::get(IntegerType::get(&getContext(), 64), copies_));
-      graph->setAttr("mpg.precision_summary", fields.getDictionary(&getContext()));
+      graph->setAttr(mlir::mpg::kPrecisionSummaryAttr, fields.getDictionary(&getContext()));
     }
   }
 };

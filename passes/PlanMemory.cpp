@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/MemoryPlanning/ArenaPlanner.h"
-#include "passes/MemoryPlanning/MemoryPlanAttrs.h"
+#include "passes/MemoryPlanning/MemoryPlanSupport.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -91,7 +91,8 @@ bool mpc::isFiniteCheck(FusionOp fusion) {
       llvm::cast<RankedTensorType>(fusion->getResult(0).getType()).getRank() != 0)
     return false;
   bool marked = false;
-  fusion.getBody().walk([&](Operation *inner) { marked |= inner->hasAttr("mpg.finite_check"); });
+  fusion.getBody().walk(
+      [&](Operation *inner) { marked |= inner->hasAttr(mlir::mpg::kFiniteCheckAttr); });
   return marked;
 }
 
@@ -222,7 +223,7 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
           fusion && ((fusion.getKind() == FusionKind::Pointwise && value.hasOneUse()) ||
                      (fusion.getKind() == FusionKind::Gemm && accumulatesInto(fusion, state)));
       if (!qualifies || value.getType() != state.getType() || !stateDef ||
-          !stateDef->hasAttr(mpc::kPersistentOffsetAttr) || inState.count(value))
+          !stateDef->hasAttr(mlir::mpg::kPersistentOffsetAttr) || inState.count(value))
         continue;
       int64_t start = launch.count(fusion) ? launch[fusion] : position[fusion];
       bool oldValueDead = llvm::all_of(state.getUsers(), [&](Operation *user) {
@@ -234,7 +235,7 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
       if (!oldValueDead)
         continue;
       inState[value] =
-          stateDef->getAttrOfType<IntegerAttr>(mpc::kPersistentOffsetAttr).getInt();
+          stateDef->getAttrOfType<IntegerAttr>(mlir::mpg::kPersistentOffsetAttr).getInt();
     }
     for (Operation &op : body) {
       auto fusion = llvm::dyn_cast<FusionOp>(op);
@@ -244,7 +245,7 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
       llvm::SmallVector<int64_t> offsets;
       for (Value result : fusion.getResults())
         offsets.push_back(inState.count(result) ? inState[result] : -1);
-      fusion->setAttr(mpc::kStateOffsetsAttr, builder.getDenseI64ArrayAttr(offsets));
+      fusion->setAttr(mlir::mpg::kStateOffsetsAttr, builder.getDenseI64ArrayAttr(offsets));
     }
     return inState;
   }
@@ -280,10 +281,10 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
                         (llvm::isa<ConstantOp>(op) && !op.use_empty());
       if (!persistent)
         continue;
-      op.setAttr(mpc::kPersistentOffsetAttr, builder.getI64IntegerAttr(offset));
+      op.setAttr(mlir::mpg::kPersistentOffsetAttr, builder.getI64IntegerAttr(offset));
       offset += static_cast<int64_t>(llvm::alignTo(mpc::bufferBytes(op.getResult(0).getType()), alignment));
     }
-    graph->setAttr(mpc::kPersistentBytesAttr, builder.getI64IntegerAttr(offset));
+    graph->setAttr(mlir::mpg::kPersistentBytesAttr, builder.getI64IntegerAttr(offset));
   }
 
   void planArena(Block &body, Builder &builder, GraphOp graph,
@@ -360,20 +361,19 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
         auto it = requestOf.find(result);
         offsets.push_back(it == requestOf.end() ? -1 : plan.offsets[it->second]);
       }
-      op.setAttr(mpc::kArenaOffsetsAttr, builder.getDenseI64ArrayAttr(offsets));
+      op.setAttr(mlir::mpg::kArenaOffsetsAttr, builder.getDenseI64ArrayAttr(offsets));
       auto scratch = scratchOf.find(&op);
       if (scratch != scratchOf.end())
-        op.setAttr(mpc::kScratchOffsetAttr,
+        op.setAttr(mlir::mpg::kScratchOffsetAttr,
                    builder.getI64IntegerAttr(plan.offsets[scratch->second]));
     }
-    graph->setAttr(mpc::kArenaBytesAttr, builder.getI64IntegerAttr(plan.arenaBytes));
+    graph->setAttr(mlir::mpg::kArenaBytesAttr, builder.getI64IntegerAttr(plan.arenaBytes));
     if (report)
-      graph.emitRemark() << "arena " << plan.arenaBytes << " bytes (peak live "
-                         << plan.peakLiveBytes << ", without reuse " << plan.sumOfSizes
-                         << "), persistent "
-                         << llvm::cast<IntegerAttr>(graph->getAttr(mpc::kPersistentBytesAttr))
-                                .getInt()
-                         << " bytes";
+      graph.emitRemark()
+          << "arena " << plan.arenaBytes << " bytes (peak live " << plan.peakLiveBytes
+          << ", without reuse " << plan.sumOfSizes << "), persistent "
+          << llvm::cast<IntegerAttr>(graph->getAttr(mlir::mpg::kPersistentBytesAttr)).getInt()
+          << " bytes";
   }
 
   /// A pointwise group may write a result over an input of the same shape

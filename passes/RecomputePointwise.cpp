@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/MemoryPlanning/MemoryPlanAttrs.h"
+#include "passes/MemoryPlanning/MemoryPlanSupport.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"

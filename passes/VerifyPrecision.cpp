@@ -33,7 +33,7 @@ LogicalResult verifyOp(Operation *op) {
   if (!needsDecision(op))
     return success();
 
-  auto decision = op->getAttrOfType<DictionaryAttr>("mpg.precision_decision");
+  auto decision = op->getAttrOfType<DictionaryAttr>(mlir::mpg::kPrecisionDecisionAttr);
   if (!decision)
     return op->emitOpError("has no mpg.precision_decision (mpg-assign-precision did not "
                            "decide its precision)");
@@ -87,7 +87,7 @@ struct MpgVerifyPrecisionPass
     : public mpc::impl::MpgVerifyPrecisionBase<MpgVerifyPrecisionPass> {
   void runOnOperation() override {
     GraphOp graph = getOperation();
-    if (!graph->hasAttr("mpg.precision_summary"))
+    if (!graph->hasAttr(mlir::mpg::kPrecisionSummaryAttr))
       return;
     bool failed = false;
     for (Operation &op : graph.getBody().front())

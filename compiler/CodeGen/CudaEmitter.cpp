@@ -31,10 +31,10 @@ FailureOr<mpc::GeneratedKernels> Emitter::run() {
     ops.push_back(&op);
   for (size_t index = 0; index < ops.size(); ++index) {
     Operation &op = *ops[index];
-    if (auto k = llvm::dyn_cast<mpk::PointwiseOp>(op); k && k->hasAttr("mpk.update")) {
+    if (auto k = llvm::dyn_cast<mpk::PointwiseOp>(op); k && k->hasAttr(mlir::mpk::kUpdateAttr)) {
       // The run of independent updates that starts here: one launch.
       auto run = collectRun<mpk::PointwiseOp>(
-          ops, index, [](mpk::PointwiseOp c) { return c->hasAttr("mpk.update"); });
+          ops, index, [](mpk::PointwiseOp c) { return c->hasAttr(mlir::mpk::kUpdateAttr); });
       if (failed(emitUpdates(os, run)))
         return failure();
       continue;

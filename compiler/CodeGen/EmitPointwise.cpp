@@ -194,7 +194,7 @@ LogicalResult Emitter::emitPointwise(llvm::raw_ostream &os, mpk::PointwiseOp k, 
 }
 
 bool Emitter::isMergeableCheck(mpk::ReduceOp k) {
-  return k->hasAttr("mpk.finite_check") && k.getInputs().size() == 1 &&
+  return k->hasAttr(mlir::mpk::kFiniteCheckAttr) && k.getInputs().size() == 1 &&
          k.getEpilogueInputs().empty() && k.getOutputs().size() == 1 &&
          llvm::cast<MemRefType>(k.getOutputs()[0].getType()).getNumElements() == 1 &&
          k.getEpilogue().front().getArgument(0).getType().isF32();

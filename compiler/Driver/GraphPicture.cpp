@@ -128,7 +128,7 @@ std::string mpc::driver::graphPictureSvg(mpg::GraphOp graph) {
                                centre.first - kBoxWidth / 2, centre.second);
   for (auto &ops : columns)
     for (Operation *op : ops) {
-      auto decision = op->getAttrOfType<DictionaryAttr>("mpg.precision_decision");
+      auto decision = op->getAttrOfType<DictionaryAttr>(mlir::mpg::kPrecisionDecisionAttr);
       std::string storage = field(decision, "storage");
       if (storage.empty())
         storage = op->getNumResults() ? typeName(op->getResult(0).getType()) : "-";

@@ -50,7 +50,7 @@ PrecisionReport mpc::driver::collectPrecisionReport(mpg::GraphOp graph) {
   PrecisionReport report;
   report.graph = graph.getSymName().str();
   report.mode = "fp32";
-  if (auto summary = graph->getAttrOfType<DictionaryAttr>("mpg.precision_summary")) {
+  if (auto summary = graph->getAttrOfType<DictionaryAttr>(mlir::mpg::kPrecisionSummaryAttr)) {
     if (auto mode = summary.getAs<StringAttr>("mode"))
       report.mode = mode.getValue().str();
     if (auto n = summary.getAs<IntegerAttr>("casts_inserted"))
@@ -61,7 +61,7 @@ PrecisionReport mpc::driver::collectPrecisionReport(mpg::GraphOp graph) {
       report.workingCopies = n.getInt();
   }
   graph.getBody().walk([&](Operation *op) {
-    auto decision = op->getAttrOfType<DictionaryAttr>("mpg.precision_decision");
+    auto decision = op->getAttrOfType<DictionaryAttr>(mlir::mpg::kPrecisionDecisionAttr);
     if (!decision)
       return;
     PrecisionDecision entry;

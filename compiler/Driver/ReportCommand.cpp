@@ -23,7 +23,7 @@
 #include "compiler/Driver/RunLog.h"
 #include "compiler/Driver/TransientMemory.h"
 #include "compiler/Frontend/GraphLoader.h"
-#include "passes/MemoryPlanning/MemoryPlanAttrs.h"
+#include "passes/MemoryPlanning/MemoryPlanSupport.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -63,7 +63,7 @@ std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedK
   for (Operation &op : program.getBody().front()) {
     StepInfo step;
     step.flops = estimateFlops(&op);
-    if (auto fused = op.getAttrOfType<ArrayAttr>("mpk.fused"))
+    if (auto fused = op.getAttrOfType<ArrayAttr>(mlir::mpk::kFusedAttr))
       for (Attribute name : fused)
         step.fused.push_back(llvm::cast<StringAttr>(name).getValue().drop_front(4).str());
     if (auto symbol = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())) {

@@ -6,7 +6,7 @@
 
 #include "compiler/Driver/TransientMemory.h"
 
-#include "passes/MemoryPlanning/MemoryPlanAttrs.h"
+#include "passes/MemoryPlanning/MemoryPlanSupport.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -55,7 +55,7 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
   for (Operation &op : body) {
     // (fusion may have moved the seed constant into a group's body)
     bool holdsSeed = false;
-    op.walk([&](Operation *inner) { holdsSeed |= inner->hasAttr("mpg.loss_seed"); });
+    op.walk([&](Operation *inner) { holdsSeed |= inner->hasAttr(mlir::mpg::kLossSeedAttr); });
     bool reached = holdsSeed ||
                    llvm::any_of(op.getOperands(), [&](Value v) { return fromSeed.contains(v); });
     if (reached)
@@ -70,7 +70,7 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
   };
   std::vector<Live> values;
   for (Operation &op : body) {
-    auto offsets = op.getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttr);
+    auto offsets = op.getAttrOfType<DenseI64ArrayAttr>(mlir::mpg::kArenaOffsetsAttr);
     if (!offsets)
       continue;
     for (auto [result, offset] : llvm::zip(op.getResults(), offsets.asArrayRef())) {
@@ -86,7 +86,7 @@ TransientMemory mpc::driver::measureTransientMemory(mpg::GraphOp graph) {
                         {offset, offset + mpc::bufferBytes(result.getType()), role},
                         result});
     }
-    if (auto scratch = op.getAttrOfType<IntegerAttr>(kScratchOffsetAttr))
+    if (auto scratch = op.getAttrOfType<IntegerAttr>(mlir::mpg::kScratchOffsetAttr))
       if (auto fusion = llvm::dyn_cast<mpg::FusionOp>(op))
         values.push_back({position[&op], position[&op],
                           {scratch.getInt(), scratch.getInt() + mpc::scratchBytes(fusion),

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/ScalarLowering.h"
-#include "passes/MemoryPlanning/MemoryPlanAttrs.h"
+#include "passes/MemoryPlanning/MemoryPlanSupport.h"
 #include "passes/Passes.h"
 
 #include "dialects/mpg/IR/MpgShapes.h"
@@ -30,10 +30,6 @@ using namespace mlir::mpg;
 namespace mpk = mlir::mpk;
 
 namespace {
-
-/// On each mpk launch or call made for a fusion group: the mpg ops it
-/// computes, in order.
-constexpr llvm::StringLiteral kFusedOpsAttr = "mpk.fused";
 
 RankedTensorType tensorTypeOf(Value v) { return llvm::cast<RankedTensorType>(v.getType()); }
 
@@ -77,8 +73,8 @@ public:
       : graph(graph), b(builder), ctx(graph.getContext()) {}
 
   LogicalResult run() {
-    auto arena = graph->getAttrOfType<IntegerAttr>(mpc::kArenaBytesAttr);
-    auto persistent = graph->getAttrOfType<IntegerAttr>(mpc::kPersistentBytesAttr);
+    auto arena = graph->getAttrOfType<IntegerAttr>(mlir::mpg::kArenaBytesAttr);
+    auto persistent = graph->getAttrOfType<IntegerAttr>(mlir::mpg::kPersistentBytesAttr);
     if (!arena || !persistent)
       return graph.emitError("convert-mpg-to-mpk expects a planned graph (run mpg-fuse and "
                              "mpg-plan-memory first)");
@@ -134,7 +130,7 @@ private:
   /// A buffer in `group`'s scratch memory, `at` bytes into it.
   FailureOr<Value> scratch(Operation *group, Type elementType, llvm::ArrayRef<int64_t> shape,
                            int64_t at = 0) {
-    FailureOr<IntegerAttr> offset = planned<IntegerAttr>(group, mpc::kScratchOffsetAttr);
+    FailureOr<IntegerAttr> offset = planned<IntegerAttr>(group, mlir::mpg::kScratchOffsetAttr);
     if (failed(offset))
       return failure();
     return Value(b.create<mpk::BufferOp>(group->getLoc(), MemRefType::get(shape, elementType),
@@ -148,14 +144,14 @@ private:
     int64_t persistentOffset = 0;
     if (llvm::isa<ParamOp, StateOp>(op) ||
         (llvm::isa<ConstantOp>(op) && !op->use_empty())) {
-      FailureOr<IntegerAttr> offset = planned<IntegerAttr>(op, mpc::kPersistentOffsetAttr);
+      FailureOr<IntegerAttr> offset = planned<IntegerAttr>(op, mlir::mpg::kPersistentOffsetAttr);
       if (failed(offset))
         return failure();
       persistentOffset = offset->getInt();
     }
     if (auto input = llvm::dyn_cast<InputOp>(op)) {
       FailureOr<DenseI64ArrayAttr> offsets =
-          planned<DenseI64ArrayAttr>(op, mpc::kArenaOffsetsAttr);
+          planned<DenseI64ArrayAttr>(op, mlir::mpg::kArenaOffsetsAttr);
       if (failed(offsets))
         return failure();
       Value buf = buffer(loc, mpk::Space::Arena, (*offsets)[0], input.getType());
@@ -173,7 +169,8 @@ private:
     if (auto state = llvm::dyn_cast<StateOp>(op)) {
       Value buf = buffer(loc, mpk::Space::Persistent, persistentOffset, state.getType());
       b.create<mpk::ParamOp>(loc, state.getName(), buf, state.getInit(), /*state=*/true,
-                             /*frozen=*/true, state->getAttrOfType<StringAttr>("mpg.cast_of"));
+                             /*frozen=*/true,
+                             state->getAttrOfType<StringAttr>(mlir::mpg::kCastOfAttr));
       buffers.map(state.getResult(), buf);
       return success();
     }
@@ -228,17 +225,17 @@ private:
     auto it = last ? std::next(Block::iterator(last)) : block.begin();
     for (Operation &op : llvm::make_range(it, block.end()))
       if (!llvm::isa<mpk::BufferOp>(op))
-        op.setAttr(kFusedOpsAttr, fused);
+        op.setAttr(mlir::mpk::kFusedAttr, fused);
   }
 
   LogicalResult lowerFusion(FusionOp fusion) {
     FailureOr<DenseI64ArrayAttr> offsets =
-        planned<DenseI64ArrayAttr>(fusion, mpc::kArenaOffsetsAttr);
+        planned<DenseI64ArrayAttr>(fusion, mlir::mpg::kArenaOffsetsAttr);
     if (failed(offsets))
       return failure();
     if (offsets->size() != static_cast<int64_t>(fusion.getNumResults()))
       return fusion.emitError("expects one planned arena offset per result");
-    auto inState = fusion->getAttrOfType<DenseI64ArrayAttr>(mpc::kStateOffsetsAttr);
+    auto inState = fusion->getAttrOfType<DenseI64ArrayAttr>(mlir::mpg::kStateOffsetsAttr);
     if (inState && inState.size() != static_cast<int64_t>(fusion.getNumResults()))
       return fusion.emitError("expects one planned state offset per result");
     for (auto [i, result] : llvm::enumerate(fusion.getResults())) {
@@ -355,7 +352,7 @@ private:
       });
     });
     if (update)
-      kernel->setAttr("mpk.update", b.getUnitAttr());
+      kernel->setAttr(mlir::mpk::kUpdateAttr, b.getUnitAttr());
     Block *block = new Block();
     kernel.getBody().push_back(block);
     IRMapping scalars;
@@ -475,7 +472,7 @@ private:
     // zero, or of a large gradient's partial sums): the code generator runs
     // consecutive ones as one launch.
     if (mpc::isFiniteCheck(fusion))
-      kernel->setAttr("mpk.finite_check", b.getUnitAttr());
+      kernel->setAttr(mlir::mpk::kFiniteCheckAttr, b.getUnitAttr());
 
     IRMapping scalars;
     Block *pro = new Block();

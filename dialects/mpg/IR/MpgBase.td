@@ -40,6 +40,39 @@ def Mpg_Dialect : Dialect {
     ```
   }];
   let useDefaultAttributePrinterParser = 1;
+
+  // The discardable attributes that mpc's passes exchange, declared here so
+  // that each has one name and typed accessors
+  // (MpgDialect::<Name>AttrHelper: getAttr, setAttr, isAttrPresent).
+  let discardableAttrs = (ins
+    // Written by the user on an op: force its precision ("fp32", "fp16",
+    // "bf16"); read by mpg-assign-precision.
+    "::mlir::StringAttr":$precision,
+    // mpg-assign-precision: on each op, the decision and its reason; on the
+    // graph, the mode and the counts (mpg-master-weights adds its own).
+    "::mlir::DictionaryAttr":$precision_decision,
+    "::mlir::DictionaryAttr":$precision_summary,
+    // mpg-autodiff: the constant that seeds the backward pass (the loss's
+    // gradient); mpg-insert-loss-scaling marks it scaled.
+    "::mlir::UnitAttr":$loss_seed,
+    "::mlir::UnitAttr":$loss_scaled,
+    // mpg-decompose: a reduction that checks a gradient for the loss scaler.
+    "::mlir::UnitAttr":$finite_check,
+    // mpg-master-weights: on a working copy's state, its fp32 parameter.
+    "::mlir::StringAttr":$cast_of,
+    // mpg-plan-memory: on mpg.input and mpg.fusion the arena offset of each
+    // result; on mpg.param, mpg.state and mpg.constant the offset in
+    // persistent memory; on a fusion group that writes results straight
+    // into the state they update, per result that state's offset (-1 for a
+    // result in the arena, whose arena offset is then -1); on a group that
+    // needs scratch memory its offset; on mpg.graph both memories' sizes.
+    "::mlir::DenseI64ArrayAttr":$arena_offsets,
+    "::mlir::IntegerAttr":$persistent_offset,
+    "::mlir::DenseI64ArrayAttr":$state_offsets,
+    "::mlir::IntegerAttr":$scratch_offset,
+    "::mlir::IntegerAttr":$arena_bytes,
+    "::mlir::IntegerAttr":$persistent_bytes
+  );
 }
 
 //===----------------------------------------------------------------------===//

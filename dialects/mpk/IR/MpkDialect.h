@@ -11,8 +11,21 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/Operation.h"
 
 #include "dialects/mpk/IR/MpkDialect.h.inc"
+
+namespace mlir::mpk {
+
+/// The names of the discardable attributes that MpkOps.td declares, for
+/// lookups by name (MpkDialect::<Name>AttrHelper has typed accessors).
+inline constexpr llvm::StringLiteral kFusedAttr = MpkDialect::FusedAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kUpdateAttr = MpkDialect::UpdateAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kFiniteCheckAttr =
+    MpkDialect::FiniteCheckAttrHelper::getNameStr();
+
+} // namespace mlir::mpk
 
 #endif // MPC_DIALECT_MPK_MPKDIALECT_H

@@ -32,6 +32,17 @@ def Mpk_Dialect : Dialect {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::mpg::MpgDialect"];
+
+  // The discardable attributes that the conversion to mpk writes for code
+  // generation and reports (MpkDialect::<Name>AttrHelper).
+  let discardableAttrs = (ins
+    // On a kernel: the names of the mpg ops fused into it (reports).
+    "::mlir::ArrayAttr":$fused,
+    // On a pointwise kernel: a parameter's update (multi-tensor launches).
+    "::mlir::UnitAttr":$update,
+    // On a reduction kernel: a finite check of the loss scaler.
+    "::mlir::UnitAttr":$finite_check
+  );
 }
 
 class Mpk_Op<string mnemonic, list<Trait> traits = []> : Op<Mpk_Dialect, mnemonic, traits>;

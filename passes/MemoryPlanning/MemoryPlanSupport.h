@@ -1,16 +1,15 @@
-//===- MemoryPlanAttrs.h - attributes recording the memory plan -*- C++ -*-===//
+//===- MemoryPlanSupport.h - what memory planning asks of a graph -*- C++ -*-===//
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// Names of the attributes that `mpg-plan-memory` writes and the conversion
-// to mpk reads, the byte size of a buffer, and what the passes after fusion
-// ask of fusion groups (multi-tensor runs, a reduction's anchor and
-// prologue), in one place.
+// The byte size of a buffer, and what the passes after fusion ask of fusion
+// groups (multi-tensor runs, a reduction's anchor and prologue), in one
+// place.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MPC_PASSES_MEMORYPLANNING_MEMORYPLANATTRS_H
-#define MPC_PASSES_MEMORYPLANNING_MEMORYPLANATTRS_H
+#ifndef MPC_PASSES_MEMORYPLANNING_MEMORYPLANSUPPORT_H
+#define MPC_PASSES_MEMORYPLANNING_MEMORYPLANSUPPORT_H
 
 #include "dialects/mpg/IR/MpgOps.h"
 
@@ -21,20 +20,9 @@
 
 namespace mpc {
 
-/// On mpg.input and mpg.fusion: the arena offset of each result.
-inline constexpr llvm::StringLiteral kArenaOffsetsAttr = "mpg.arena_offsets";
-/// On mpg.param, mpg.state and mpg.constant: the offset in persistent memory.
-inline constexpr llvm::StringLiteral kPersistentOffsetAttr = "mpg.persistent_offset";
-/// On mpg.fusion groups that write a result straight into the state it
-/// updates (no copy when the step ends): per result, that state's offset in
-/// persistent memory, or -1 for a result in the arena. Such results have
-/// arena offset -1.
-inline constexpr llvm::StringLiteral kStateOffsetsAttr = "mpg.state_offsets";
-/// On mpg.fusion groups that need scratch memory while they run: its offset.
-inline constexpr llvm::StringLiteral kScratchOffsetAttr = "mpg.scratch_offset";
-/// On mpg.graph: the sizes of the arena and of persistent memory.
-inline constexpr llvm::StringLiteral kArenaBytesAttr = "mpg.arena_bytes";
-inline constexpr llvm::StringLiteral kPersistentBytesAttr = "mpg.persistent_bytes";
+// The attributes that record the memory plan are the dialect's
+// (mlir::mpg::kArenaOffsetsAttr and the others, declared in
+// dialects/mpg/IR/MpgBase.td).
 
 /// The value whose storage `value` uses: a reshape is a view of its
 /// operand's storage, so its readers keep that storage live.
@@ -52,7 +40,6 @@ int64_t scratchBytes(mlir::mpg::FusionOp fusion);
 
 /// Parts of one group's scratch memory start at multiples of this.
 inline constexpr int64_t kScratchPartAlignment = 256;
-
 
 /// A pointwise group whose every result is written to persistent state: a
 /// parameter's update. Consecutive ones run as one multi-tensor launch, so
@@ -85,4 +72,4 @@ llvm::SmallVector<llvm::SmallVector<mlir::mpg::FusionOp>> multiTensorRuns(mlir::
 
 } // namespace mpc
 
-#endif // MPC_PASSES_MEMORYPLANNING_MEMORYPLANATTRS_H
+#endif // MPC_PASSES_MEMORYPLANNING_MEMORYPLANSUPPORT_H
