@@ -25,23 +25,25 @@ namespace mpc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-/// Loss scaling of a pipeline (the options of mpg-insert-loss-scaling).
-struct LossScaleConfig {
-  std::string mode = "auto"; // auto (dynamic for fp16, else none), dynamic, static, none
-  double initScale = 65536.0;
-  double growthFactor = 2.0;
-  double backoffFactor = 0.5;
-  int64_t growthInterval = 2000;
-  int64_t hysteresis = 1;
-  double minScale = 1.0;
-  double maxScale = 16777216.0;
-};
+/// Loss scaling of a pipeline: mpg-insert-loss-scaling's generated options,
+/// whose mode may also be "auto" here (dynamic for fp16, none otherwise;
+/// the pipeline decides, knowing the precision). Note that a
+/// default-constructed one has the pass's default mode, "dynamic": start
+/// from autoLossScale(), as PrecisionConfig does.
+using LossScaleConfig = MpgInsertLossScalingOptions;
+
+/// The loss scaling of a pipeline that was given none: "auto".
+inline LossScaleConfig autoLossScale() {
+  LossScaleConfig config;
+  config.mode = "auto";
+  return config;
+}
 
 /// The precision choices of a pipeline (the driver's --precision and
 /// --loss-scale).
 struct PrecisionConfig {
   std::string mode = "fp32"; // fp32, fp16 or bf16
-  LossScaleConfig lossScale;
+  LossScaleConfig lossScale = autoLossScale();
   bool gradientStats = false; // mpg-gradient-stats (telemetry)
   /// mpg-master-weights: persistent fp16/bf16 working copies of the fp32
   /// masters. Without them each step casts a master where it is read, which

@@ -51,16 +51,9 @@ void mpc::buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
   assign.mode = precision.mode;
   graphPm.addPass(createMpgAssignPrecision(assign));
   graphPm.addPass(createMpgVerifyPrecision());
-  const LossScaleConfig &scaling = precision.lossScale;
-  MpgInsertLossScalingOptions loss;
-  loss.mode = scaling.mode != "auto" ? scaling.mode : precision.mode == "fp16" ? "dynamic" : "none";
-  loss.initScale = scaling.initScale;
-  loss.growthFactor = scaling.growthFactor;
-  loss.backoffFactor = scaling.backoffFactor;
-  loss.growthInterval = scaling.growthInterval;
-  loss.hysteresis = scaling.hysteresis;
-  loss.minScale = scaling.minScale;
-  loss.maxScale = scaling.maxScale;
+  MpgInsertLossScalingOptions loss = precision.lossScale;
+  if (loss.mode == "auto")
+    loss.mode = precision.mode == "fp16" ? "dynamic" : "none";
   graphPm.addPass(createMpgInsertLossScaling(loss));
   if (precision.gradientStats)
     graphPm.addPass(createMpgGradientStats());
@@ -77,7 +70,7 @@ llvm::Error mpc::parseLossScaleSpec(llvm::StringRef spec, LossScaleConfig &confi
                                        "min, max");
   };
   auto [mode, rest] = spec.split(':');
-  LossScaleConfig parsed;
+  LossScaleConfig parsed = autoLossScale();
   parsed.mode = mode.str();
   if (mode == "auto" || mode == "none") {
     if (!rest.empty())

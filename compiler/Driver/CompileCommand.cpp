@@ -98,15 +98,8 @@ static llvm::Error writeStage(llvm::raw_ostream &os, mpc::CompileStage stage,
 
 int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   ArgParser parser = makeCompileParser();
-  std::string error;
-  if (!parser.parse(args, error)) {
-    reportError(error + "; run 'mpc compile --help' for usage");
-    return kExitUsage;
-  }
-  if (parser.helpRequested()) {
-    parser.printHelp(llvm::outs());
-    return kExitOk;
-  }
+  if (std::optional<int> code = parseCommandLine(parser, args))
+    return *code;
   mpc::CompileStage stage = *mpc::parseCompileStage(*parser.get("emit"));
   std::string output = *parser.get("output");
   if (stage == mpc::CompileStage::Bundle && output == "-") {

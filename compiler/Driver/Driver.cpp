@@ -59,6 +59,20 @@ void mpc::driver::reportCompileError(llvm::Error error) {
       [](const llvm::ErrorInfoBase &other) { reportError(other.message()); });
 }
 
+std::optional<int> mpc::driver::parseCommandLine(ArgParser &parser,
+                                                 llvm::ArrayRef<std::string> args) {
+  std::string error;
+  if (!parser.parse(args, error)) {
+    reportError(error + "; run 'mpc " + parser.getCommand() + " --help' for usage");
+    return kExitUsage;
+  }
+  if (parser.helpRequested()) {
+    parser.printHelp(llvm::outs());
+    return kExitOk;
+  }
+  return std::nullopt;
+}
+
 std::string mpc::driver::describeTensor(const mpc_tensor_info &info) {
   std::string text = std::string(info.dtype) + "[";
   for (size_t d = 0; d < info.rank; ++d)

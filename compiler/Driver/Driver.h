@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mpc {
@@ -23,6 +24,8 @@ struct CompileOptions;
 } // namespace mpc
 
 namespace mpc::driver {
+
+class ArgParser;
 
 /// Exit codes of `mpc`, documented in `mpc --help` and the README.
 enum ExitCode : int {
@@ -61,13 +64,17 @@ void reportError(const llvm::Twine &message);
 /// reported as an error.
 void reportCompileError(llvm::Error error);
 
+/// Parses a command's arguments with its `parser`: reports a wrong command
+/// line (returning kExitUsage) or prints --help (returning kExitOk); returns
+/// nothing when the command goes on.
+std::optional<int> parseCommandLine(ArgParser &parser, llvm::ArrayRef<std::string> args);
+
 /// Reads the graph file `source` and compiles it into a bundle at
 /// `bundlePath` (what mpc train and mpc generate do with a graph), printing
 /// diagnostics as mpc compile does. Returns an exit code.
 int compileGraphFile(const std::string &source, const mpc::CompileOptions &options,
                      const std::string &bundlePath);
 
-class ArgParser;
 
 /// Declares `--device cpu|cuda|cuda:N`.
 void addDeviceOption(ArgParser &parser, const char *help);

@@ -61,15 +61,8 @@ int mpc::driver::runGenerateCommand(llvm::ArrayRef<std::string> args) {
   parser.addOption(
       {"graph", 0, "NAME", "the graph to run when the file holds several (by its @name)", "", {}});
   addDeviceOption(parser, "where to run");
-  std::string error;
-  if (!parser.parse(args, error)) {
-    reportError(error + "; run 'mpc generate --help' for usage");
-    return kExitUsage;
-  }
-  if (parser.helpRequested()) {
-    parser.printHelp(llvm::outs());
-    return kExitOk;
-  }
+  if (std::optional<int> code = parseCommandLine(parser, args))
+    return *code;
   uint64_t length = 0, seed = 0;
   double temperature = 0;
   if (llvm::StringRef(*parser.get("length")).getAsInteger(10, length)) {

@@ -79,15 +79,8 @@ int mpc::driver::runPlotCommand(llvm::ArrayRef<std::string> args) {
                     "for --kind gradients: the step to draw (default: the last logged with "
                     "gradient counts)",
                     "", {}});
-  std::string error;
-  if (!parser.parse(args, error)) {
-    reportError(error + "; run 'mpc plot --help' for usage");
-    return kExitUsage;
-  }
-  if (parser.helpRequested()) {
-    parser.printHelp(llvm::outs());
-    return kExitOk;
-  }
+  if (std::optional<int> code = parseCommandLine(parser, args))
+    return *code;
   std::string output = parser.get("output").value_or("");
   if (output.empty()) {
     reportError("mpc plot needs -o FILE.svg or -o FILE.png");

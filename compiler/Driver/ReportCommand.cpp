@@ -339,15 +339,8 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
   parser.addOption({"log", 0, "RUN.jsonl",
                     "with --html: a training log of 'mpc train --log' to chart (repeatable)",
                     "", {}, true});
-  std::string error;
-  if (!parser.parse(args, error)) {
-    reportError(error + "; run 'mpc report --help' for usage");
-    return kExitUsage;
-  }
-  if (parser.helpRequested()) {
-    parser.printHelp(llvm::outs());
-    return kExitOk;
-  }
+  if (std::optional<int> code = parseCommandLine(parser, args))
+    return *code;
   std::string section = parser.positionals().size() > 1 ? parser.positionals()[1] : "";
   if (!section.empty() && section != "precision" && section != "kernels" &&
       section != "memory") {

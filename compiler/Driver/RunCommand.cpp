@@ -92,15 +92,8 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
                     "", {}});
   parser.addOption({"seed", 0, "N", "seed of the parameter initializers", "0", {}});
   addDeviceOption(parser, "where to run");
-  std::string error;
-  if (!parser.parse(args, error)) {
-    reportError(error + "; run 'mpc run --help' for usage");
-    return kExitUsage;
-  }
-  if (parser.helpRequested()) {
-    parser.printHelp(llvm::outs());
-    return kExitOk;
-  }
+  if (std::optional<int> code = parseCommandLine(parser, args))
+    return *code;
   uint64_t seed = 0;
   if (llvm::StringRef(*parser.get("seed")).getAsInteger(10, seed)) {
     reportError("--seed expects a non-negative integer, got '" + *parser.get("seed") + "'");

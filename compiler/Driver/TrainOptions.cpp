@@ -146,15 +146,8 @@ bool readCompileOptions(const ArgParser &parser, TrainOptions &options) {
 std::optional<int> mpc::driver::parseTrainOptions(llvm::ArrayRef<std::string> args,
                                                   TrainOptions &options) {
   ArgParser parser = makeTrainParser();
-  std::string error;
-  if (!parser.parse(args, error)) {
-    reportError(error + "; run 'mpc train --help' for usage");
-    return kExitUsage;
-  }
-  if (parser.helpRequested()) {
-    parser.printHelp(llvm::outs());
-    return kExitOk;
-  }
+  if (std::optional<int> code = parseCommandLine(parser, args))
+    return *code;
   if (llvm::StringRef(*parser.get("steps")).getAsInteger(10, options.steps) ||
       options.steps == 0) {
     reportError("--steps expects a positive integer, got '" + *parser.get("steps") + "'");
