@@ -10,6 +10,7 @@
 #include "dialects/mpg/IR/MpgOps.h"
 #include "dialects/mpk/IR/MpkOps.h"
 
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -63,8 +64,11 @@ LogicalResult runPasses(ModuleOp module, mpc::CompileStage stage,
     mpc::buildTrainingPipeline(pm, options.precision);
   else
     mpc::buildForwardPipeline(pm, options.precision);
-  if (options.passTiming)
-    pm.enableTiming(*options.passTiming);
+  std::optional<TimingScope> scope;
+  if (options.passTiming) {
+    scope = options.passTiming->getRootScope();
+    pm.enableTiming(*scope);
+  }
   return pm.run(module);
 }
 
@@ -98,6 +102,8 @@ llvm::Expected<mpc::Compilation> mpc::compileModule(ModuleOp module, CompileStag
   Clock::time_point started = Clock::now();
   if (stage == CompileStage::Bundle && bundlePath.empty())
     return compileError("a bundle needs a file to be written to");
+  if (failed(verify(module)))
+    return diagnosed("verifying the graph");
   if (stage == CompileStage::Bundle || !options.graphName.empty())
     if (llvm::Error error = selectGraph(module, options.graphName))
       return std::move(error);

@@ -8,9 +8,10 @@
 // importer or an application that embeds the compiler. The stages are
 // visible: compilation stops after any of them (`mpc compile --emit`).
 //
-//   Graph     the graph verified, mpc's limits checked (GraphLimits.h)
-//   Fused     the graph pipeline: autodiff, precision, decomposition,
-//             fusion, the memory plan
+//   Graph     the graph verified (the dialect's verifiers)
+//   Fused     mpc's limits checked (GraphLimits.h), then the graph
+//             pipeline: autodiff, precision, decomposition, fusion, the
+//             memory plan
 //   Kernels   the mpk programs (one kernel launch or library call an op)
 //   Cuda      the kernels' CUDA C++ source, one per program
 //   Manifest  the same: what a bundle's step program is made from
@@ -62,8 +63,9 @@ struct CompileOptions {
   BundleTargets targets;
   /// Where the module came from (a graph file), for messages.
   std::string sourceName = "the graph";
-  /// When set, the pass pipeline is timed under this scope.
-  mlir::TimingScope *passTiming = nullptr;
+  /// When set, the pass pipeline is timed with it (a root scope around the
+  /// pipeline's run).
+  mlir::DefaultTimingManager *passTiming = nullptr;
 };
 
 /// A failure already reported as diagnostics at their locations in the

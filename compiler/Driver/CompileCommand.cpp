@@ -114,7 +114,8 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     reportError(llvm::toString(targets.takeError()));
     return kExitUsage;
   }
-  if (!readPrecisionOptions(parser, options.precision))
+  // (--emit graph verifies the graph only, with no precision)
+  if (stage != mpc::CompileStage::Graph && !readPrecisionOptions(parser, options.precision))
     return kExitUsage;
   options.trainingStep = *parser.get("step") == "train";
   options.graphName = parser.get("graph").value_or("");
@@ -129,11 +130,8 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   // Pass-level times, printed when the timing manager goes (at return).
   mlir::DefaultTimingManager passTimes;
   passTimes.setEnabled(timings);
-  std::optional<mlir::TimingScope> passScope;
-  if (timings) {
-    passScope = passTimes.getRootScope();
-    options.passTiming = &*passScope;
-  }
+  if (timings)
+    options.passTiming = &passTimes;
 
   mlir::MLIRContext context;
   context.printOpOnDiagnostic(false);
@@ -152,7 +150,6 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
     reportCompileError(compiled.takeError());
     return kExitError;
   }
-  passScope.reset();
 
   auto printTimes = [&](const mpc::BundleTimings *bundle) {
     if (!timings)

@@ -29,7 +29,7 @@ void mpc::driver::addPrecisionOptions(ArgParser &parser) {
   parser.addFlag("no-working-copies",
                  "fp16/bf16: keep no persistent low-precision copies of the fp32 master "
                  "parameters; each step converts a master where it reads it instead (less "
-                 "memory, more conversions; training is bitwise the same)");
+                 "memory, more conversions; the same values: training on the CPU is bitwise the same)");
 }
 
 bool mpc::driver::readPrecisionOptions(const ArgParser &parser, mpc::PrecisionConfig &config) {

@@ -190,7 +190,7 @@ __device__ __noinline__ void run_row(const Fn &fn, const Row &row) {
 
 /// The skeleton of generated reductions: on the GPU, rows(count, fn), one
 /// output per row; on the host, `fn.row(r)` for every r in [0, hostRows),
-/// the host's own form of the reduction (see CudaEmitter.cpp).
+/// the host's own form of the reduction (see compiler/CodeGen/EmitRows.cpp).
 template <typename Fn>
 MPC_DEVICE_INLINE void reduce_rows(int64_t count, int64_t hostRows, const Fn &fn) {
   (void)hostRows;
@@ -291,7 +291,7 @@ __attribute__((noinline)) void run_host_row(const Fn &fn, int64_t r) {
 
 /// The skeleton of generated reductions: `fn.row(r)` for every r in
 /// [0, hostRows), the host's own form of the reduction (see
-/// CudaEmitter.cpp), rows on OpenMP threads when there are many.
+/// compiler/CodeGen/EmitRows.cpp), rows on OpenMP threads when there are many.
 template <typename Fn>
 void reduce_rows(int64_t count, int64_t hostRows, const Fn &fn) {
   (void)count;

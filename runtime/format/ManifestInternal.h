@@ -26,14 +26,13 @@ using Kind = JsonValue::Kind;
 using Keys = std::vector<const char *>;
 
 inline constexpr DType kAllDtypes[] = {DType::F16, DType::BF16, DType::F32, DType::F64,
-                                DType::I32, DType::I64,  DType::Bool};
+                                       DType::I32, DType::I64,  DType::Bool};
 inline constexpr InitKind kAllInitKinds[] = {
-    InitKind::Zeros,   InitKind::Ones,    InitKind::Constant,
-    InitKind::Normal,  InitKind::Uniform, InitKind::GlorotUniform,
-    InitKind::HeNormal};
+    InitKind::Zeros,   InitKind::Ones,          InitKind::Constant, InitKind::Normal,
+    InitKind::Uniform, InitKind::GlorotUniform, InitKind::HeNormal};
 inline constexpr Epilogue kAllEpilogues[] = {Epilogue::None, Epilogue::Bias,
-                                      Epilogue::Relu, Epilogue::BiasRelu,
-                                      Epilogue::Gelu, Epilogue::BiasGelu};
+                                             Epilogue::Relu, Epilogue::BiasRelu,
+                                             Epilogue::Gelu, Epilogue::BiasGelu};
 /// GEMM dimensions and batch counts are `int` in BLAS and cuBLAS.
 inline constexpr int64_t kMaxGemmDim = std::numeric_limits<int32_t>::max();
 /// CUDA's limits on a 1-D launch.
@@ -41,17 +40,14 @@ inline constexpr int64_t kMaxGrid = std::numeric_limits<int32_t>::max();
 inline constexpr int64_t kMaxBlock = 1024;
 
 inline const Keys kTensorKeys = {"name", "dtype", "shape", "buffer"};
-inline const Keys kParamKeys = {"name", "dtype",     "shape", "buffer",
-                         "init", "trainable", "state"};
-inline const Keys kGemmKeys = {"op",       "a",        "b",           "c",
-                        "bias",     "a_dtype",  "b_dtype",     "c_dtype",
-                        "m",        "n",        "k",           "batch",
-                        "offset_a", "offset_b", "offset_c",    "stride_a",
-                        "stride_b", "stride_c", "transpose_a", "transpose_b",
-                        "epilogue"};
+inline const Keys kParamKeys = {"name", "dtype", "shape", "buffer", "init", "trainable", "state"};
+inline const Keys kGemmKeys = {
+    "op",       "a",        "b",        "c",        "bias",        "a_dtype",     "b_dtype",
+    "c_dtype",  "m",        "n",        "k",        "batch",       "offset_a",    "offset_b",
+    "offset_c", "stride_a", "stride_b", "stride_c", "transpose_a", "transpose_b", "epilogue"};
 inline const Keys kRootKeys = {"format",           "version", "program", "arena_bytes",
-                        "persistent_bytes", "inputs",  "outputs", "params",
-                        "constants",        "kernels", "steps"};
+                               "persistent_bytes", "inputs",  "outputs", "params",
+                               "constants",        "kernels", "steps"};
 
 /// An initializer argument and its default.
 struct InitArg {
@@ -79,8 +75,7 @@ inline std::vector<InitArg> initArgs(InitKind kind) {
 }
 
 inline bool isFloating(DType dtype) {
-  return dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F32 ||
-         dtype == DType::F64;
+  return dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F32 || dtype == DType::F64;
 }
 
 inline std::string member(const std::string &path, const std::string &key) {

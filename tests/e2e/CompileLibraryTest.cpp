@@ -42,6 +42,15 @@ protected:
     return mpc::loadGraphFile(path, sourceMgr, context);
   }
 
+  /// The stage of a DiagnosedError, or the message of any other error.
+  static std::string diagnosedStage(llvm::Error error) {
+    std::string stage;
+    llvm::handleAllErrors(
+        std::move(error), [&](const mpc::DiagnosedError &diagnosed) { stage = diagnosed.stage; },
+        [&](const llvm::ErrorInfoBase &other) { stage = "not diagnosed: " + other.message(); });
+    return stage;
+  }
+
   size_t count(mlir::ModuleOp module, llvm::StringRef opName) {
     size_t n = 0;
     module.walk([&](mlir::Operation *op) { n += op->getName().getStringRef() == opName; });
@@ -72,6 +81,7 @@ TEST_F(CompileLibrary, EachStageLeavesWhatItPromises) {
       mpc::compileModule(*fused, mpc::CompileStage::Fused, options);
   ASSERT_TRUE(static_cast<bool>(afterFusion)) << llvm::toString(afterFusion.takeError());
   EXPECT_EQ(count(*fused, "mpg.minimize"), 0u); // the training step, in fp16
+  EXPECT_GT(count(*fused, "mpg.cast"), 0u);
   EXPECT_GT(count(*fused, "mpg.fusion"), 0u);
   EXPECT_EQ(count(*fused, "mpk.program"), 0u);
   EXPECT_TRUE(afterFusion->programs.empty());
@@ -91,6 +101,16 @@ TEST_F(CompileLibrary, EachStageLeavesWhatItPromises) {
   ASSERT_FALSE(source->kernels[0].kernels.empty());
   for (const mpc::KernelLaunch &kernel : source->kernels[0].kernels)
     EXPECT_NE(source->kernels[0].source.find(kernel.name), std::string::npos) << kernel.name;
+
+  auto manifest = example("mlp");
+  llvm::Expected<mpc::Compilation> forManifest =
+      mpc::compileModule(*manifest, mpc::CompileStage::Manifest, options);
+  ASSERT_TRUE(static_cast<bool>(forManifest)) << llvm::toString(forManifest.takeError());
+  ASSERT_EQ(forManifest->kernels.size(), 1u);
+  llvm::Expected<std::string> json =
+      mpc::programManifest(forManifest->programs[0], forManifest->kernels[0]);
+  ASSERT_TRUE(static_cast<bool>(json)) << llvm::toString(json.takeError());
+  EXPECT_NE(json->find("\"optimizer.step\""), std::string::npos);
 
   llvm::SmallString<128> path;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("mpc-compile-test", "mpcb", path));
@@ -137,14 +157,26 @@ TEST_F(CompileLibrary, AGraphMpcCannotCompileIsDiagnosed) {
   llvm::Expected<mpc::Compilation> compiled =
       mpc::compileModule(*module, mpc::CompileStage::Kernels, options);
   ASSERT_FALSE(static_cast<bool>(compiled));
-  bool diagnosed = false;
-  llvm::handleAllErrors(compiled.takeError(),
-                        [&](const mpc::DiagnosedError &error) {
-                          diagnosed = true;
-                          EXPECT_EQ(error.stage, "checking the graph");
-                        });
-  EXPECT_TRUE(diagnosed);
+  EXPECT_EQ(diagnosedStage(compiled.takeError()), "checking the graph");
   EXPECT_NE(diagnostics.find("mpg.minimize"), std::string::npos) << diagnostics;
+}
+
+TEST_F(CompileLibrary, AModuleThatDoesNotVerifyIsRefusedAtTheGraphStage) {
+  // Built without the parser's verification, as an importer might: relu's
+  // result type differs from its operand's.
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(
+      "mpg.graph @bad {\n"
+      "  %x = mpg.input \"x\" : tensor<4xf32>\n"
+      "  %y = \"mpg.relu\"(%x) : (tensor<4xf32>) -> tensor<5xf32>\n"
+      "  mpg.output \"y\" %y : tensor<5xf32>\n"
+      "}\n",
+      mlir::ParserConfig(&context, /*verifyAfterParse=*/false));
+  ASSERT_TRUE(module) << diagnostics;
+  llvm::Expected<mpc::Compilation> compiled =
+      mpc::compileModule(*module, mpc::CompileStage::Graph, {});
+  ASSERT_FALSE(static_cast<bool>(compiled));
+  EXPECT_EQ(diagnosedStage(compiled.takeError()), "verifying the graph");
+  EXPECT_NE(diagnostics.find("mpg.relu"), std::string::npos) << diagnostics;
 }
 
 } // namespace

@@ -1381,8 +1381,8 @@ def worst(err, tol, label, got, expected):
   err = np.where(np.isnan(err), np.inf, err)
   with np.errstate(divide='ignore', invalid='ignore'):
     excess = np.where(err == 0, 0.0, err / np.where(tol > 0, tol, np.finfo(np.float64).tiny))
-  if excess.size == 0:
-    return 0.0, None
+  if excess.size == 0:  # a check that compares nothing fails
+    return float('inf'), '  %s: no elements compared' % label
   i = int(np.argmax(excess))
   ratio = float(excess.flat[i])
   if ratio <= 1:
@@ -1513,6 +1513,9 @@ class Runner:
     o = b.opts
     trainable = b.trainable()
     P = [p.init.astype(np.float64) for p in trainable]
+    if not trainable:  # no gradient to check: the case would pass empty
+      ok = False
+      details.append('  %s has no trainable parameter' % case.full_name)
     for p in b.params:
       if p.frozen and not np.array_equal(after[p.name], p.init):
         ok = False
@@ -1538,6 +1541,8 @@ class Runner:
       # 2. Against finite differences of mpc's forward step.
       idx = picks[j]
       if len(idx) == 0:
+        ok = False
+        details.append('  %s: no element to check by finite differences' % p.name)
         continue
       h = o['h']
       yerr = o['yerr'] or trans_err

@@ -13,9 +13,8 @@ a bf16 one from a safetensors file (`mpc run --output NAME=FILE.safetensors`).
 mpc therefore runs the op with fp32 math and its result rounded to the
 storage type (mpc's precision assignment): the output buffer holds 16-bit values,
 which a fused kernel could not skip as it skips the rounding of a value kept
-in registers between two fused ops. Every element of such an output must be a
-value of the storage type (a check of its own, "not a value of f16"). Ops
-with a wide result (f16/bf16 operands, f32 result) output f32. The
+in registers between two fused ops; an output read back in another type
+fails. Ops with a wide result (f16/bf16 operands, f32 result) output f32. The
 cases of one group and one storage type share one graph (one bundle) with many
 outputs, because compiling a bundle costs about a second of host C++ time;
 when a group's graph fails to compile or to run, each of its cases is retried
@@ -1266,18 +1265,13 @@ def compare_output(out, got):
     # empty tensor on purpose.
     return False, float('inf'), float('inf'), float('inf'), [
         '  %s: the output has no elements, so nothing was compared' % out.label]
-  if out.stored in ('f16', 'bf16'):
-    # The result was stored in the storage type: each element is one of its
-    # values (NaN included), whatever the reference says.
-    g32 = got.astype(np.float32)
-    held = (round_to(g32, out.stored) == g32) | np.isnan(g32)
-    if not held.all():
-      first = np.unravel_index(int(np.argmin(held)), got.shape)
-      return False, float('inf'), float('inf'), float('inf'), [
-          '  %s: %d of %d elements are not values of %s (first at index %s: %r); the result '
-          'was not stored in the storage type' % (out.label, int((~held).sum()), got.size,
-                                                   out.stored, tuple(int(i) for i in first),
-                                                   float(g32[first]))]
+  if out.stored == 'f16' and got.dtype != np.float16:
+    # The output must hold the storage type itself (a bf16 one is checked
+    # when its safetensors file is read): a result widened to f32 inside the
+    # graph may never have been rounded to 16 bits.
+    return False, float('inf'), float('inf'), float('inf'), [
+        '  %s: read back as %s, not float16: the result was not stored in f16'
+        % (out.label, got.dtype)]
   if exp.dtype.kind in 'iu':
     if got.dtype.kind not in 'iu':
       return False, float('inf'), float('inf'), float('inf'), [
