@@ -594,7 +594,8 @@ llvm::Error mpc::writeProgramBundle(mpk::ProgramOp program, const GeneratedKerne
   sections.push_back({"kernels.cu", kernels.source});
   if (targets.cpu) {
     Clock::time_point hostStart = Clock::now();
-    llvm::Expected<std::string> host = compileForHost(kernels.source, &times.hostCached);
+    llvm::Expected<std::string> host =
+        compileForHost(kernels.source, &times.hostCached, targets.host);
     if (!host)
       return host.takeError();
     sections.push_back({"host.so", std::move(*host)});

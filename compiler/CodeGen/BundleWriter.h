@@ -15,6 +15,7 @@
 #define MPC_COMPILER_CODEGEN_BUNDLEWRITER_H
 
 #include "compiler/CodeGen/CudaEmitter.h"
+#include "compiler/CodeGen/KernelCompiler.h"
 
 #include "mpc/format/HostTensor.h"
 
@@ -29,6 +30,8 @@ namespace mpc {
 struct BundleTargets {
   bool cpu = true;
   std::vector<std::string> gpuArchs; // "sm_80", "sm_90", ...
+  /// How the CPU target's kernels are compiled.
+  HostCompilerOptions host = HostCompilerOptions::fromEnvironment();
 };
 
 /// Parses "cpu,sm_80,sm_90" (any order, at least one target).

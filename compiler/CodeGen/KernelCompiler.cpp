@@ -87,25 +87,36 @@ llvm::Expected<GpuBinary> mpc::compileForGpu(const std::string &, const std::str
 
 #endif
 
-llvm::Expected<std::string> mpc::hostArchitecture() {
-  const char *env = std::getenv("MPC_HOST_ARCH");
-  std::string chosen = env ? env : "";
+mpc::HostCompilerOptions mpc::HostCompilerOptions::fromEnvironment() {
+  auto variable = [](const char *name) {
+    const char *value = std::getenv(name);
+    return std::string(value ? value : "");
+  };
+  HostCompilerOptions options;
+  options.compiler = variable("MPC_HOST_CXX");
+  options.arch = variable("MPC_HOST_ARCH");
+  options.kernelForm = variable("MPC_HOST_KERNEL_FORM");
+  return options;
+}
+
+llvm::Expected<std::string> mpc::hostArchitecture(const HostCompilerOptions &options) {
+  const std::string &chosen = options.arch;
   if (chosen == "x86-64" || chosen == "x86-64-v3")
     return chosen;
   if (!chosen.empty())
-    return llvm::createStringError("MPC_HOST_ARCH='" + chosen +
-                                   "': expected x86-64 (any x86-64 CPU) or x86-64-v3 (AVX2, FMA, "
-                                   "F16C: Haswell and later)");
+    return llvm::createStringError("host architecture '" + chosen +
+                                   "' (--host-arch or MPC_HOST_ARCH): expected x86-64 (any "
+                                   "x86-64 CPU) or x86-64-v3 (AVX2, FMA, F16C: Haswell and later)");
   return std::string(rt::cpuIsX8664V3() ? "x86-64-v3" : "x86-64");
 }
 
-llvm::Expected<std::string> mpc::compileForHost(const std::string &source, bool *fromCache) {
-  const char *env = std::getenv("MPC_HOST_CXX");
-  std::string compiler = env && *env ? env : "c++";
+llvm::Expected<std::string> mpc::compileForHost(const std::string &source, bool *fromCache,
+                                                const HostCompilerOptions &options) {
+  std::string compiler = options.compiler.empty() ? "c++" : options.compiler;
   llvm::ErrorOr<std::string> program = llvm::sys::findProgramByName(compiler);
   if (!program)
     return llvm::createStringError("cannot find the host C++ compiler '" + compiler +
-                                   "' (set MPC_HOST_CXX)");
+                                   "' (set --host-cxx or MPC_HOST_CXX)");
   // -fno-trapping-math lets the compiler compute both sides of a select
   // (the loss scaler's skip) and so vectorise the loops of pointwise kernels;
   // -fno-math-errno lets a square root be one vector instruction instead of
@@ -121,7 +132,7 @@ llvm::Expected<std::string> mpc::compileForHost(const std::string &source, bool 
                                     "-fno-trapping-math",
                                     "-fno-math-errno",
                                     "-w"};
-  llvm::Expected<std::string> arch = hostArchitecture();
+  llvm::Expected<std::string> arch = hostArchitecture(options);
   if (!arch)
     return arch.takeError();
   if (*arch != "x86-64") {
@@ -131,13 +142,12 @@ llvm::Expected<std::string> mpc::compileForHost(const std::string &source, bool 
     flags.push_back("-ffp-contract=off");
   }
   // The GPU's indexing on the host, for the emulated GPU of the tests.
-  if (const char *form = std::getenv("MPC_HOST_KERNEL_FORM"); form && *form) {
-    if (llvm::StringRef(form) == "elements")
-      flags.push_back("-DMPC_HOST_ELEMENT_FORM");
-    else if (llvm::StringRef(form) != "rows")
-      return llvm::createStringError(std::string("MPC_HOST_KERNEL_FORM='") + form +
-                                     "': expected rows (the default) or elements");
-  }
+  if (options.kernelForm == "elements")
+    flags.push_back("-DMPC_HOST_ELEMENT_FORM");
+  else if (!options.kernelForm.empty() && options.kernelForm != "rows")
+    return llvm::createStringError("host kernel form '" + options.kernelForm +
+                                   "' (--host-kernel-form or MPC_HOST_KERNEL_FORM): expected "
+                                   "rows (the default) or elements");
   std::string entry =
       rt::kernelCacheKey({source, compilerIdentity(*program), llvm::join(flags, " "), "host"}) +
       ".so";

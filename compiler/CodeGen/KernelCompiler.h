@@ -38,19 +38,36 @@ bool haveNvrtc();
 llvm::Expected<GpuBinary> compileForGpu(const std::string &source, const std::string &arch,
                                         bool *fromCache = nullptr);
 
-/// The x86-64 level host kernels are compiled for: `$MPC_HOST_ARCH`
-/// ("x86-64" or "x86-64-v3"), else x86-64-v3 (AVX2, FMA, F16C) when this CPU
-/// has it, else x86-64. A bundle of x86-64-v3 kernels is refused at load on
-/// a CPU without them (compile it with MPC_HOST_ARCH=x86-64 for such one).
-llvm::Expected<std::string> hostArchitecture();
+/// How the CPU backend's kernels are compiled. Each setting's default comes
+/// from the environment, so a variable still applies where no option is
+/// given.
+struct HostCompilerOptions {
+  /// The host C++ compiler, a name on PATH or a path ($MPC_HOST_CXX; empty:
+  /// "c++").
+  std::string compiler;
+  /// The x86-64 level: "x86-64", "x86-64-v3" ($MPC_HOST_ARCH; empty: this
+  /// CPU's, x86-64-v3 (AVX2, FMA, F16C) when it has it). A bundle of
+  /// x86-64-v3 kernels is refused at load on a CPU without them.
+  std::string arch;
+  /// "rows" (pointwise kernels walk rows of contiguous elements) or
+  /// "elements" (the GPU's form, one element per index: what the tests'
+  /// emulated GPU runs) ($MPC_HOST_KERNEL_FORM; empty: rows).
+  std::string kernelForm;
 
-/// Compiles `source` with the host C++ compiler (`$MPC_HOST_CXX`, else
-/// `c++`) into a shared object and returns its bytes. Pointwise kernels run
-/// their host form, rows of contiguous elements; with
-/// `$MPC_HOST_KERNEL_FORM=elements` they run the GPU's, one element per
-/// index (what the tests' emulated GPU runs, to check the GPU's indexing).
-/// With `fromCache`, says whether it came from the kernel cache.
-llvm::Expected<std::string> compileForHost(const std::string &source, bool *fromCache = nullptr);
+  static HostCompilerOptions fromEnvironment();
+};
+
+/// The x86-64 level host kernels are compiled for (see
+/// HostCompilerOptions::arch); an error for a level mpc does not know.
+llvm::Expected<std::string>
+hostArchitecture(const HostCompilerOptions &options = HostCompilerOptions::fromEnvironment());
+
+/// Compiles `source` with the host C++ compiler into a shared object and
+/// returns its bytes. With `fromCache`, says whether it came from the
+/// kernel cache.
+llvm::Expected<std::string>
+compileForHost(const std::string &source, bool *fromCache = nullptr,
+               const HostCompilerOptions &options = HostCompilerOptions::fromEnvironment());
 
 /// The directory compiled kernels are cached in: "kernels" inside the
 /// runtime's cache folder (`$MPC_CACHE_DIR`, else `$XDG_CACHE_HOME/mpc`, else

@@ -104,6 +104,7 @@ std::optional<int> prepareBundles(const TrainOptions &options, bool evaluate,
   forward.precision.mode = options.compile.precision.mode;
   forward.precision.workingCopies = options.compile.precision.workingCopies;
   forward.graphName = options.compile.graphName;
+  forward.targets.host = options.compile.targets.host;
   if (int code = compileGraphFile(options.source, options.compile, trainBundle))
     return code;
   if (evaluate)

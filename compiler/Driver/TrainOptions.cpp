@@ -8,6 +8,7 @@
 
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/HostCompilerOptions.h"
 #include "compiler/Driver/PrecisionOptions.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -66,6 +67,7 @@ ArgParser makeTrainParser() {
                     "write parameters and optimizer state as safetensors at the end", "", {}});
   addDeviceOption(parser, "where to train");
   addPrecisionOptions(parser);
+  addHostCompilerOptions(parser);
   parser.addFlag("no-shuffle", "take the batches in the order of the data (to replay batches "
                                 "chosen elsewhere, as bench/ does)");
   parser.addFlag("quiet", "no progress on stderr");
@@ -74,7 +76,8 @@ ArgParser makeTrainParser() {
 
 /// The first option given that a bundle fixed when it was compiled.
 std::optional<std::string> compileOnlyOption(const ArgParser &parser) {
-  for (const char *option : {"precision", "loss-scale", "graph"})
+  for (const char *option : {"precision", "loss-scale", "graph", "host-cxx", "host-arch",
+                             "host-kernel-form"})
     if (parser.isSet(option))
       return "--" + std::string(option);
   for (const char *flag : {"grad-stats", "no-working-copies"})
@@ -137,6 +140,7 @@ bool readCompileOptions(const ArgParser &parser, TrainOptions &options) {
     return false;
   }
   options.compile.trainingStep = true;
+  options.compile.targets.host = readHostCompilerOptions(parser);
   options.compile.graphName = parser.get("graph").value_or("");
   return readPrecisionOptions(parser, options.compile.precision);
 }
