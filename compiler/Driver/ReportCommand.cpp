@@ -312,7 +312,35 @@ llvm::json::Object toJson(mpk::ProgramOp program, const std::vector<StepInfo> &s
 
 } // namespace
 
-int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
+namespace {
+
+/// What `mpc report` was asked for.
+struct ReportRequest {
+  std::string graphPath;
+  bool wantPrecision = true, wantKernels = true, wantMemory = true;
+  bool train = false, json = false;
+  mpc::PrecisionConfig precision;
+  /// --html: the page to write, and the training runs it charts.
+  std::string htmlPath;
+  std::vector<RunLog> runs;
+};
+
+/// What the report is made of: the precision decisions (read right after
+/// precision assignment, later passes fusing the ops into kernels), the
+/// memory at the peak (in the chosen precision and in fp32), the fp32
+/// step's memory, the bytes the step would move unfused, and the programs.
+struct ReportData {
+  std::vector<mpc::driver::PrecisionReport> precisionReports;
+  std::vector<std::string> graphPictures;
+  std::vector<mpc::driver::TransientMemory> transient, fp32Transient;
+  std::vector<std::pair<int64_t, int64_t>> fp32Memory; // arena, persistent
+  std::vector<int64_t> unfusedBytes;
+  std::vector<mpk::ProgramOp> programs;
+};
+
+/// Parses the command line into `request`; returns an exit code to end
+/// with, or nothing to go on.
+std::optional<int> parseReportRequest(llvm::ArrayRef<std::string> args, ReportRequest &request) {
   ArgParser parser(
       "report",
       "mpc report GRAPH [precision|kernels|memory] [--step forward|train] [--precision MODE] "
@@ -348,8 +376,8 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
                 "'; expected precision, kernels or memory");
     return kExitUsage;
   }
-  std::string htmlPath = parser.get("html").value_or("");
-  bool html = !htmlPath.empty();
+  request.htmlPath = parser.get("html").value_or("");
+  bool html = !request.htmlPath.empty();
   if (html && parser.flag("json")) {
     reportError("--html and --json are exclusive: --html embeds the JSON report in the page");
     return kExitUsage;
@@ -362,258 +390,301 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
     reportError("--html writes every section; leave out '" + section + "'");
     return kExitUsage;
   }
-  std::vector<RunLog> runs;
   for (const std::string &path : parser.getAll("log")) {
     llvm::Expected<RunLog> run = readRunLog(path);
     if (!run) {
       reportError(llvm::toString(run.takeError()));
       return kExitError;
     }
-    runs.push_back(std::move(*run));
+    request.runs.push_back(std::move(*run));
   }
-  bool wantPrecision = section.empty() || section == "precision";
-  bool wantKernels = section.empty() || section == "kernels";
-  bool wantMemory = section.empty() || section == "memory";
-  bool train = *parser.get("step") == "train";
-  mpc::PrecisionConfig precision;
-  if (!readPrecisionOptions(parser, precision))
+  request.graphPath = parser.positionals().front();
+  request.wantPrecision = section.empty() || section == "precision";
+  request.wantKernels = section.empty() || section == "kernels";
+  request.wantMemory = section.empty() || section == "memory";
+  request.train = *parser.get("step") == "train";
+  request.json = parser.flag("json") || html;
+  if (!readPrecisionOptions(parser, request.precision))
     return kExitUsage;
+  return std::nullopt;
+}
 
+/// Compiles `target` to `stage` in the precision `config`.
+LogicalResult compileTo(ModuleOp target, mpc::CompileStage stage, bool train,
+                        const mpc::PrecisionConfig &config) {
+  mpc::CompileOptions options;
+  options.trainingStep = train;
+  options.precision = config;
+  llvm::Expected<mpc::Compilation> compiled = mpc::compileModule(target, stage, options);
+  if (compiled)
+    return success();
+  mpc::driver::reportCompileError(compiled.takeError());
+  return failure();
+}
+
+/// The precision decisions of every graph, from a copy of `module` after
+/// precision assignment (and its picture for the HTML page).
+LogicalResult collectPrecision(ModuleOp module, const ReportRequest &request, ReportData &data) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  PassManager pm(module.getContext());
+  mpc::buildPrecisionPipeline(pm, request.train, request.precision);
+  if (failed(pm.run(*copy)))
+    return failure();
+  for (auto graph : copy->getOps<mpg::GraphOp>()) {
+    data.precisionReports.push_back(mpc::driver::collectPrecisionReport(graph));
+    if (!request.htmlPath.empty())
+      data.graphPictures.push_back(mpc::driver::graphPictureSvg(graph));
+  }
+  return success();
+}
+
+/// What the arena holds at its peak, read from the planned graph.
+LogicalResult collectTransient(ModuleOp module, bool train, const mpc::PrecisionConfig &config,
+                               std::vector<mpc::driver::TransientMemory> &out) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  if (failed(compileTo(*copy, mpc::CompileStage::Fused, train, config)))
+    return failure();
+  for (auto graph : copy->getOps<mpg::GraphOp>())
+    out.push_back(mpc::driver::measureTransientMemory(graph));
+  return success();
+}
+
+/// The memory of the same step in fp32, for the memory section's
+/// comparison.
+LogicalResult collectFp32Memory(ModuleOp module, bool train, ReportData &data) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  if (failed(compileTo(*copy, mpc::CompileStage::Kernels, train, mpc::PrecisionConfig())))
+    return failure();
+  for (auto program : copy->getOps<mpk::ProgramOp>())
+    data.fp32Memory.emplace_back(program.getArenaBytes(), program.getPersistentBytes());
+  return success();
+}
+
+/// The bytes the step would move if every op were a kernel of its own: the
+/// precision-assigned, decomposed graph before fusion, each op reading its
+/// operands and writing its results (views and declarations move nothing).
+LogicalResult collectUnfusedBytes(ModuleOp module, const ReportRequest &request,
+                                  ReportData &data) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  PassManager pm(module.getContext());
+  mpc::buildPrecisionPipeline(pm, request.train, request.precision);
+  pm.addNestedPass<mpg::GraphOp>(mpc::createMpgDecompose());
+  if (failed(pm.run(*copy)))
+    return failure();
+  for (auto graph : copy->getOps<mpg::GraphOp>()) {
+    int64_t bytes = 0;
+    for (Operation &op : graph.getBody().front()) {
+      if (llvm::isa<mpg::InputOp, mpg::ParamOp, mpg::StateOp, mpg::ConstantOp, mpg::OutputOp,
+                    mpg::MinimizeOp, mpg::ReshapeOp>(op))
+        continue;
+      for (Value v : op.getOperands())
+        bytes += mpc::bufferBytes(v.getType());
+      for (Value v : op.getResults())
+        bytes += mpc::bufferBytes(v.getType());
+      if (auto write = llvm::dyn_cast<mpg::StateWriteOp>(op)) // a copy: read and write
+        bytes += mpc::bufferBytes(write->getOperand(1).getType());
+    }
+    data.unfusedBytes.push_back(bytes);
+  }
+  return success();
+}
+
+/// Everything the report shows; `module` ends compiled to its programs.
+LogicalResult collectReportData(ModuleOp module, const ReportRequest &request,
+                                ReportData &data) {
+  bool mixed = request.precision.mode != "fp32";
+  if (request.wantPrecision && failed(collectPrecision(module, request, data)))
+    return failure();
+  if (request.wantMemory &&
+      (failed(collectTransient(module, request.train, request.precision, data.transient)) ||
+       (mixed && (failed(collectTransient(module, request.train, mpc::PrecisionConfig(),
+                                          data.fp32Transient)) ||
+                  failed(collectFp32Memory(module, request.train, data))))))
+    return failure();
+  if (request.wantKernels && failed(collectUnfusedBytes(module, request, data)))
+    return failure();
+  if (request.wantKernels || request.wantMemory) {
+    if (failed(compileTo(module, mpc::CompileStage::Kernels, request.train, request.precision)))
+      return failure();
+    for (auto program : module.getOps<mpk::ProgramOp>())
+      data.programs.push_back(program);
+  }
+  return success();
+}
+
+llvm::json::Object transientJson(const mpc::driver::TransientMemory &t) {
+  return llvm::json::Object{{"live_bytes", t.peak},
+                            {"inputs", t.inputs},
+                            {"activations", t.activations},
+                            {"gradients", t.gradients},
+                            {"scratch", t.scratch}};
+}
+
+std::string transientText(const mpc::driver::TransientMemory &t) {
+  return std::to_string(t.peak) + " bytes live (inputs " + std::to_string(t.inputs) +
+         ", activations " + std::to_string(t.activations) + ", gradients " +
+         std::to_string(t.gradients) + ", scratch " + std::to_string(t.scratch) + ")";
+}
+
+/// The kernels and memory of program `i` on the HTML page.
+void fillPage(mpc::driver::HtmlReportData &page, const ReportData &data, size_t i,
+              const std::vector<StepInfo> &steps) {
+  mpk::ProgramOp program = data.programs[i];
+  page.program = program.getSymName().str();
+  for (const StepInfo &s : steps) {
+    mpc::driver::HtmlKernel k;
+    k.kind = s.kind;
+    k.name = s.name;
+    k.what = s.detail;
+    k.ops = llvm::join(s.fused, " + ");
+    k.launch = s.kind == "kernel" ? std::to_string(s.grid) + " x " + std::to_string(s.block) : "-";
+    k.readBytes = s.readBytes;
+    k.writtenBytes = s.writtenBytes;
+    k.flops = s.flops;
+    k.microseconds = s.roofline.seconds() * 1e6;
+    k.memoryBound = s.roofline.memoryBound();
+    page.stepMicroseconds += k.microseconds;
+    page.kernels.push_back(std::move(k));
+  }
+  page.arenaBytes = program.getArenaBytes();
+  page.persistentBytes = program.getPersistentBytes();
+  page.persistentByCategory = persistentByCategory(program);
+  if (i < data.fp32Memory.size())
+    page.fp32Memory = data.fp32Memory[i];
+  if (i < data.transient.size())
+    page.timeline = data.transient[i].timeline;
+  if (i < data.fp32Transient.size())
+    page.fp32Timeline = data.fp32Transient[i].timeline;
+}
+
+/// The kernels and memory of program `i` into its JSON report.
+void addProgramJson(llvm::json::Object &report, const ReportRequest &request,
+                    const ReportData &data, size_t i, const std::vector<StepInfo> &steps) {
+  llvm::json::Object rest =
+      toJson(data.programs[i], steps, request.wantKernels, request.wantMemory);
+  for (auto &entry : rest)
+    report[entry.first] = std::move(entry.second);
+  if (request.wantKernels && i < data.unfusedBytes.size())
+    report["unfused_bytes_per_step"] = data.unfusedBytes[i];
+  if (i < data.transient.size()) {
+    report["transient_at_peak"] = transientJson(data.transient[i]);
+    report["live_bytes_timeline"] = llvm::json::Array(data.transient[i].timeline);
+  }
+  if (i < data.fp32Memory.size()) {
+    bool peak = i < data.fp32Transient.size();
+    report["fp32_baseline"] = llvm::json::Object{
+        {"arena_bytes", data.fp32Memory[i].first},
+        {"persistent_bytes", data.fp32Memory[i].second},
+        {"transient_at_peak", peak ? llvm::json::Value(transientJson(data.fp32Transient[i]))
+                                   : llvm::json::Value(nullptr)},
+        {"live_bytes_timeline",
+         peak ? llvm::json::Value(llvm::json::Array(data.fp32Transient[i].timeline))
+              : llvm::json::Value(nullptr)}};
+  }
+}
+
+/// The kernels and memory of program `i` as text.
+void printProgramText(llvm::raw_ostream &os, const ReportRequest &request, const ReportData &data,
+                      size_t i, const std::vector<StepInfo> &steps) {
+  mpk::ProgramOp program = data.programs[i];
+  printText(os, program, steps, request.wantKernels, request.wantMemory);
+  if (request.wantKernels && i < data.unfusedBytes.size())
+    os << "  unfused, every op a kernel of its own: " << data.unfusedBytes[i]
+       << " bytes moved per step\n";
+  if (i < data.transient.size()) {
+    os << "  transient at the peak: " << transientText(data.transient[i]) << "\n";
+    os << "  live bytes over the step: " << timelineText(data.transient[i].timeline) << "\n";
+  }
+  if (i >= data.fp32Memory.size())
+    return;
+  auto ratio = [](int64_t mixed, int64_t fp32) {
+    return fp32 ? static_cast<double>(mixed) / static_cast<double>(fp32) : 0.0;
+  };
+  os << "  vs fp32: arena " << data.fp32Memory[i].first << " bytes ("
+     << llvm::format("%.2f", ratio(program.getArenaBytes(), data.fp32Memory[i].first))
+     << "x), persistent " << data.fp32Memory[i].second << " bytes ("
+     << llvm::format("%.2f", ratio(program.getPersistentBytes(), data.fp32Memory[i].second))
+     << "x)\n";
+  if (i < data.fp32Transient.size())
+    os << "  fp32 transient at the peak: " << transientText(data.fp32Transient[i]) << "\n";
+}
+
+/// Writes the HTML page with the JSON reports embedded.
+int writePage(mpc::driver::HtmlReportData &page, const std::string &json,
+              const std::string &path) {
+  page.json = json;
+  std::string rendered = mpc::driver::renderHtmlReport(page);
+  if (llvm::Error written = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << rendered;
+        return llvm::Error::success();
+      })) {
+    reportError("cannot write '" + path + "': " + llvm::toString(std::move(written)));
+    return kExitError;
+  }
+  llvm::outs() << "wrote " << path << " (" << rendered.size() << " bytes)\n";
+  return kExitOk;
+}
+
+} // namespace
+
+int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
+  ReportRequest request;
+  if (std::optional<int> code = parseReportRequest(args, request))
+    return *code;
   MLIRContext context;
   context.printOpOnDiagnostic(false);
   mpc::loadGraphDialects(context);
   llvm::SourceMgr sourceMgr;
   DiagnosticPrinter diagnostics(sourceMgr, context);
-  OwningOpRef<ModuleOp> module =
-      mpc::loadGraphFile(parser.positionals().front(), sourceMgr, context);
-  if (!module || failed(mpc::checkGraphLimits(*module, train)))
+  OwningOpRef<ModuleOp> module = mpc::loadGraphFile(request.graphPath, sourceMgr, context);
+  if (!module || failed(mpc::checkGraphLimits(*module, request.train)))
+    return kExitError;
+  ReportData data;
+  if (failed(collectReportData(*module, request, data)))
     return kExitError;
 
-  // The precision decisions, read right after precision assignment (later
-  // passes fuse the ops into kernels), from a copy of the graph.
-  std::vector<mpc::driver::PrecisionReport> precisionReports;
-  std::vector<std::string> graphPictures;
-  if (wantPrecision) {
-    OwningOpRef<ModuleOp> copy = module->clone();
-    PassManager pm(&context);
-    mpc::buildPrecisionPipeline(pm, train, precision);
-    if (failed(pm.run(*copy)))
-      return kExitError;
-    for (auto graph : copy->getOps<mpg::GraphOp>()) {
-      precisionReports.push_back(mpc::driver::collectPrecisionReport(graph));
-      if (html)
-        graphPictures.push_back(mpc::driver::graphPictureSvg(graph));
-    }
-  }
-
-  // The compilation of a copy of the graph (or of the graph itself) to
-  // `stage` in the precision `config`.
-  auto compileTo = [&](ModuleOp target, mpc::CompileStage stage,
-                       const mpc::PrecisionConfig &config) -> LogicalResult {
-    mpc::CompileOptions options;
-    options.trainingStep = train;
-    options.precision = config;
-    llvm::Expected<mpc::Compilation> compiled = mpc::compileModule(target, stage, options);
-    if (compiled)
-      return success();
-    mpc::driver::reportCompileError(compiled.takeError());
-    return failure();
-  };
-  // What the arena holds at its peak, read from the planned graph (the step
-  // in the chosen precision, and in fp32 for comparison).
-  auto transientOf = [&](const mpc::PrecisionConfig &config,
-                         std::vector<mpc::driver::TransientMemory> &out) -> LogicalResult {
-    OwningOpRef<ModuleOp> copy = module->clone();
-    if (failed(compileTo(*copy, mpc::CompileStage::Fused, config)))
-      return failure();
-    for (auto graph : copy->getOps<mpg::GraphOp>())
-      out.push_back(mpc::driver::measureTransientMemory(graph));
-    return success();
-  };
-  std::vector<mpc::driver::TransientMemory> transient, fp32Transient;
-  if (wantMemory && (failed(transientOf(precision, transient)) ||
-                     (precision.mode != "fp32" &&
-                      failed(transientOf(mpc::PrecisionConfig(), fp32Transient)))))
-    return kExitError;
-
-  // The same step in fp32, for the memory section's comparison.
-  std::vector<std::pair<int64_t, int64_t>> fp32Memory; // arena, persistent
-  if (wantMemory && precision.mode != "fp32") {
-    OwningOpRef<ModuleOp> copy = module->clone();
-    if (failed(compileTo(*copy, mpc::CompileStage::Kernels, mpc::PrecisionConfig())))
-      return kExitError;
-    for (auto program : copy->getOps<mpk::ProgramOp>())
-      fp32Memory.emplace_back(program.getArenaBytes(), program.getPersistentBytes());
-  }
-
-  // The bytes the step would move if every op were a kernel of its own: the
-  // precision-assigned, decomposed graph before fusion, each op reading its
-  // operands and writing its results (views and declarations move nothing).
-  std::vector<int64_t> unfusedBytes;
-  if (wantKernels) {
-    OwningOpRef<ModuleOp> copy = module->clone();
-    PassManager pm(&context);
-    mpc::buildPrecisionPipeline(pm, train, precision);
-    pm.addNestedPass<mpg::GraphOp>(mpc::createMpgDecompose());
-    if (failed(pm.run(*copy)))
-      return kExitError;
-    for (auto graph : copy->getOps<mpg::GraphOp>()) {
-      int64_t bytes = 0;
-      for (Operation &op : graph.getBody().front()) {
-        if (llvm::isa<mpg::InputOp, mpg::ParamOp, mpg::StateOp, mpg::ConstantOp, mpg::OutputOp,
-                      mpg::MinimizeOp, mpg::ReshapeOp>(op))
-          continue;
-        for (Value v : op.getOperands())
-          bytes += mpc::bufferBytes(v.getType());
-        for (Value v : op.getResults())
-          bytes += mpc::bufferBytes(v.getType());
-        if (auto write = llvm::dyn_cast<mpg::StateWriteOp>(op)) // a copy: read and write
-          bytes += mpc::bufferBytes(write->getOperand(1).getType());
-      }
-      unfusedBytes.push_back(bytes);
-    }
-  }
-
-  std::vector<mpk::ProgramOp> programs;
-  if (wantKernels || wantMemory) {
-    if (failed(compileTo(*module, mpc::CompileStage::Kernels, precision)))
-      return kExitError;
-    for (auto program : module->getOps<mpk::ProgramOp>())
-      programs.push_back(program);
-  }
-
-  bool json = parser.flag("json") || html;
   std::optional<mpc::driver::HtmlReportData> page;
+  if (!request.htmlPath.empty()) {
+    page.emplace();
+    page->precisionMode = request.precision.mode;
+    page->step = request.train ? "training" : "forward";
+    page->gpu = kH200.name;
+    page->runs = std::move(request.runs);
+  }
   llvm::json::Array reports;
-  size_t count = std::max(precisionReports.size(), programs.size());
+  size_t count = std::max(data.precisionReports.size(), data.programs.size());
   for (size_t i = 0; i < count; ++i) {
     llvm::json::Object report;
-    if (html && i == 0) {
-      page.emplace();
-      page->precisionMode = precision.mode;
-      page->step = train ? "training" : "forward";
-      page->gpu = kH200.name;
-      page->runs = std::move(runs);
-    }
-    if (i < precisionReports.size()) {
-      report["program"] = precisionReports[i].graph;
-      if (json)
-        report["precision"] = mpc::driver::precisionToJson(precisionReports[i]);
+    if (i < data.precisionReports.size()) {
+      report["program"] = data.precisionReports[i].graph;
+      if (request.json)
+        report["precision"] = mpc::driver::precisionToJson(data.precisionReports[i]);
       else
-        mpc::driver::printPrecisionText(llvm::outs(), precisionReports[i]);
+        mpc::driver::printPrecisionText(llvm::outs(), data.precisionReports[i]);
       if (page && i == 0) {
-        page->program = precisionReports[i].graph;
-        page->precision = precisionReports[i];
-        page->graphSvg = graphPictures[i];
+        page->program = data.precisionReports[i].graph;
+        page->precision = data.precisionReports[i];
+        page->graphSvg = data.graphPictures[i];
       }
     }
-    if (i < programs.size()) {
-      FailureOr<mpc::GeneratedKernels> kernels = mpc::emitCuda(programs[i]);
+    if (i < data.programs.size()) {
+      FailureOr<mpc::GeneratedKernels> kernels = mpc::emitCuda(data.programs[i]);
       if (failed(kernels))
         return kExitError;
-      std::vector<StepInfo> steps = collectSteps(programs[i], *kernels);
-      bool baseline = i < fp32Memory.size();
-      auto ratio = [](int64_t mixed, int64_t fp32) {
-        return fp32 ? static_cast<double>(mixed) / static_cast<double>(fp32) : 0.0;
-      };
-      auto transientJson = [](const mpc::driver::TransientMemory &t) {
-        return llvm::json::Object{{"live_bytes", t.peak},       {"inputs", t.inputs},
-                                  {"activations", t.activations}, {"gradients", t.gradients},
-                                  {"scratch", t.scratch}};
-      };
-      auto transientText = [](const mpc::driver::TransientMemory &t) {
-        return std::to_string(t.peak) + " bytes live (inputs " + std::to_string(t.inputs) +
-               ", activations " + std::to_string(t.activations) + ", gradients " +
-               std::to_string(t.gradients) + ", scratch " + std::to_string(t.scratch) + ")";
-      };
-      if (page && i == 0) {
-        page->program = programs[i].getSymName().str();
-        for (const StepInfo &s : steps) {
-          mpc::driver::HtmlKernel k;
-          k.kind = s.kind;
-          k.name = s.name;
-          k.what = s.detail;
-          k.ops = llvm::join(s.fused, " + ");
-          k.launch =
-              s.kind == "kernel" ? std::to_string(s.grid) + " x " + std::to_string(s.block) : "-";
-          k.readBytes = s.readBytes;
-          k.writtenBytes = s.writtenBytes;
-          k.flops = s.flops;
-          k.microseconds = s.roofline.seconds() * 1e6;
-          k.memoryBound = s.roofline.memoryBound();
-          page->stepMicroseconds += k.microseconds;
-          page->kernels.push_back(std::move(k));
-        }
-        page->arenaBytes = programs[i].getArenaBytes();
-        page->persistentBytes = programs[i].getPersistentBytes();
-        page->persistentByCategory = persistentByCategory(programs[i]);
-        if (baseline)
-          page->fp32Memory = fp32Memory[i];
-        if (i < transient.size())
-          page->timeline = transient[i].timeline;
-        if (i < fp32Transient.size())
-          page->fp32Timeline = fp32Transient[i].timeline;
-      }
-      if (json) {
-        llvm::json::Object rest = toJson(programs[i], steps, wantKernels, wantMemory);
-        for (auto &entry : rest)
-          report[entry.first] = std::move(entry.second);
-        if (wantKernels && i < unfusedBytes.size())
-          report["unfused_bytes_per_step"] = unfusedBytes[i];
-        if (i < transient.size()) {
-          report["transient_at_peak"] = transientJson(transient[i]);
-          report["live_bytes_timeline"] = llvm::json::Array(transient[i].timeline);
-        }
-        if (baseline)
-          report["fp32_baseline"] = llvm::json::Object{
-              {"arena_bytes", fp32Memory[i].first},
-              {"persistent_bytes", fp32Memory[i].second},
-              {"transient_at_peak",
-               i < fp32Transient.size() ? llvm::json::Value(transientJson(fp32Transient[i]))
-                                        : llvm::json::Value(nullptr)},
-              {"live_bytes_timeline",
-               i < fp32Transient.size() ? llvm::json::Value(llvm::json::Array(fp32Transient[i].timeline))
-                                        : llvm::json::Value(nullptr)}};
-      } else {
-        printText(llvm::outs(), programs[i], steps, wantKernels, wantMemory);
-        if (wantKernels && i < unfusedBytes.size())
-          llvm::outs() << "  unfused, every op a kernel of its own: " << unfusedBytes[i]
-                       << " bytes moved per step\n";
-        if (i < transient.size()) {
-          llvm::outs() << "  transient at the peak: " << transientText(transient[i]) << "\n";
-          llvm::outs() << "  live bytes over the step: "
-                       << timelineText(transient[i].timeline) << "\n";
-        }
-        if (baseline)
-          llvm::outs() << "  vs fp32: arena " << fp32Memory[i].first << " bytes ("
-                       << llvm::format("%.2f", ratio(programs[i].getArenaBytes(),
-                                                     fp32Memory[i].first))
-                       << "x), persistent " << fp32Memory[i].second << " bytes ("
-                       << llvm::format("%.2f", ratio(programs[i].getPersistentBytes(),
-                                                     fp32Memory[i].second))
-                       << "x)\n";
-        if (baseline && i < fp32Transient.size())
-          llvm::outs() << "  fp32 transient at the peak: " << transientText(fp32Transient[i])
-                       << "\n";
-      }
+      std::vector<StepInfo> steps = collectSteps(data.programs[i], *kernels);
+      if (page && i == 0)
+        fillPage(*page, data, i, steps);
+      if (request.json)
+        addProgramJson(report, request, data, i, steps);
+      else
+        printProgramText(llvm::outs(), request, data, i, steps);
     }
     reports.push_back(std::move(report));
   }
   std::string text = llvm::formatv("{0:2}", llvm::json::Value(std::move(reports))).str();
-  if (!page) {
-    if (json)
-      llvm::outs() << text << "\n";
-    return kExitOk;
-  }
-  page->json = text;
-  std::string rendered = mpc::driver::renderHtmlReport(*page);
-  if (llvm::Error written = llvm::writeToOutput(htmlPath, [&](llvm::raw_ostream &os) {
-        os << rendered;
-        return llvm::Error::success();
-      })) {
-    reportError("cannot write '" + htmlPath + "': " + llvm::toString(std::move(written)));
-    return kExitError;
-  }
-  llvm::outs() << "wrote " << htmlPath << " (" << rendered.size() << " bytes)\n";
+  if (page)
+    return writePage(*page, text, request.htmlPath);
+  if (request.json)
+    llvm::outs() << text << "\n";
   return kExitOk;
 }
