@@ -26,10 +26,6 @@ double secondsSince(Clock::time_point from) {
   return std::chrono::duration<double>(Clock::now() - from).count();
 }
 
-llvm::Error compileError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
 /// Keeps only the graph named `name` (or the only one, when `name` is
 /// empty); an error names the graphs there are when that is ambiguous.
 llvm::Error selectGraph(ModuleOp module, const std::string &name) {
@@ -42,10 +38,11 @@ llvm::Error selectGraph(ModuleOp module, const std::string &name) {
     std::string names;
     for (mpg::GraphOp graph : graphs)
       names += (names.empty() ? "@" : ", @") + graph.getSymName().str();
-    return compileError(name.empty() ? "a bundle holds one graph and the file has " +
-                                      std::to_string(graphs.size()) + " (" + names +
-                                      "); choose one with --graph NAME"
-                                : "the file has no graph @" + name + " (it has " + names + ")");
+    return llvm::createStringError(
+        name.empty()
+            ? "a bundle holds one graph and the file has " + std::to_string(graphs.size()) + " (" +
+                  names + "); choose one with --graph NAME"
+            : "the file has no graph @" + name + " (it has " + names + ")");
   }
   for (mpg::GraphOp graph : graphs)
     if (graph != chosen)
@@ -101,8 +98,8 @@ llvm::Expected<mpc::Compilation> mpc::compileModule(ModuleOp module, CompileStag
   Compilation result;
   Clock::time_point started = Clock::now();
   if (stage == CompileStage::Bundle && bundlePath.empty())
-    return compileError("a bundle needs a file to be written to");
-  if (failed(verify(module)))
+    return llvm::createStringError("a bundle needs a file to be written to");
+  if (!options.verified && failed(verify(module)))
     return diagnosed("verifying the graph");
   if (stage == CompileStage::Bundle || !options.graphName.empty())
     if (llvm::Error error = selectGraph(module, options.graphName))
@@ -140,7 +137,7 @@ llvm::Expected<mpc::Compilation> mpc::compileModule(ModuleOp module, CompileStag
   if (llvm::Error error =
           writeProgramBundle(result.programs.front(), result.kernels.front(), options.targets,
                              bundlePath.str(), &result.bundle))
-    return compileError("cannot compile " + options.sourceName + ": " +
-                   llvm::toString(std::move(error)));
+    return llvm::createStringError("cannot compile " + options.sourceName + ": " +
+                                   llvm::toString(std::move(error)));
   return result;
 }

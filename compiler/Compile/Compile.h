@@ -61,6 +61,9 @@ struct CompileOptions {
   std::string graphName;
   /// What a bundle is compiled for.
   BundleTargets targets;
+  /// The module was verified already (mpc::loadGraphFile verifies what it
+  /// parses): compileModule does not verify it again.
+  bool verified = false;
   /// Where the module came from (a graph file), for messages.
   std::string sourceName = "the graph";
   /// When set, the pass pipeline is timed with it (a root scope around the

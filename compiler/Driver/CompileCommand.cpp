@@ -19,7 +19,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Format.h"
@@ -123,6 +122,7 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   options.trainingStep = *parser.get("step") == "train";
   options.graphName = parser.get("graph").value_or("");
   options.sourceName = parser.positionals().front();
+  options.verified = true; // by loadGraphFile
 
   bool timings = parser.flag("timings");
   using Clock = std::chrono::steady_clock;
@@ -210,6 +210,7 @@ int mpc::driver::compileGraphFile(const std::string &source, const mpc::CompileO
     return kExitError;
   mpc::CompileOptions named = options;
   named.sourceName = source;
+  named.verified = true; // by loadGraphFile
   if (llvm::Expected<mpc::Compilation> compiled =
           mpc::compileModule(*module, mpc::CompileStage::Bundle, named, bundlePath);
       !compiled) {

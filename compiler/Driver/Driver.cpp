@@ -59,6 +59,8 @@ void mpc::driver::reportCompileError(llvm::Error error) {
       [](const llvm::ErrorInfoBase &other) { reportError(other.message()); });
 }
 
+llvm::Error mpc::driver::lastRuntimeError() { return llvm::createStringError(mpc_last_error()); }
+
 std::optional<int> mpc::driver::parseCommandLine(ArgParser &parser,
                                                  llvm::ArrayRef<std::string> args) {
   std::string error;

@@ -64,6 +64,9 @@ void reportError(const llvm::Twine &message);
 /// reported as an error.
 void reportCompileError(llvm::Error error);
 
+/// The runtime's last error (mpc_last_error) as an llvm::Error.
+llvm::Error lastRuntimeError();
+
 /// Parses a command's arguments with its `parser`: reports a wrong command
 /// line (returning kExitUsage) or prints --help (returning kExitOk); returns
 /// nothing when the command goes on.

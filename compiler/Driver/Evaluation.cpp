@@ -6,6 +6,8 @@
 
 #include "compiler/Driver/Evaluation.h"
 
+#include "compiler/Driver/Driver.h"
+
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -14,10 +16,6 @@
 using namespace mpc::driver;
 
 namespace {
-
-llvm::Error runtimeError() {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), mpc_last_error());
-}
 
 /// The forward step's parameters and state take the trained values.
 llvm::Error copyParameters(const mpc_program *trained, mpc_program *forward) {
@@ -29,7 +27,7 @@ llvm::Error copyParameters(const mpc_program *trained, mpc_program *forward) {
     std::vector<char> bytes(info.bytes);
     if (mpc_program_get_param(trained, info.name, bytes.data(), bytes.size()) != MPC_OK ||
         mpc_program_set_param(forward, info.name, bytes.data(), bytes.size()) != MPC_OK)
-      return runtimeError();
+      return lastRuntimeError();
   }
   return llvm::Error::success();
 }
@@ -55,9 +53,8 @@ llvm::Expected<EvaluationResult> mpc::driver::evaluateTrainedStep(const mpc_prog
   int64_t batch = binder.batchSize(), count = binder.exampleCount();
   int64_t fullBatches = count / batch, batches = (count + batch - 1) / batch;
   if (fullBatches == 0)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "the evaluation data has fewer examples than one batch of " + std::to_string(batch));
+    return llvm::createStringError("the evaluation data has fewer examples than one batch of " +
+                                   std::to_string(batch));
   std::optional<mpc_tensor_info> logits = logitsOf(forward);
   std::vector<int64_t> indices(batches * batch);
   for (int64_t i = 0, e = indices.size(); i < e; ++i)
@@ -71,7 +68,7 @@ llvm::Expected<EvaluationResult> mpc::driver::evaluateTrainedStep(const mpc_prog
     float batchLoss;
     if (mpc_program_run(forward) != MPC_OK ||
         mpc_program_get_output(forward, "loss", &batchLoss, sizeof batchLoss) != MPC_OK)
-      return runtimeError();
+      return lastRuntimeError();
     if (b < fullBatches)
       lossSum += batchLoss;
     llvm::ArrayRef<int64_t> targets = binder.rowTargets();
@@ -79,7 +76,7 @@ llvm::Expected<EvaluationResult> mpc::driver::evaluateTrainedStep(const mpc_prog
       continue;
     if (mpc_program_get_output(forward, "logits", scores.data(),
                                scores.size() * sizeof(float)) != MPC_OK)
-      return runtimeError();
+      return lastRuntimeError();
     int64_t classes = logits->shape[1];
     for (size_t r = 0; r < targets.size(); ++r) {
       if (b * batch + binder.rowSlots()[r] >= count)

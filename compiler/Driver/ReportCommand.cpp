@@ -415,6 +415,7 @@ LogicalResult compileTo(ModuleOp target, mpc::CompileStage stage, bool train,
   mpc::CompileOptions options;
   options.trainingStep = train;
   options.precision = config;
+  options.verified = true; // by loadGraphFile
   llvm::Expected<mpc::Compilation> compiled = mpc::compileModule(target, stage, options);
   if (compiled)
     return success();

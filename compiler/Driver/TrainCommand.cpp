@@ -61,17 +61,15 @@ llvm::Error loadData(const TrainOptions &options, mpc::Dataset &train,
   if (!loaded)
     return loaded.takeError();
   train = std::move(*loaded);
-  auto error = [](const std::string &message) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-  };
   if (options.holdout > 0) {
     if (train.isText())
-      return error("--holdout draws examples of classification data; for text, give --eval "
-                   "TEXT.txt@START:END with a range of characters kept out of --data");
+      return llvm::createStringError(
+          "--holdout draws examples of classification data; for text, give --eval "
+          "TEXT.txt@START:END with a range of characters kept out of --data");
     if (options.holdout >= train.count)
-      return error("--holdout " + std::to_string(options.holdout) +
-                   " leaves no training data: the data has " + std::to_string(train.count) +
-                   " examples");
+      return llvm::createStringError("--holdout " + std::to_string(options.holdout) +
+                                     " leaves no training data: the data has " +
+                                     std::to_string(train.count) + " examples");
     eval = mpc::holdOut(train, options.holdout, options.seed ^ 0x243F6A8885A308D3ull);
   }
   if (!options.evalSpec.empty()) {

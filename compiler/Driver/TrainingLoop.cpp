@@ -6,6 +6,8 @@
 
 #include "compiler/Driver/TrainingLoop.h"
 
+#include "compiler/Driver/Driver.h"
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Process.h"
 
@@ -21,12 +23,6 @@ using namespace mpc::driver;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-llvm::Error error(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-llvm::Error runtimeError() { return error(mpc_last_error()); }
 
 /// The state of one run of the loop.
 class TrainingLoop {
@@ -70,7 +66,7 @@ private:
 llvm::Error TrainingLoop::readCounters() {
   int64_t skippedBefore = 0;
   if (mpc_program_get_param(program, "optimizer.step", &done, sizeof done) != MPC_OK)
-    return runtimeError();
+    return lastRuntimeError();
   result.countsSkips = mpc_program_get_param(program, "loss_scale.skipped_steps",
                                              &skippedBefore, sizeof skippedBefore) == MPC_OK;
   // (a checkpoint's counters come from a file: negative ones, or ones whose
@@ -78,15 +74,17 @@ llvm::Error TrainingLoop::readCounters() {
   std::string from =
       options.initPath.empty() ? "the program" : "checkpoint '" + options.initPath + "'";
   if (done < 0 || skippedBefore < 0)
-    return error(from + ": " +
-                 (done < 0 ? "optimizer.step is " + std::to_string(done)
-                           : "loss_scale.skipped_steps is " + std::to_string(skippedBefore)) +
-                 "; a step counter must be 0 or more");
+    return llvm::createStringError(
+        from + ": " +
+        (done < 0 ? "optimizer.step is " + std::to_string(done)
+                  : "loss_scale.skipped_steps is " + std::to_string(skippedBefore)) +
+        "; a step counter must be 0 or more");
   if (skippedBefore > INT64_MAX - done ||
       options.steps > static_cast<uint64_t>(INT64_MAX - (done + skippedBefore)))
-    return error(from + ": its step counters (optimizer.step " + std::to_string(done) +
-                 ", loss_scale.skipped_steps " + std::to_string(skippedBefore) + ") plus " +
-                 std::to_string(options.steps) + " steps overflow a 64-bit step count");
+    return llvm::createStringError(
+        from + ": its step counters (optimizer.step " + std::to_string(done) +
+        ", loss_scale.skipped_steps " + std::to_string(skippedBefore) + ") plus " +
+        std::to_string(options.steps) + " steps overflow a 64-bit step count");
   done += skippedBefore;
   mpc_program_run_count(program, &runsBefore);
   return llvm::Error::success();
@@ -112,10 +110,10 @@ llvm::Error TrainingLoop::bindBatch(uint64_t step) {
 /// Logs the steps that have completed (all of them with `wait`).
 llvm::Error TrainingLoop::handleCompleted(bool wait) {
   if (wait && mpc_program_synchronize(program) != MPC_OK)
-    return runtimeError();
+    return lastRuntimeError();
   uint64_t completed = 0;
   if (mpc_program_completed_runs(program, &completed) != MPC_OK)
-    return runtimeError();
+    return lastRuntimeError();
   for (; runsBefore + logged < completed; ++logged) {
     StepValues values;
     if (llvm::Error failure = telemetry.read(program, runsBefore + logged, values))
@@ -129,9 +127,10 @@ llvm::Error TrainingLoop::handleCompleted(bool wait) {
     if (log)
       telemetry.writeLogLine(*log, step, values, ms);
     if (!std::isfinite(result.loss))
-      return error("the loss is not finite at step " + std::to_string(step) +
-                   "; lower the learning rate, or check the data (in a graph without an "
-                   "output \"logits\", a label outside the model's classes makes the loss NaN)");
+      return llvm::createStringError(
+          "the loss is not finite at step " + std::to_string(step) +
+          "; lower the learning rate, or check the data (in a graph without an "
+          "output \"logits\", a label outside the model's classes makes the loss NaN)");
     drawProgress(step, now);
   }
   return llvm::Error::success();
@@ -169,7 +168,7 @@ llvm::Expected<TrainingResult> TrainingLoop::run() {
     if (llvm::Error failure = bindBatch(step))
       return std::move(failure);
     if (mpc_program_run(program) != MPC_OK)
-      return runtimeError();
+      return lastRuntimeError();
     if (llvm::Error failure = handleCompleted(/*wait=*/false))
       return std::move(failure);
   }
