@@ -42,6 +42,14 @@ for entry in $models; do
     "$name-$precision.forward.mpcb" >> "$list"
 done
 mv "$list" "$out/models.tsv"
+find_header() {
+  local dir
+  for dir in /usr/include /usr/local/include; do
+    [ -f "$dir/$1" ] && { echo "$dir/$1"; return; }
+  done
+  echo "prepare.sh: $1 is not installed (tools/setup/install-deps.sh)" >&2
+  exit 1
+}
 # GoogleTest's sources, for the runtime's tests on a machine without the
 # package (run.sh builds them when find_package finds none).
 googletest=${GOOGLETEST_SOURCE_DIR:-/usr/src/googletest}
@@ -52,4 +60,12 @@ else
   echo "prepare.sh: no GoogleTest sources at $googletest (libgtest-dev): the GPU machine" \
     "will run no runtime tests unless it has GoogleTest installed" >&2
 fi
+# The header-only libraries the format library needs (nlohmann-json,
+# xxHash), for a machine without the packages (run.sh points CMake at them).
+rm -rf "$out/include"
+mkdir -p "$out/include"
+json_header=$(find_header nlohmann/json.hpp)
+xxhash_header=$(find_header xxhash.h)
+cp -r "$(dirname "$json_header")" "$out/include/nlohmann"
+cp "$xxhash_header" "$out/include/"
 echo "prepare.sh: $(ls "$out"/*.mpcb | wc -l) bundles, $(du -sh "$out" | cut -f1), in $out"

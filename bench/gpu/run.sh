@@ -75,11 +75,12 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 if [ ! -f "$build/CMakeCache.txt" ] || [ -n "${MPC_RUNTIME_CMAKE_ARGS:-}" ]; then
   log "configuring the runtime in $build"
-  googletest=()
+  extra=()
   [ -f "$bundles/googletest/CMakeLists.txt" ] \
-    && googletest=(-DMPC_GOOGLETEST_SOURCE_DIR="$bundles/googletest")
+    && extra=(-DMPC_GOOGLETEST_SOURCE_DIR="$bundles/googletest")
+  [ -d "$bundles/include" ] && extra+=(-DMPC_HEADER_LIBRARIES_DIR="$bundles/include")
   cmake "${generator[@]}" -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DMPC_BUILD_COMPILER=OFF -DMPC_GPU_BUNDLES="$bundles" "${googletest[@]}" \
+    -DMPC_BUILD_COMPILER=OFF -DMPC_GPU_BUNDLES="$bundles" "${extra[@]}" \
     ${MPC_RUNTIME_CMAKE_ARGS:-} \
     > "$out/build.log" 2>&1 \
     || { log "configure failed (see build.log)"; tail -20 "$out/build.log"; exit 1; }

@@ -7,6 +7,7 @@
 #include "mpc/format/Bundle.h"
 
 #include "mpc/format/FileIO.h"
+#include "mpc/format/Hash.h"
 #include "mpc/format/Json.h"
 
 #include <algorithm>
@@ -160,7 +161,7 @@ Status parseBundle(const std::string &path, std::string_view file,
                   " bytes but the file has " + std::to_string(file.size()));
   size_t trailer = file.size() - kTrailerSize;
   uint64_t stored = getU64(file, trailer);
-  uint64_t computed = fnv1a64(file.data(), trailer);
+  uint64_t computed = hash64(file.data(), trailer);
   if (stored != computed)
     return formatError(path, "damaged: checksum mismatch (stored " +
                                  hex64(stored) + ", computed " +
@@ -184,7 +185,7 @@ Status parseBundle(const std::string &path, std::string_view file,
   sections.reserve(count);
   for (const TableEntry &entry : entries) {
     std::string_view bytes = file.substr(entry.offset, entry.size);
-    uint64_t checksum = fnv1a64(bytes.data(), bytes.size());
+    uint64_t checksum = hash64(bytes.data(), bytes.size());
     if (checksum != entry.checksum)
       return formatError(path, "section " + quoteJson(entry.name) +
                                    " is damaged: checksum mismatch (stored " +
@@ -197,15 +198,6 @@ Status parseBundle(const std::string &path, std::string_view file,
 }
 
 } // namespace
-
-uint64_t fnv1a64(const void *data, size_t size, uint64_t hash) {
-  const unsigned char *bytes = static_cast<const unsigned char *>(data);
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= bytes[i];
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
 
 Status writeBundle(const std::string &path,
                    const std::vector<BundleSection> &sections) {
@@ -247,23 +239,24 @@ Status writeBundle(const std::string &path,
     head += name;
     putU64(head, offsets[i]);
     putU64(head, sections[i].bytes.size());
-    putU64(head, fnv1a64(sections[i].bytes.data(), sections[i].bytes.size()));
+    putU64(head, hash64(sections[i].bytes.data(), sections[i].bytes.size()));
   }
 
   static const char kZeros[kSectionAlignment] = {};
   std::vector<ByteSpan> pieces = {{head.data(), head.size()}};
-  uint64_t hash = fnv1a64(head.data(), head.size());
+  Hasher hash;
+  hash.update(head.data(), head.size());
   uint64_t written = head.size();
   for (size_t i = 0; i < sections.size(); ++i) {
     size_t padding = static_cast<size_t>(offsets[i] - written);
     pieces.push_back({kZeros, padding});
     pieces.push_back({sections[i].bytes.data(), sections[i].bytes.size()});
-    hash = fnv1a64(kZeros, padding, hash);
-    hash = fnv1a64(sections[i].bytes.data(), sections[i].bytes.size(), hash);
+    hash.update(kZeros, padding);
+    hash.update(sections[i].bytes.data(), sections[i].bytes.size());
     written = offsets[i] + sections[i].bytes.size();
   }
   std::string trailer;
-  putU64(trailer, hash);
+  putU64(trailer, hash.digest());
   pieces.push_back({trailer.data(), trailer.size()});
   return writeFileAtomically(path, pieces);
 }

@@ -1,4 +1,4 @@
-//===- Json.cpp - a strict JSON reader and string quoting -----------------===//
+//===- Json.cpp - strict JSON reading and string quoting ------------------===//
 //
 // Part of mpc, a mixed-precision training compiler.
 //
@@ -6,16 +6,15 @@
 
 #include "mpc/format/Json.h"
 
-#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
 #include <set>
+#include <vector>
 
 namespace mpc::rt {
 
 namespace {
-
-/// Deep enough for any header; stops a hostile file from exhausting the
-/// stack.
-constexpr int kMaxDepth = 128;
 
 /// The length of the UTF-8 sequence that starts `text` (non-empty), or 0 when
 /// it is malformed.
@@ -54,337 +53,134 @@ size_t utf8SequenceLength(std::string_view text) {
   return length;
 }
 
-void appendUtf8(std::string &out, uint32_t codePoint) {
-  if (codePoint < 0x80) {
-    out += static_cast<char>(codePoint);
-  } else if (codePoint < 0x800) {
-    out += static_cast<char>(0xc0 | (codePoint >> 6));
-    out += static_cast<char>(0x80 | (codePoint & 0x3f));
-  } else if (codePoint < 0x10000) {
-    out += static_cast<char>(0xe0 | (codePoint >> 12));
-    out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (codePoint & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (codePoint >> 18));
-    out += static_cast<char>(0x80 | ((codePoint >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (codePoint & 0x3f));
-  }
-}
-
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-class Parser {
+/// A SAX pass over the text that enforces the rules the library leaves to
+/// its caller, and keeps the JSON pointer of the value being read so that a
+/// refusal can say where.
+class StrictReader : public nlohmann::json_sax<Json> {
 public:
-  Parser(std::string_view text, JsonError &error)
-      : text_(text), error_(error) {}
+  explicit StrictReader(JsonError &error) : error_(error) {}
 
-  bool parseDocument(JsonValue &out) {
-    skipSpace();
-    if (!parseValue(out, 0))
-      return false;
-    skipSpace();
-    if (pos_ != text_.size())
-      return fail("unexpected data after the JSON value");
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t number, const string_t &) override {
+    if (!std::isfinite(number))
+      return refuse("number out of range");
+    return value();
+  }
+  bool string(string_t &) override { return value(); }
+  bool binary(binary_t &) override { return value(); }
+
+  bool start_object(std::size_t) override { return open(/*object=*/true); }
+  bool key(string_t &name) override {
+    Frame &frame = frames_.back();
+    frame.key = name;
+    if (!frame.keys.insert(name).second)
+      return refuse("duplicate key " + quoteJson(name));
     return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(/*object=*/false); }
+  bool end_array() override { return close(); }
+
+  bool parse_error(std::size_t position, const std::string &,
+                   const nlohmann::detail::exception &exception) override {
+    // The library counts characters read; the offending one is the last.
+    size_t offset = position > 0 ? position - 1 : 0;
+    error_.where = "byte " + std::to_string(offset);
+    // "[json.exception.parse_error.101] parse error at line 1, column 9:
+    // syntax error ...": the line and column go to `where`.
+    std::string message = exception.what();
+    static const std::string kAt = "parse error at ";
+    size_t at = message.find(kAt);
+    size_t colon = at == std::string::npos ? at : message.find(": ", at);
+    if (colon != std::string::npos) {
+      error_.where += " (" + message.substr(at + kAt.size(), colon - at - kAt.size()) + ")";
+      error_.message = message.substr(colon + 2);
+      return false;
+    }
+    if (size_t bracket = message.find("] "); bracket != std::string::npos)
+      message.erase(0, bracket + 2);
+    error_.message = message;
+    return false;
   }
 
 private:
-  bool fail(std::string message) {
-    error_.offset = pos_;
+  struct Frame {
+    bool object;
+    size_t index = 0;
+    std::string key;
+    std::set<std::string> keys;
+  };
+
+  /// A value was read where the innermost frame expects one.
+  bool value() {
+    if (!frames_.empty() && !frames_.back().object)
+      ++frames_.back().index;
+    return true;
+  }
+
+  bool open(bool object) {
+    if (static_cast<int>(frames_.size()) >= kMaxJsonDepth)
+      return refuse("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    frames_.push_back(Frame{object});
+    return true;
+  }
+
+  bool close() {
+    frames_.pop_back();
+    return value();
+  }
+
+  /// The JSON pointer (RFC 6901) of the value being read.
+  std::string pointer() const {
+    std::string out;
+    for (const Frame &frame : frames_) {
+      out += '/';
+      if (!frame.object) {
+        out += std::to_string(frame.index);
+        continue;
+      }
+      for (char c : frame.key)
+        out += c == '~' ? std::string("~0") : c == '/' ? "~1" : std::string(1, c);
+    }
+    return out.empty() ? "the top level" : out;
+  }
+
+  bool refuse(std::string message) {
+    error_.where = pointer();
     error_.message = std::move(message);
     return false;
   }
 
-  bool atEnd() const { return pos_ >= text_.size(); }
-
-  void skipSpace() {
-    while (!atEnd() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
-                        text_[pos_] == '\n' || text_[pos_] == '\r'))
-      ++pos_;
-  }
-
-  bool consumeWord(std::string_view word) {
-    if (text_.substr(pos_, word.size()) != word)
-      return false;
-    pos_ += word.size();
-    return true;
-  }
-
-  bool parseValue(JsonValue &out, int depth) {
-    if (atEnd())
-      return fail("unexpected end of input, expected a value");
-    char c = text_[pos_];
-    if (c == '{' || c == '[') {
-      if (depth >= kMaxDepth)
-        return fail("values nested deeper than " + std::to_string(kMaxDepth) +
-                    " levels");
-      return c == '{' ? parseObject(out, depth) : parseArray(out, depth);
-    }
-    if (c == '"') {
-      out.kind = JsonValue::Kind::String;
-      return parseString(out.string);
-    }
-    if (c == '-' || isDigit(c))
-      return parseNumber(out);
-    for (bool value : {true, false}) {
-      if (consumeWord(value ? "true" : "false")) {
-        out.kind = JsonValue::Kind::Bool;
-        out.boolean = value;
-        return true;
-      }
-    }
-    if (consumeWord("null")) {
-      out.kind = JsonValue::Kind::Null;
-      return true;
-    }
-    return fail("expected a value");
-  }
-
-  bool parseObject(JsonValue &out, int depth) {
-    out.kind = JsonValue::Kind::Object;
-    std::set<std::string> keys;
-    ++pos_;
-    skipSpace();
-    if (!atEnd() && text_[pos_] == '}') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
-      skipSpace();
-      if (atEnd() || text_[pos_] != '"')
-        return fail("expected a string key");
-      size_t keyOffset = pos_;
-      std::string key;
-      if (!parseString(key))
-        return false;
-      if (!keys.insert(key).second) {
-        pos_ = keyOffset;
-        return fail("duplicate key " + quoteJson(key));
-      }
-      skipSpace();
-      if (atEnd() || text_[pos_] != ':')
-        return fail("expected ':' after an object key");
-      ++pos_;
-      skipSpace();
-      JsonValue member;
-      if (!parseValue(member, depth + 1))
-        return false;
-      out.object.emplace_back(std::move(key), std::move(member));
-      skipSpace();
-      if (!atEnd() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (!atEnd() && text_[pos_] == '}') {
-        ++pos_;
-        return true;
-      }
-      return fail("expected ',' or '}' in an object");
-    }
-  }
-
-  bool parseArray(JsonValue &out, int depth) {
-    out.kind = JsonValue::Kind::Array;
-    ++pos_;
-    skipSpace();
-    if (!atEnd() && text_[pos_] == ']') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
-      skipSpace();
-      JsonValue element;
-      if (!parseValue(element, depth + 1))
-        return false;
-      out.array.push_back(std::move(element));
-      skipSpace();
-      if (!atEnd() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (!atEnd() && text_[pos_] == ']') {
-        ++pos_;
-        return true;
-      }
-      return fail("expected ',' or ']' in an array");
-    }
-  }
-
-  /// Four hex digits after "\u".
-  bool parseHex4(uint32_t &out) {
-    out = 0;
-    for (int i = 0; i < 4; ++i, ++pos_) {
-      if (atEnd())
-        return fail("unterminated \\u escape");
-      char c = text_[pos_];
-      uint32_t digit;
-      if (isDigit(c))
-        digit = c - '0';
-      else if (c >= 'a' && c <= 'f')
-        digit = c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F')
-        digit = c - 'A' + 10;
-      else
-        return fail("expected a hex digit in a \\u escape");
-      out = out * 16 + digit;
-    }
-    return true;
-  }
-
-  /// An escape sequence; `pos_` is at the backslash.
-  bool parseEscape(std::string &out) {
-    size_t start = pos_;
-    ++pos_;
-    if (atEnd())
-      return fail("unterminated string");
-    char c = text_[pos_++];
-    switch (c) {
-    case '"':
-    case '\\':
-    case '/':
-      out += c;
-      return true;
-    case 'b':
-      out += '\b';
-      return true;
-    case 'f':
-      out += '\f';
-      return true;
-    case 'n':
-      out += '\n';
-      return true;
-    case 'r':
-      out += '\r';
-      return true;
-    case 't':
-      out += '\t';
-      return true;
-    case 'u':
-      break;
-    default:
-      pos_ = start;
-      return fail(std::string("invalid escape '\\") + c + "'");
-    }
-    uint32_t codePoint;
-    if (!parseHex4(codePoint))
-      return false;
-    if (codePoint >= 0xdc00 && codePoint <= 0xdfff) {
-      pos_ = start;
-      return fail("unpaired low surrogate in a \\u escape");
-    }
-    if (codePoint >= 0xd800 && codePoint <= 0xdbff) {
-      if (text_.substr(pos_, 2) != "\\u") {
-        pos_ = start;
-        return fail("unpaired high surrogate in a \\u escape");
-      }
-      pos_ += 2;
-      uint32_t low;
-      if (!parseHex4(low))
-        return false;
-      if (low < 0xdc00 || low > 0xdfff) {
-        pos_ = start;
-        return fail("unpaired high surrogate in a \\u escape");
-      }
-      codePoint = 0x10000 + ((codePoint - 0xd800) << 10) + (low - 0xdc00);
-    }
-    appendUtf8(out, codePoint);
-    return true;
-  }
-
-  /// A string literal; `pos_` is at the opening quote.
-  bool parseString(std::string &out) {
-    ++pos_;
-    while (true) {
-      if (atEnd())
-        return fail("unterminated string");
-      unsigned char c = static_cast<unsigned char>(text_[pos_]);
-      if (c == '"') {
-        ++pos_;
-        return true;
-      }
-      if (c == '\\') {
-        if (!parseEscape(out))
-          return false;
-      } else if (c < 0x20) {
-        return fail("unescaped control character in a string");
-      } else {
-        size_t length = utf8SequenceLength(text_.substr(pos_));
-        if (length == 0)
-          return fail("invalid UTF-8 in a string");
-        out.append(text_.substr(pos_, length));
-        pos_ += length;
-      }
-    }
-  }
-
-  bool skipDigits() {
-    size_t start = pos_;
-    while (!atEnd() && isDigit(text_[pos_]))
-      ++pos_;
-    return pos_ > start;
-  }
-
-  bool parseNumber(JsonValue &out) {
-    size_t start = pos_;
-    if (text_[pos_] == '-')
-      ++pos_;
-    if (!atEnd() && text_[pos_] == '0') {
-      ++pos_;
-      if (!atEnd() && isDigit(text_[pos_]))
-        return fail("leading zeros are not allowed in a number");
-    } else if (!skipDigits()) {
-      return fail("expected a digit");
-    }
-    bool integral = true;
-    if (!atEnd() && text_[pos_] == '.') {
-      ++pos_;
-      integral = false;
-      if (!skipDigits())
-        return fail("expected a digit after '.'");
-    }
-    if (!atEnd() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
-      ++pos_;
-      integral = false;
-      if (!atEnd() && (text_[pos_] == '+' || text_[pos_] == '-'))
-        ++pos_;
-      if (!skipDigits())
-        return fail("expected a digit in an exponent");
-    }
-    const char *first = text_.data() + start;
-    const char *last = text_.data() + pos_;
-    out.kind = JsonValue::Kind::Number;
-    if (integral) {
-      auto [end, ec] = std::from_chars(first, last, out.integer);
-      out.isInteger = ec == std::errc() && end == last;
-    }
-    auto [end, ec] = std::from_chars(first, last, out.number);
-    if (ec != std::errc() || end != last) {
-      pos_ = start;
-      return fail("number out of range");
-    }
-    return true;
-  }
-
-  std::string_view text_;
   JsonError &error_;
-  size_t pos_ = 0;
+  std::vector<Frame> frames_;
 };
 
 } // namespace
 
-const JsonValue *JsonValue::find(std::string_view key) const {
-  for (const auto &[name, value] : object)
-    if (name == key)
-      return &value;
-  return nullptr;
+bool parseJson(std::string_view text, Json &out, JsonError &error) {
+  StrictReader reader(error);
+  if (!Json::sax_parse(text, &reader, nlohmann::detail::input_format_t::json,
+                       /*strict=*/true, /*ignore_comments=*/false))
+    return false;
+  // The text is known to be valid: build the value.
+  out = Json::parse(text, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  return !out.is_discarded();
 }
 
-bool parseJson(std::string_view text, JsonValue &out, JsonError &error) {
-  JsonValue value;
-  if (!Parser(text, error).parseDocument(value))
+bool jsonInt64(const Json &value, int64_t &out) {
+  if (value.is_number_unsigned()) {
+    uint64_t number = value.get<uint64_t>();
+    if (number > static_cast<uint64_t>(INT64_MAX))
+      return false;
+    out = static_cast<int64_t>(number);
+    return true;
+  }
+  if (!value.is_number_integer())
     return false;
-  out = std::move(value);
+  out = value.get<int64_t>();
   return true;
 }
 
@@ -399,37 +195,9 @@ bool isValidUtf8(std::string_view text) {
 }
 
 std::string quoteJson(std::string_view text) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (char c : text) {
-    unsigned char byte = static_cast<unsigned char>(c);
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (byte < 0x20) {
-        out += "\\u00";
-        out += kHex[byte >> 4];
-        out += kHex[byte & 0xf];
-      } else {
-        out += c;
-      }
-    }
-  }
-  return out + "\"";
+  return Json(std::string(text))
+      .dump(/*indent=*/-1, /*indent_char=*/' ', /*ensure_ascii=*/false,
+            Json::error_handler_t::replace);
 }
 
 } // namespace mpc::rt

@@ -14,6 +14,8 @@
 #include "mpc/format/Json.h"
 #include "mpc/format/Manifest.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -22,7 +24,22 @@
 
 namespace mpc::rt::manifest_detail {
 
-using Kind = JsonValue::Kind;
+/// The kinds of JSON value, as messages name them.
+enum class Kind { Null, Bool, Number, String, Array, Object };
+
+inline Kind kindOf(const Json &value) {
+  if (value.is_boolean())
+    return Kind::Bool;
+  if (value.is_number())
+    return Kind::Number;
+  if (value.is_string())
+    return Kind::String;
+  if (value.is_array())
+    return Kind::Array;
+  if (value.is_object())
+    return Kind::Object;
+  return Kind::Null;
+}
 using Keys = std::vector<const char *>;
 
 inline constexpr DType kAllDtypes[] = {DType::F16, DType::BF16, DType::F32, DType::F64,

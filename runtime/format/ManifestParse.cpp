@@ -44,13 +44,17 @@ const char *kindName(Kind kind) {
   return "?";
 }
 
-Status expectKind(const JsonValue &value, const std::string &path, Kind kind,
-                  const char *expected) {
-  if (value.kind != kind)
-    return fail(path.empty() ? "manifest" : path, std::string("expected ") +
-                                                      expected + ", got " +
-                                                      kindName(value.kind));
+Status expectKind(const Json &value, const std::string &path, Kind kind, const char *expected) {
+  if (kindOf(value) != kind)
+    return fail(path.empty() ? "manifest" : path,
+                std::string("expected ") + expected + ", got " + kindName(kindOf(value)));
   return Status();
+}
+
+/// The member named `key` of an object, or null.
+const Json *findMember(const Json &object, const char *key) {
+  auto found = object.find(key);
+  return found == object.end() ? nullptr : &*found;
 }
 
 bool contains(const Keys &keys, const std::string &key) {
@@ -61,52 +65,48 @@ bool contains(const Keys &keys, const std::string &key) {
 
 /// Checks that `value` is an object with every key of `required`, any of
 /// `optional` and nothing else.
-Status expectObject(const JsonValue &value, const std::string &path,
-                    const Keys &required, const Keys &optional = {}) {
+Status expectObject(const Json &value, const std::string &path, const Keys &required,
+                    const Keys &optional = {}) {
   if (Status status = expectKind(value, path, Kind::Object, "an object");
       !status.isOk())
     return status;
-  for (const auto &entry : value.object)
-    if (!contains(required, entry.first) && !contains(optional, entry.first))
-      return fail(member(path, entry.first), "unknown key");
+  for (const auto &entry : value.items())
+    if (!contains(required, entry.key()) && !contains(optional, entry.key()))
+      return fail(member(path, entry.key()), "unknown key");
   for (const char *key : required)
-    if (!value.find(key))
+    if (!findMember(value, key))
       return fail(member(path, key), "missing");
   return Status();
 }
 
-Status parseBuffer(const JsonValue &value, const std::string &path,
-                   BufferRef &out);
+Status parseBuffer(const Json &value, const std::string &path, BufferRef &out);
 
 /// Reads the members of a JSON object whose keys expectObject checked, each
 /// reported under its JSON path.
 class ObjectReader {
 public:
-  ObjectReader(const JsonValue &object, std::string path)
-      : object_(object), path_(std::move(path)) {}
+  ObjectReader(const Json &object, std::string path) : object_(object), path_(std::move(path)) {}
 
   std::string path(const char *key) const { return member(path_, key); }
-  const JsonValue &get(const char *key) const { return *object_.find(key); }
-  bool has(const char *key) const { return object_.find(key) != nullptr; }
+  const Json &get(const char *key) const { return *findMember(object_, key); }
+  bool has(const char *key) const { return findMember(object_, key) != nullptr; }
 
   Status string(const char *key, std::string &out) const {
     if (Status status =
             expectKind(get(key), path(key), Kind::String, "a string");
         !status.isOk())
       return status;
-    out = get(key).string;
+    out = get(key).get<std::string>();
     return Status();
   }
 
   Status integer(const char *key, int64_t &out) const {
-    const JsonValue &value = get(key);
-    if (value.kind != Kind::Number || !value.isInteger)
-      return fail(path(key),
-                  std::string("expected an integer, got ") +
-                      (value.kind == Kind::Number ? "a fraction or an "
-                                                    "integer out of range"
-                                                  : kindName(value.kind)));
-    out = value.integer;
+    const Json &value = get(key);
+    if (!jsonInt64(value, out))
+      return fail(path(key), std::string("expected an integer, got ") +
+                                 (value.is_number() ? "a fraction or an "
+                                                      "integer out of range"
+                                                    : kindName(kindOf(value))));
     return Status();
   }
 
@@ -125,7 +125,7 @@ public:
             expectKind(get(key), path(key), Kind::Bool, "true or false");
         !status.isOk())
       return status;
-    out = get(key).boolean;
+    out = get(key).get<bool>();
     return Status();
   }
 
@@ -144,17 +144,17 @@ public:
   }
 
   Status shape(const char *key, std::vector<int64_t> &out) const {
-    const JsonValue &value = get(key);
+    const Json &value = get(key);
     if (Status status = expectKind(value, path(key), Kind::Array, "an array");
         !status.isOk())
       return status;
     std::vector<int64_t> dims;
-    for (size_t i = 0; i < value.array.size(); ++i) {
-      const JsonValue &dim = value.array[i];
-      if (dim.kind != Kind::Number || !dim.isInteger || dim.integer < 0)
+    for (size_t i = 0; i < value.size(); ++i) {
+      int64_t dim;
+      if (!jsonInt64(value[i], dim) || dim < 0)
         return fail(element(path(key), i),
                     "expected a non-negative integer dimension");
-      dims.push_back(dim.integer);
+      dims.push_back(dim);
     }
     out = std::move(dims);
     return Status();
@@ -167,25 +167,23 @@ public:
   /// Parses every element of the array `key` with `parse(value, path, T&)`.
   template <typename T, typename Parse>
   Status array(const char *key, std::vector<T> &out, Parse parse) const {
-    const JsonValue &value = get(key);
+    const Json &value = get(key);
     if (Status status = expectKind(value, path(key), Kind::Array, "an array");
         !status.isOk())
       return status;
-    out.assign(value.array.size(), T());
-    for (size_t i = 0; i < value.array.size(); ++i)
-      if (Status status = parse(value.array[i], element(path(key), i), out[i]);
-          !status.isOk())
+    out.assign(value.size(), T());
+    for (size_t i = 0; i < value.size(); ++i)
+      if (Status status = parse(value[i], element(path(key), i), out[i]); !status.isOk())
         return status;
     return Status();
   }
 
 private:
-  const JsonValue &object_;
+  const Json &object_;
   std::string path_;
 };
 
-Status parseBuffer(const JsonValue &value, const std::string &path,
-                   BufferRef &out) {
+Status parseBuffer(const Json &value, const std::string &path, BufferRef &out) {
   if (Status status = expectObject(value, path, {"space", "offset"});
       !status.isOk())
     return status;
@@ -214,15 +212,13 @@ Status parseTensorFields(const ObjectReader &fields, TensorSpec &out) {
   return fields.buffer("buffer", out.buffer);
 }
 
-Status parseTensor(const JsonValue &value, const std::string &path,
-                   TensorSpec &out) {
+Status parseTensor(const Json &value, const std::string &path, TensorSpec &out) {
   if (Status status = expectObject(value, path, kTensorKeys); !status.isOk())
     return status;
   return parseTensorFields(ObjectReader(value, path), out);
 }
 
-Status parseInitializer(const JsonValue &value, const std::string &path,
-                        Initializer &out) {
+Status parseInitializer(const Json &value, const std::string &path, Initializer &out) {
   if (Status status = expectObject(value, path, {"kind"}, {"args"});
       !status.isOk())
     return status;
@@ -240,17 +236,17 @@ Status parseInitializer(const JsonValue &value, const std::string &path,
                     "glorot_uniform or he_normal)");
   out.kind = *known;
   out.args.clear();
-  if (const JsonValue *args = value.find("args")) {
+  if (const Json *args = findMember(value, "args")) {
     std::string argsPath = fields.path("args");
     if (Status status = expectKind(*args, argsPath, Kind::Object, "an object");
         !status.isOk())
       return status;
-    for (const auto &[name, arg] : args->object) {
+    for (const auto &arg : args->items()) {
       if (Status status =
-              expectKind(arg, member(argsPath, name), Kind::Number, "a number");
+              expectKind(arg.value(), member(argsPath, arg.key()), Kind::Number, "a number");
           !status.isOk())
         return status;
-      out.args[name] = arg.number;
+      out.args[arg.key()] = arg.value().get<double>();
     }
   }
   for (const InitArg &arg : initArgs(out.kind))
@@ -258,8 +254,7 @@ Status parseInitializer(const JsonValue &value, const std::string &path,
   return Status();
 }
 
-Status parseParam(const JsonValue &value, const std::string &path,
-                  ParamSpec &out) {
+Status parseParam(const Json &value, const std::string &path, ParamSpec &out) {
   if (Status status = expectObject(value, path, kParamKeys, {"cast_of"});
       !status.isOk())
     return status;
@@ -279,8 +274,7 @@ Status parseParam(const JsonValue &value, const std::string &path,
   return fields.boolean("state", out.state);
 }
 
-Status parseConstant(const JsonValue &value, const std::string &path,
-                     ConstantSpec &out) {
+Status parseConstant(const Json &value, const std::string &path, ConstantSpec &out) {
   if (Status status =
           expectObject(value, path, {"dtype", "shape", "buffer", "section"});
       !status.isOk())
@@ -295,8 +289,7 @@ Status parseConstant(const JsonValue &value, const std::string &path,
   return fields.string("section", out.section);
 }
 
-Status parseKernel(const JsonValue &value, const std::string &path,
-                   KernelSpec &out) {
+Status parseKernel(const Json &value, const std::string &path, KernelSpec &out) {
   if (Status status = expectObject(value, path, {"name", "grid", "block"});
       !status.isOk())
     return status;
@@ -308,8 +301,7 @@ Status parseKernel(const JsonValue &value, const std::string &path,
   return fields.integer("block", out.block);
 }
 
-Status parseLaunch(const JsonValue &value, const std::string &path,
-                   LaunchStep &out) {
+Status parseLaunch(const Json &value, const std::string &path, LaunchStep &out) {
   if (Status status = expectObject(value, path, {"op", "kernel", "buffers"});
       !status.isOk())
     return status;
@@ -320,8 +312,7 @@ Status parseLaunch(const JsonValue &value, const std::string &path,
 }
 
 /// A gemm step's im2col_b (its numbers are checked by verifyManifest).
-Status parseIm2col(const JsonValue &value, const std::string &path,
-                   GemmStep::Im2col &out) {
+Status parseIm2col(const Json &value, const std::string &path, GemmStep::Im2col &out) {
   if (Status status = expectObject(
           value, path, {"input", "shape", "kernel", "stride", "padding", "dilation"});
       !status.isOk())
@@ -338,8 +329,7 @@ Status parseIm2col(const JsonValue &value, const std::string &path,
   return Status();
 }
 
-Status parseGemm(const JsonValue &value, const std::string &path,
-                 GemmStep &out) {
+Status parseGemm(const Json &value, const std::string &path, GemmStep &out) {
   if (Status status = expectObject(value, path, kGemmKeys,
                                    {"bias_dtype", "keep_a", "keep_b", "keep_c", "reuse_a",
                                     "reuse_b", "relu_grad_aux", "relu_grad_aux_dtype",
@@ -356,8 +346,8 @@ Status parseGemm(const JsonValue &value, const std::string &path,
         std::pair{"c_dtype", &out.cDtype}})
     if (Status status = fields.dtype(key, *dtype); !status.isOk())
       return status;
-  bool hasBiasDtype = value.find("bias_dtype") != nullptr;
-  if (fields.get("bias").kind == Kind::Null) {
+  bool hasBiasDtype = fields.has("bias_dtype");
+  if (fields.get("bias").is_null()) {
     out.bias.reset();
     if (hasBiasDtype)
       return fail(fields.path("bias_dtype"), "given without a bias");
@@ -392,26 +382,26 @@ Status parseGemm(const JsonValue &value, const std::string &path,
         std::pair{"keep_c", &out.keepC}, std::pair{"reuse_a", &out.reuseA},
         std::pair{"reuse_b", &out.reuseB}}) {
     *flag = false;
-    if (value.find(key))
+    if (fields.has(key))
       if (Status status = fields.boolean(key, *flag); !status.isOk())
         return status;
   }
   out.beta = 0;
-  if (const JsonValue *beta = value.find("beta")) {
+  if (const Json *beta = findMember(value, "beta")) {
     if (Status status = expectKind(*beta, fields.path("beta"), Kind::Number, "a number");
         !status.isOk())
       return status;
-    out.beta = beta->number;
+    out.beta = beta->get<double>();
   }
   const char *reluGradKeys[] = {"relu_grad_aux", "relu_grad_aux_dtype",
                                 "relu_grad_out"};
   size_t reluGradGiven = 0;
   for (const char *key : reluGradKeys)
-    reluGradGiven += value.find(key) != nullptr;
+    reluGradGiven += fields.has(key);
   out.reluGrad.reset();
   if (reluGradGiven > 0) {
     for (const char *key : reluGradKeys)
-      if (!value.find(key))
+      if (!fields.has(key))
         return fail(fields.path(key),
                     "missing (relu_grad_aux, relu_grad_aux_dtype and "
                     "relu_grad_out come together)");
@@ -427,7 +417,7 @@ Status parseGemm(const JsonValue &value, const std::string &path,
       return status;
   }
   out.im2colB.reset();
-  if (const JsonValue *hint = value.find("im2col_b"))
+  if (const Json *hint = findMember(value, "im2col_b"))
     if (Status status = parseIm2col(*hint, fields.path("im2col_b"), out.im2colB.emplace());
         !status.isOk())
       return status;
@@ -446,8 +436,7 @@ Status parseGemm(const JsonValue &value, const std::string &path,
   return Status();
 }
 
-Status parseCopy(const JsonValue &value, const std::string &path,
-                 CopyStep &out) {
+Status parseCopy(const Json &value, const std::string &path, CopyStep &out) {
   if (Status status =
           expectObject(value, path, {"op", "source", "target", "bytes"});
       !status.isOk())
@@ -460,18 +449,18 @@ Status parseCopy(const JsonValue &value, const std::string &path,
   return fields.size("bytes", out.bytes);
 }
 
-Status parseStep(const JsonValue &value, const std::string &path, Step &out) {
+Status parseStep(const Json &value, const std::string &path, Step &out) {
   if (Status status = expectKind(value, path, Kind::Object, "an object");
       !status.isOk())
     return status;
-  const JsonValue *op = value.find("op");
+  const Json *op = findMember(value, "op");
   if (!op)
     return fail(member(path, "op"), "missing");
-  if (op->kind == Kind::String && op->string == "launch")
+  if (*op == "launch")
     return parseLaunch(value, path, out.emplace<LaunchStep>());
-  if (op->kind == Kind::String && op->string == "gemm")
+  if (*op == "gemm")
     return parseGemm(value, path, out.emplace<GemmStep>());
-  if (op->kind == Kind::String && op->string == "copy")
+  if (*op == "copy")
     return parseCopy(value, path, out.emplace<CopyStep>());
   return fail(member(path, "op"), "expected \"launch\", \"gemm\" or \"copy\"");
 }
@@ -479,12 +468,10 @@ Status parseStep(const JsonValue &value, const std::string &path, Step &out) {
 } // namespace
 
 Status parseManifest(const std::string &json, Manifest &out) {
-  JsonValue root;
+  Json root;
   JsonError error;
   if (!parseJson(json, root, error))
-    return Status::error(MPC_FORMAT_ERROR, "invalid JSON at byte " +
-                                               std::to_string(error.offset) +
-                                               ": " + error.message);
+    return Status::error(MPC_FORMAT_ERROR, "invalid JSON at " + error.where + ": " + error.message);
   if (Status status = expectObject(root, "", kRootKeys); !status.isOk())
     return status;
   ObjectReader fields(root, "");

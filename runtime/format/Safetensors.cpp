@@ -9,6 +9,8 @@
 #include "mpc/format/FileIO.h"
 #include "mpc/format/Json.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <iterator>
 #include <limits>
@@ -60,58 +62,56 @@ std::string formatOffsets(uint64_t begin, uint64_t end) {
 }
 
 /// Reads a JSON array of non-negative integers.
-bool toIntegers(const JsonValue &value, std::vector<int64_t> &out) {
-  if (value.kind != JsonValue::Kind::Array)
+bool toIntegers(const Json &value, std::vector<int64_t> &out) {
+  if (!value.is_array())
     return false;
   out.clear();
-  for (const JsonValue &element : value.array) {
-    if (element.kind != JsonValue::Kind::Number || !element.isInteger ||
-        element.integer < 0)
+  for (const Json &element : value) {
+    int64_t integer;
+    if (!jsonInt64(element, integer) || integer < 0)
       return false;
-    out.push_back(element.integer);
+    out.push_back(integer);
   }
   return true;
 }
 
-Status parseTensorEntry(const std::string &path, const std::string &name,
-                        const JsonValue &value, TensorEntry &out) {
+Status parseTensorEntry(const std::string &path, const std::string &name, const Json &value,
+                        TensorEntry &out) {
   std::string where = "tensor " + quoteJson(name) + ": ";
-  if (value.kind != JsonValue::Kind::Object)
+  if (!value.is_object())
     return formatError(path, where + "expected an object with \"dtype\", "
                                      "\"shape\" and \"data_offsets\"");
   out.name = name;
   const char *const keys[] = {"dtype", "shape", "data_offsets"};
-  for (const auto &member : value.object)
-    if (std::find(std::begin(keys), std::end(keys), member.first) ==
-        std::end(keys))
-      return formatError(path,
-                         where + "unexpected key " + quoteJson(member.first));
+  for (const auto &member : value.items())
+    if (std::find(std::begin(keys), std::end(keys), member.key()) == std::end(keys))
+      return formatError(path, where + "unexpected key " + quoteJson(member.key()));
   for (const char *key : keys)
-    if (!value.find(key))
+    if (!value.contains(key))
       return formatError(path, where + "missing \"" + key + "\"");
-  const JsonValue *dtype = value.find("dtype");
-  const JsonValue *shape = value.find("shape");
-  const JsonValue *offsets = value.find("data_offsets");
+  const Json &dtype = value["dtype"];
+  const Json &shape = value["shape"];
+  const Json &offsets = value["data_offsets"];
 
-  if (dtype->kind != JsonValue::Kind::String)
+  if (!dtype.is_string())
     return formatError(path, where + "\"dtype\" must be a string");
+  const std::string &dtypeText = dtype.get_ref<const std::string &>();
   std::optional<DType> parsed;
   for (const DtypeEntry &entry : kDtypes)
-    if (dtype->string == entry.name)
+    if (dtypeText == entry.name)
       parsed = entry.dtype;
   if (!parsed)
-    return Status::error(MPC_UNSUPPORTED,
-                         path + ": " + where + "unsupported dtype " +
-                             quoteJson(dtype->string) +
-                             " (mpc reads F16, BF16, F32, F64, I32, I64 and "
-                             "BOOL)");
+    return Status::error(MPC_UNSUPPORTED, path + ": " + where + "unsupported dtype " +
+                                              quoteJson(dtypeText) +
+                                              " (mpc reads F16, BF16, F32, F64, I32, I64 and "
+                                              "BOOL)");
   out.dtype = *parsed;
 
-  if (!toIntegers(*shape, out.shape))
+  if (!toIntegers(shape, out.shape))
     return formatError(path, where + "\"shape\" must be an array of "
                                      "non-negative integers");
   std::vector<int64_t> range;
-  if (!toIntegers(*offsets, range) || range.size() != 2)
+  if (!toIntegers(offsets, range) || range.size() != 2)
     return formatError(path, where + "\"data_offsets\" must be [begin, end] "
                                      "with non-negative integers");
   out.begin = static_cast<uint64_t>(range[0]);
@@ -129,23 +129,22 @@ Status parseTensorEntry(const std::string &path, const std::string &name,
                                  " is too large");
   uint64_t size = static_cast<uint64_t>(*count) * elementSize;
   if (out.end - out.begin != size)
-    return formatError(
-        path, where + "data_offsets " + formatOffsets(out.begin, out.end) +
-                  " hold " + std::to_string(out.end - out.begin) +
-                  " bytes but shape " + formatShape(out.shape) + " of " +
-                  dtype->string + " needs " + std::to_string(size));
+    return formatError(path, where + "data_offsets " + formatOffsets(out.begin, out.end) +
+                                 " hold " + std::to_string(out.end - out.begin) +
+                                 " bytes but shape " + formatShape(out.shape) + " of " + dtypeText +
+                                 " needs " + std::to_string(size));
   return Status();
 }
 
-Status parseMetadata(const std::string &path, const JsonValue &value,
+Status parseMetadata(const std::string &path, const Json &value,
                      std::map<std::string, std::string> &out) {
-  if (value.kind != JsonValue::Kind::Object)
+  if (!value.is_object())
     return formatError(path, "\"__metadata__\" must be an object");
-  for (const auto &[key, member] : value.object) {
-    if (member.kind != JsonValue::Kind::String)
-      return formatError(path, "\"__metadata__\" value of " + quoteJson(key) +
+  for (const auto &member : value.items()) {
+    if (!member.value().is_string())
+      return formatError(path, "\"__metadata__\" value of " + quoteJson(member.key()) +
                                    " must be a string");
-    out[key] = member.string;
+    out[member.key()] = member.value().get<std::string>();
   }
   return Status();
 }
@@ -221,19 +220,19 @@ Status readSafetensors(const std::string &path,
       !status.isOk())
     return status;
 
-  JsonValue root;
+  Json root;
   JsonError error;
   if (!parseJson(header, root, error))
-    return formatError(
-        path, "invalid JSON in the header at byte " +
-                  std::to_string(error.offset) + " (file offset " +
-                  std::to_string(error.offset + 8) + "): " + error.message);
-  if (root.kind != JsonValue::Kind::Object)
+    return formatError(path, "invalid JSON in the header at " + error.where +
+                                 " (the header starts at file offset 8): " + error.message);
+  if (!root.is_object())
     return formatError(path, "the header is not a JSON object");
 
   std::map<std::string, std::string> parsedMetadata;
   std::vector<TensorEntry> entries;
-  for (const auto &[name, value] : root.object) {
+  for (const auto &member : root.items()) {
+    const std::string &name = member.key();
+    const Json &value = member.value();
     if (name == kMetadataKey) {
       if (Status status = parseMetadata(path, value, parsedMetadata);
           !status.isOk())
@@ -273,18 +272,16 @@ Status readSafetensors(const std::string &path,
 Status writeSafetensors(const std::string &path,
                         const std::map<std::string, HostTensor> &tensors,
                         const std::map<std::string, std::string> &metadata) {
-  std::string header = "{";
+  Json json = Json::object();
   if (!metadata.empty()) {
-    header += quoteJson(kMetadataKey) + ":{";
+    Json &entries = json[kMetadataKey] = Json::object();
     for (const auto &[key, value] : metadata) {
       if (!isValidUtf8(key) || !isValidUtf8(value))
         return Status::error(MPC_INVALID_ARGUMENT, path + ": metadata entry " +
                                                        quoteJson(key) +
                                                        " is not valid UTF-8");
-      header += quoteJson(key) + ":" + quoteJson(value) + ",";
+      entries[key] = value;
     }
-    header.back() = '}';
-    header += ",";
   }
   uint64_t offset = 0;
   std::vector<ByteSpan> pieces(2);
@@ -295,18 +292,15 @@ Status writeSafetensors(const std::string &path,
                            where + ": not a valid tensor name");
     if (Status status = checkHostTensor(tensor, where); !status.isOk())
       return status;
-    header += quoteJson(name) + ":{\"dtype\":\"" +
-              safetensorsName(tensor.dtype) + "\",\"shape\":[";
-    for (size_t i = 0; i < tensor.shape.size(); ++i)
-      header += (i ? "," : "") + std::to_string(tensor.shape[i]);
-    header += "],\"data_offsets\":[" + std::to_string(offset) + "," +
-              std::to_string(offset + tensor.bytes.size()) + "]},";
+    json[name] = {{"dtype", safetensorsName(tensor.dtype)},
+                  {"shape", tensor.shape},
+                  {"data_offsets", {offset, offset + tensor.bytes.size()}}};
     offset += tensor.bytes.size();
     pieces.push_back({tensor.bytes.data(), tensor.bytes.size()});
   }
-  if (header.back() == ',')
-    header.pop_back();
-  header += "}";
+  // Every string was checked to be UTF-8 above, so dump cannot fail.
+  std::string header = json.dump(/*indent=*/-1, /*indent_char=*/' ',
+                                 /*ensure_ascii=*/false, Json::error_handler_t::replace);
   header.resize((header.size() + 7) / 8 * 8, ' ');
 
   unsigned char sizeBytes[8];

@@ -6,7 +6,6 @@
 
 #include "Initializers.h"
 
-#include "mpc/format/Bundle.h"
 #include "Elements.h"
 
 #include <algorithm>
@@ -56,8 +55,20 @@ private:
 
 } // namespace
 
+/// FNV-1a 64 of the name: part of the definition of the initial values
+/// (Initializers.h), so it stays what it was when checksums moved to XXH3;
+/// a change here would change every initialised parameter.
+static uint64_t nameHash(const std::string &name) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char byte : name) {
+    hash ^= byte;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
 uint64_t tensorSeed(const std::string &name, uint64_t seed) {
-  return splitMix64(fnv1a64(name.data(), name.size()) ^ seed);
+  return splitMix64(nameHash(name) ^ seed);
 }
 
 std::pair<int64_t, int64_t> fans(const std::vector<int64_t> &shape) {

@@ -6,9 +6,9 @@
 
 #include "mpc/toolchain/KernelCache.h"
 
-#include "mpc/format/Bundle.h"
-#include "mpc/toolchain/DeviceHeaders.h"
 #include "mpc/format/FileIO.h"
+#include "mpc/format/Hash.h"
+#include "mpc/toolchain/DeviceHeaders.h"
 #include "mpc/toolchain/ObjectCache.h"
 
 #include <cerrno>
@@ -20,11 +20,15 @@
 namespace mpc::rt {
 
 std::string kernelCacheKey(const std::vector<std::string> &parts) {
-  uint64_t hash = fnv1a64(MPC_VERSION_STRING, sizeof(MPC_VERSION_STRING));
+  Hasher hash;
+  // Each part after its length, so that no two lists of parts hash alike
+  // by construction.
   auto mix = [&](const char *bytes, size_t size) {
-    hash = fnv1a64(bytes, size, hash);
-    hash = fnv1a64("", 1, hash); // a delimiter
+    uint64_t length = size;
+    hash.update(&length, sizeof length);
+    hash.update(bytes, size);
   };
+  mix(MPC_VERSION_STRING, sizeof(MPC_VERSION_STRING) - 1);
   for (unsigned i = 0; i < kNumDeviceHeaders; ++i) {
     mix(kDeviceHeaders[i].name, std::char_traits<char>::length(kDeviceHeaders[i].name));
     mix(kDeviceHeaders[i].contents, kDeviceHeaders[i].size);
@@ -32,7 +36,7 @@ std::string kernelCacheKey(const std::vector<std::string> &parts) {
   for (const std::string &part : parts)
     mix(part.data(), part.size());
   char key[17];
-  std::snprintf(key, sizeof key, "%016" PRIx64, hash);
+  std::snprintf(key, sizeof key, "%016" PRIx64, hash.digest());
   return key;
 }
 

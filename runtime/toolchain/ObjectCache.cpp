@@ -6,8 +6,8 @@
 
 #include "mpc/toolchain/ObjectCache.h"
 
-#include "mpc/format/Bundle.h"
 #include "mpc/format/FileIO.h"
+#include "mpc/format/Hash.h"
 
 #include <cerrno>
 #include <cinttypes>
@@ -99,8 +99,7 @@ Status cacheObject(const std::string &bytes, const std::string &stem,
   if (Status status = objectCacheDirectory(directory); !status.isOk())
     return status;
   char key[17];
-  std::snprintf(key, sizeof key, "%016" PRIx64,
-                fnv1a64(bytes.data(), bytes.size()));
+  std::snprintf(key, sizeof key, "%016" PRIx64, hash64(bytes.data(), bytes.size()));
   std::string file = directory + "/" + stem + "-" + key + extension;
   // Threads of one process share the temporary file name of
   // writeFileAtomically, so they take turns.

@@ -14,6 +14,8 @@ packages=(
   strace
   # CPU GEMMs (oneDNN: bf16 and large fp32 ones), compression for data files
   libopenblas-dev libdnnl-dev zlib1g-dev
+  # JSON of the file headers, hashes of bundles and caches (header-only)
+  nlohmann-json3-dev libxxhash-dev
   # reference implementations (NumPy, PyTorch) and the real data sets the
   # tests and benchmarks read (digits, Fashion-MNIST, the King James Bible)
   python3-numpy python3-torch python3-sklearn dataset-fashion-mnist bible-kjv

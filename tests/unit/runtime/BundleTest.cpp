@@ -10,13 +10,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "mpc/format/Bundle.h"
+#include "mpc/format/Hash.h"
 
 #include "TestUtil.h"
 
 #include <gtest/gtest.h>
 
 using mpc::rt::BundleSection;
-using mpc::rt::fnv1a64;
+using mpc::rt::hash64;
 using mpc::rt::readBundle;
 using mpc::rt::Status;
 using mpc::rt::writeBundle;
@@ -63,7 +64,7 @@ void putU64(std::string &bytes, size_t at, uint64_t value) {
 /// Recomputes the trailing file checksum after an edit, so that the reader's
 /// structural checks are what refuses the file.
 void resealFile(std::string &bytes) {
-  putU64(bytes, bytes.size() - 8, fnv1a64(bytes.data(), bytes.size() - 8));
+  putU64(bytes, bytes.size() - 8, hash64(bytes.data(), bytes.size() - 8));
 }
 
 /// Reads `bytes` as a bundle and expects a refusal with `code` whose message
@@ -124,10 +125,9 @@ TEST(Bundle, LayoutFollowsTheFormat) {
   ASSERT_TRUE(writeBundle(path, sections).isOk());
   std::string bytes = readBytes(path);
   EXPECT_EQ(bytes.substr(0, 8), "MPCBUNDL");
-  EXPECT_EQ(bytes.substr(8, 8), std::string("\x01\0\0\0\x05\0\0\0", 8));
+  EXPECT_EQ(bytes.substr(8, 8), std::string("\x02\0\0\0\x05\0\0\0", 8));
   EXPECT_EQ(readU64(bytes, 16), bytes.size());
-  EXPECT_EQ(readU64(bytes, bytes.size() - 8),
-            fnv1a64(bytes.data(), bytes.size() - 8));
+  EXPECT_EQ(readU64(bytes, bytes.size() - 8), hash64(bytes.data(), bytes.size() - 8));
   uint64_t previousEnd = 24 + 56 * sections.size();
   for (size_t i = 0; i < sections.size(); ++i) {
     size_t entry = 24 + 56 * i;
@@ -139,7 +139,7 @@ TEST(Bundle, LayoutFollowsTheFormat) {
     EXPECT_GE(offset, previousEnd) << sections[i].name;
     EXPECT_EQ(size, sections[i].bytes.size());
     EXPECT_EQ(readU64(bytes, entry + 48),
-              fnv1a64(sections[i].bytes.data(), sections[i].bytes.size()));
+              hash64(sections[i].bytes.data(), sections[i].bytes.size()));
     EXPECT_EQ(bytes.substr(offset, size), sections[i].bytes);
     // The padding before the section is zero.
     EXPECT_EQ(bytes.substr(previousEnd, offset - previousEnd),
@@ -149,12 +149,21 @@ TEST(Bundle, LayoutFollowsTheFormat) {
   EXPECT_EQ(previousEnd + 8, bytes.size());
 }
 
-TEST(Bundle, Fnv1a64MatchesTheReferenceValues) {
-  EXPECT_EQ(fnv1a64("", 0), 0xcbf29ce484222325ull);
-  EXPECT_EQ(fnv1a64("a", 1), 0xaf63dc4c8601ec8cull);
-  EXPECT_EQ(fnv1a64("foobar", 6), 0x85944171f73967e8ull);
-  // Hashing in pieces continues the same hash.
-  EXPECT_EQ(fnv1a64("bar", 3, fnv1a64("foo", 3)), fnv1a64("foobar", 6));
+TEST(Bundle, ChecksumsAreXxh3) {
+  // XXH3-64 of no bytes, seed 0 (xxHash's documented value).
+  EXPECT_EQ(hash64("", 0), 0x2d06800538d394c2ull);
+  EXPECT_NE(hash64("a", 1), hash64("b", 1));
+  // Hashing in pieces, across XXH3's 64- and 256-byte blocks, is hashing
+  // the whole.
+  std::string text;
+  for (int i = 0; i < 1000; ++i)
+    text += static_cast<char>('a' + i * 7 % 26);
+  for (size_t cut : {0, 1, 63, 64, 65, 255, 256, 257, 999}) {
+    mpc::rt::Hasher hasher;
+    hasher.update(text.data(), cut);
+    hasher.update(text.data() + cut, text.size() - cut);
+    EXPECT_EQ(hasher.digest(), hash64(text.data(), text.size())) << cut;
+  }
 }
 
 TEST(Bundle, WriterRefusesBadNames) {
@@ -195,10 +204,9 @@ TEST(Bundle, RefusesAnotherVersion) {
   std::string path = dir.file("a.mpcb");
   ASSERT_TRUE(writeBundle(path, sampleSections()).isOk());
   std::string bytes = readBytes(path);
-  bytes[8] = 2;
+  bytes[8] = 1; // what mpc wrote before checksums moved to XXH3
   resealFile(bytes);
-  expectRefused(dir, bytes, MPC_UNSUPPORTED,
-                "format version 2, this runtime reads version 1");
+  expectRefused(dir, bytes, MPC_UNSUPPORTED, "format version 1, this runtime reads version 2");
 }
 
 TEST(Bundle, RefusesMissingFile) {

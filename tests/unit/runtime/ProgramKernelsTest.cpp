@@ -15,6 +15,7 @@
 
 #include "ProgramTestUtil.h"
 
+#include "mpc/format/Hash.h"
 #include "mpc/runtime.hpp"
 
 #include <gtest/gtest.h>
@@ -351,9 +352,9 @@ TEST(ProgramKernels, CachesTheHostObjectByItsContents) {
   std::vector<std::string> entries = cache.dir().entries();
   ASSERT_EQ(entries.size(), 1u);
   char name[64];
-  std::snprintf(name, sizeof name, "host-%016llx.so",
-                static_cast<unsigned long long>(mpc::rt::fnv1a64(
-                    hostObject().data(), hostObject().size())));
+  std::snprintf(
+      name, sizeof name, "host-%016llx.so",
+      static_cast<unsigned long long>(mpc::rt::hash64(hostObject().data(), hostObject().size())));
   EXPECT_EQ(entries[0], name);
   EXPECT_EQ(readBytes(cache.dir().file(name)), hostObject());
 

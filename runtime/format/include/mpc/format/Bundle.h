@@ -8,17 +8,17 @@
 //
 //   offset  size  field
 //        0     8  magic "MPCBUNDL"
-//        8     4  u32 format version (1)
+//        8     4  u32 format version (2)
 //       12     4  u32 section count N
 //       16     8  u64 total file size, this trailer included
 //       24  56*N  section table, one entry per section:
 //                   32  name, NUL-padded, 1 to 31 bytes, no NUL inside
 //                    8  u64 offset of the section's data from the file start
 //                    8  u64 size of the data
-//                    8  u64 FNV-1a 64 checksum of the data
+//                    8  u64 XXH3-64 checksum of the data
 //        …          section data, each section at a 64-byte aligned offset;
 //                   the gaps are zero bytes
-//   size-8     8  u64 FNV-1a 64 checksum of every byte before it
+//   size-8     8  u64 XXH3-64 checksum of every byte before it
 //
 // The reader refuses a foreign file (bad magic), another format version, a
 // truncated or damaged file (size, file checksum), and a malformed table
@@ -39,8 +39,9 @@
 
 namespace mpc::rt {
 
-/// The format version this runtime reads and writes.
-constexpr uint32_t kBundleFormatVersion = 1;
+/// The format version this runtime reads and writes. Version 2: checksums
+/// are XXH3-64 (version 1's were FNV-1a 64).
+constexpr uint32_t kBundleFormatVersion = 2;
 /// The longest section name, in bytes.
 constexpr size_t kMaxBundleSectionName = 31;
 
@@ -48,11 +49,6 @@ struct BundleSection {
   std::string name;
   std::string bytes;
 };
-
-/// The FNV-1a 64-bit hash of `size` bytes at `data`, continuing from `hash`
-/// (the FNV offset basis starts a new hash).
-uint64_t fnv1a64(const void *data, size_t size,
-                 uint64_t hash = 0xcbf29ce484222325ull);
 
 /// Writes `sections`, in order, to a bundle at `path` atomically (see
 /// writeFileAtomically). MPC_INVALID_ARGUMENT when a name is empty, longer

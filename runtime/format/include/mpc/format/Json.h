@@ -1,59 +1,56 @@
-//===- Json.h - a strict JSON reader and string quoting -------------------===//
+//===- Json.h - strict JSON reading and string quoting --------------------===//
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// Enough JSON for the runtime's file headers (safetensors): a strict RFC 8259
-// parser into a small value tree, and quoting of strings for writers. The
-// parser refuses everything the RFC does not allow (trailing commas,
-// comments, single quotes, invalid UTF-8, lone surrogates, leading zeros) and
-// duplicate object keys, and reports the byte offset of the first problem.
+// The runtime's file headers (manifest.json, safetensors) are JSON, read and
+// written with nlohmann-json (Debian's nlohmann-json3-dev). parseJson adds
+// the rules a file format wants on top of the library's RFC 8259 parser:
+// duplicate object keys, numbers out of range and nesting deeper than
+// kMaxJsonDepth are refused, and every refusal says where. Members keep
+// their file order (ordered_json), so errors come in a stable order.
+//
+// This header only declares the value type; code that reads or builds
+// values includes <nlohmann/json.hpp>.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MPC_FORMAT_JSON_H
 #define MPC_FORMAT_JSON_H
 
-#include <cstddef>
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 namespace mpc::rt {
 
-struct JsonValue {
-  enum class Kind { Null, Bool, Number, String, Array, Object };
+using Json = nlohmann::ordered_json;
 
-  Kind kind = Kind::Null;
-  bool boolean = false;
-  /// Every number; for an integer that fits int64_t also `integer`.
-  double number = 0;
-  bool isInteger = false;
-  int64_t integer = 0;
-  std::string string;
-  std::vector<JsonValue> array;
-  /// Members in file order; keys are unique.
-  std::vector<std::pair<std::string, JsonValue>> object;
-
-  /// The member named `key` of an object, or null.
-  const JsonValue *find(std::string_view key) const;
-};
+/// Deep enough for any header; stops a hostile file from exhausting memory
+/// or the stack of code that walks the value.
+constexpr int kMaxJsonDepth = 128;
 
 struct JsonError {
-  /// Byte offset into the parsed text.
-  size_t offset = 0;
+  /// "byte 8 (line 1, column 9)" for a syntax error, or the JSON pointer of
+  /// the value that breaks a rule ("/tensors/w", "the top level").
+  std::string where;
   std::string message;
 };
 
 /// Parses `text`, one JSON value with optional surrounding whitespace.
-bool parseJson(std::string_view text, JsonValue &out, JsonError &error);
+bool parseJson(std::string_view text, Json &out, JsonError &error);
+
+/// `value` as an int64_t when it is an integer in range: integers past
+/// int64_t and numbers with a fraction or an exponent are refused.
+bool jsonInt64(const Json &value, int64_t &out);
 
 /// Whether `text` is well-formed UTF-8 (no overlongs, surrogates or code
 /// points past U+10FFFF).
 bool isValidUtf8(std::string_view text);
 
-/// `text` (UTF-8) as a JSON string literal, quotes included.
+/// `text` as a JSON string literal, quotes included; for messages and
+/// hand-written JSON. Invalid UTF-8 comes out as U+FFFD.
 std::string quoteJson(std::string_view text);
 
 } // namespace mpc::rt

@@ -28,7 +28,7 @@ namespace mpc::rt {
 Status objectCacheDirectory(std::string &out);
 
 /// Sets `path` to a cache file holding exactly `bytes`, named
-/// "<stem>-<16 hex digits of FNV-1a 64 of bytes><extension>". The file is
+/// "<stem>-<16 hex digits of XXH3-64 of bytes><extension>". The file is
 /// written atomically unless an identical one is there already. Safe to call
 /// from several threads.
 Status cacheObject(const std::string &bytes, const std::string &stem,
