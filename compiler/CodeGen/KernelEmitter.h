@@ -7,7 +7,8 @@
 // methods are defined by family: the program, functors and scalar bodies
 // (CudaEmitter.cpp), pointwise kernels and the multi-tensor launches of
 // updates and finite checks (EmitPointwise.cpp), reductions and row kernels
-// (EmitRows.cpp), pooling, im2col, col2im and gathers (EmitWindows.cpp).
+// (EmitRows.cpp; the host form of a reduction in EmitReduceHostForm.cpp),
+// pooling, im2col, col2im and gathers (EmitWindows.cpp).
 // Every kernel has a GPU form and a host form in the same method.
 //
 //===----------------------------------------------------------------------===//
@@ -326,6 +327,8 @@ private:
                                         llvm::ArrayRef<Value> buffers,
                                         llvm::ArrayRef<std::string> members,
                                         llvm::ArrayRef<AffineMap> maps);
+  /// Its three forms (EmitReduceHostForm.cpp).
+  class ReduceHostForm;
 
   LogicalResult emitReduce(llvm::raw_ostream &os, mpk::ReduceOp k, bool functorOnly = false);
 
