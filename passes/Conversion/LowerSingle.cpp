@@ -1,0 +1,220 @@
+//===- LowerSingle.cpp - groups of one op ---------------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// A 'row' or 'single' group lowers its one op: softmax, layer norm and the
+// cross-entropy to row kernels, pooling to window kernels, an embedding to a
+// gather, transpose, slices and concat to copy kernels, and a convolution's
+// gradients to GEMMs (LowerGemm.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/ProgramLowering.h"
+
+#include "passes/Conversion/ScalarLowering.h"
+
+#include "dialects/mpg/IR/MpgShapes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mpc::conversion;
+
+LogicalResult ProgramLowering::lowerSingle(FusionOp fusion, Operation *op) {
+  if (llvm::isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, SoftmaxCrossEntropyOp,
+                SoftmaxCrossEntropyGradOp>(op))
+    return lowerRowOp(fusion, op);
+  if (llvm::isa<MaxPool2DOp, AvgPool2DOp, MaxPool2DGradOp, AvgPool2DGradOp, EmbeddingOp>(op))
+    return lowerWindowOp(op);
+  if (llvm::isa<TransposeOp, SliceOp, SliceGradOp, ConcatOp>(op))
+    return lowerCopy(op);
+  if (auto grad = llvm::dyn_cast<Conv2DGradInputOp>(op))
+    return lowerConvGradInput(fusion, grad);
+  if (auto grad = llvm::dyn_cast<Conv2DGradFilterOp>(op))
+    return lowerConvGradFilter(fusion, grad);
+  if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp, SgdOp, AdamOp, AdamWOp, AllFiniteOp,
+                UpdateLossScaleOp, LayerNormGradOp, BatchNormGradOp, EmbeddingGradOp>(op))
+    return op->emitError() << "'" << op->getName()
+                           << "' must be decomposed before code generation (run mpg-decompose)";
+  return op->emitError() << "'" << op->getName() << "' has no kernel in the code generator";
+}
+
+LogicalResult ProgramLowering::lowerRowOp(FusionOp fusion, Operation *op) {
+  Location loc = op->getLoc();
+  auto bufferOfResult = [&](unsigned i) { return bufferOf(op->getResult(i)); };
+  if (llvm::isa<SoftmaxOp, LogSoftmaxOp>(op)) {
+    auto type = tensorTypeOf(op->getOperand(0));
+    int64_t axis;
+    std::string error;
+    int64_t rawAxis = llvm::isa<SoftmaxOp>(op) ? llvm::cast<SoftmaxOp>(op).getAxis()
+                                               : llvm::cast<LogSoftmaxOp>(op).getAxis();
+    (void)normalizeAxis(rawAxis, type.getRank(), axis, error);
+    b.create<mpk::SoftmaxOp>(loc, nextKernelName(), bufferOf(op->getOperand(0)), bufferOfResult(0),
+                             product(type.getShape().take_front(axis)), type.getDimSize(axis),
+                             product(type.getShape().drop_front(axis + 1)),
+                             llvm::isa<LogSoftmaxOp>(op));
+    return success();
+  }
+  if (auto norm = llvm::dyn_cast<LayerNormOp>(op)) {
+    auto type = tensorTypeOf(norm.getOperand());
+    int64_t axis;
+    std::string error;
+    (void)normalizeAxis(static_cast<int64_t>(norm.getAxis()), type.getRank(), axis, error);
+    b.create<mpk::LayerNormOp>(loc, nextKernelName(), bufferOf(norm.getOperand()),
+                               bufferOf(norm.getGamma()), bufferOf(norm.getBeta()),
+                               bufferOfResult(0), product(type.getShape().take_front(axis)),
+                               product(type.getShape().drop_front(axis)), norm.getEps());
+    return success();
+  }
+  if (auto xent = llvm::dyn_cast<SoftmaxCrossEntropyOp>(op)) {
+    auto logits = xent.getLogits().getType();
+    int64_t rows = logits.getDimSize(0), cols = logits.getDimSize(1);
+    Type lossType = mpc::computeType(logits.getElementType());
+    FailureOr<Value> scratchBuffer = scratch(fusion, lossType, {rows});
+    if (failed(scratchBuffer))
+      return failure();
+    Value losses = *scratchBuffer;
+    b.create<mpk::CrossEntropyOp>(loc, nextKernelName(), bufferOf(xent.getLogits()),
+                                  bufferOf(xent.getLabels()), losses, rows, cols);
+    // The mean over rows.
+    auto reduce = b.create<mpk::ReduceOp>(
+        loc, nextKernelName(), mpk::ReduceKind::Sum, ValueRange{losses}, ValueRange{},
+        ValueRange{bufferOfResult(0)}, b.getDenseI64ArrayAttr({rows}), b.getDenseI64ArrayAttr({0}),
+        b.getArrayAttr({AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(1, ctx)),
+                        AffineMapAttr::get(AffineMap::get(0, 0, ctx))}));
+    Block *pro = new Block();
+    reduce.getPrologue().push_back(pro);
+    Value v = pro->addArgument(lossType, loc);
+    Block *epi = new Block();
+    reduce.getEpilogue().push_back(epi);
+    Value acc = epi->addArgument(lossType, loc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(pro);
+    b.create<mpk::YieldOp>(loc, ValueRange{v});
+    b.setInsertionPointToEnd(epi);
+    Value mean = b.create<arith::MulFOp>(
+        loc, acc, b.create<arith::ConstantOp>(loc, lossType, b.getFloatAttr(lossType, 1.0 / rows)));
+    b.create<mpk::YieldOp>(loc, ValueRange{mean});
+    return success();
+  }
+  if (auto grad = llvm::dyn_cast<SoftmaxCrossEntropyGradOp>(op)) {
+    auto logits = grad.getLogits().getType();
+    b.create<mpk::CrossEntropyGradOp>(loc, nextKernelName(), bufferOf(grad.getLogits()),
+                                      bufferOf(grad.getLabels()), bufferOf(grad.getGradLoss()),
+                                      bufferOfResult(0), logits.getDimSize(0),
+                                      logits.getDimSize(1));
+    return success();
+  }
+  llvm_unreachable("lowerSingle sends row ops only");
+}
+
+LogicalResult ProgramLowering::lowerWindowOp(Operation *op) {
+  Location loc = op->getLoc();
+  auto bufferOfResult = [&](unsigned i) { return bufferOf(op->getResult(i)); };
+  if (auto pool = llvm::dyn_cast<MaxPool2DOp>(op)) {
+    b.create<mpk::Pool2DOp>(loc, nextKernelName(), mpk::PoolKind::Max, bufferOf(pool.getOperand()),
+                            bufferOfResult(0), pool.getKernel(),
+                            b.getDenseI64ArrayAttr(pool.getStrideValues()),
+                            b.getDenseI64ArrayAttr(pool.getPaddingValues()), false);
+    return success();
+  }
+  if (auto pool = llvm::dyn_cast<AvgPool2DOp>(op)) {
+    b.create<mpk::Pool2DOp>(
+        loc, nextKernelName(), mpk::PoolKind::Avg, bufferOf(pool.getOperand()), bufferOfResult(0),
+        pool.getKernel(), b.getDenseI64ArrayAttr(pool.getStrideValues()),
+        b.getDenseI64ArrayAttr(pool.getPaddingValues()), pool.getCountIncludePad());
+    return success();
+  }
+  if (auto grad = llvm::dyn_cast<MaxPool2DGradOp>(op)) {
+    b.create<mpk::Pool2DGradOp>(loc, nextKernelName(), mpk::PoolKind::Max,
+                                bufferOf(grad.getGradOutput()), bufferOf(grad.getInput()),
+                                bufferOfResult(0), grad.getKernel(),
+                                b.getDenseI64ArrayAttr(grad.getStrideValues()),
+                                b.getDenseI64ArrayAttr(grad.getPaddingValues()), false);
+    return success();
+  }
+  if (auto grad = llvm::dyn_cast<AvgPool2DGradOp>(op)) {
+    b.create<mpk::Pool2DGradOp>(
+        loc, nextKernelName(), mpk::PoolKind::Avg, bufferOf(grad.getGradOutput()), Value(),
+        bufferOfResult(0), grad.getKernel(), b.getDenseI64ArrayAttr(grad.getStrideValues()),
+        b.getDenseI64ArrayAttr(grad.getPaddingValues()), grad.getCountIncludePad());
+    return success();
+  }
+  if (auto embedding = llvm::dyn_cast<EmbeddingOp>(op)) {
+    b.create<mpk::GatherOp>(loc, nextKernelName(), bufferOf(embedding.getTable()),
+                            bufferOf(embedding.getIndices()), bufferOfResult(0));
+    return success();
+  }
+  llvm_unreachable("lowerSingle sends pooling and embeddings only");
+}
+
+LogicalResult ProgramLowering::lowerCopy(Operation *op) {
+  Location loc = op->getLoc();
+  auto bufferOfResult = [&](unsigned i) { return bufferOf(op->getResult(i)); };
+  if (auto transpose = llvm::dyn_cast<TransposeOp>(op)) {
+    // result[d] = input[p] with p[perm[i]] = d[i].
+    llvm::ArrayRef<int64_t> perm = transpose.getPerm();
+    llvm::SmallVector<AffineExpr> exprs(perm.size());
+    for (auto [i, p] : llvm::enumerate(perm))
+      exprs[p] = getAffineDimExpr(i, ctx);
+    unsigned rank = perm.size();
+    copyKernel(loc, bufferOf(transpose.getOperand()), bufferOfResult(0),
+               transpose.getType().getShape(), AffineMap::get(rank, 0, exprs, ctx),
+               AffineMap::getMultiDimIdentityMap(rank, ctx));
+    return success();
+  }
+  if (auto slice = llvm::dyn_cast<SliceOp>(op)) {
+    llvm::SmallVector<AffineExpr> exprs;
+    llvm::SmallVector<int64_t, 4> step = slice.getStepValues();
+    for (auto [d, start] : llvm::enumerate(slice.getStart()))
+      exprs.push_back(getAffineDimExpr(d, ctx) * step[d] + start);
+    unsigned rank = exprs.size();
+    copyKernel(loc, bufferOf(slice.getOperand()), bufferOfResult(0), slice.getType().getShape(),
+               AffineMap::get(rank, 0, exprs, ctx), AffineMap::getMultiDimIdentityMap(rank, ctx));
+    return success();
+  }
+  if (auto grad = llvm::dyn_cast<SliceGradOp>(op)) {
+    // Zeros everywhere, then the gradient copied into the sliced positions.
+    Value out = bufferOfResult(0);
+    unsigned rank = grad.getType().getRank();
+    llvm::ArrayRef<int64_t> shape = grad.getType().getShape();
+    auto fill = b.create<mpk::PointwiseOp>(
+        loc, nextKernelName(), ValueRange{}, ValueRange{out}, b.getDenseI64ArrayAttr(shape),
+        b.getArrayAttr({AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(rank, ctx))}));
+    Block *block = new Block();
+    fill.getBody().push_back(block);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(block);
+      Type elem = mpc::computeType(grad.getType().getElementType());
+      Value zero = llvm::isa<FloatType>(elem)
+                       ? b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, 0.0))
+                       : b.create<arith::ConstantOp>(loc, elem, b.getIntegerAttr(elem, 0));
+      b.create<mpk::YieldOp>(loc, ValueRange{zero});
+    }
+    llvm::SmallVector<AffineExpr> exprs;
+    llvm::SmallVector<int64_t, 4> step = grad.getStepValues();
+    for (auto [d, start] : llvm::enumerate(grad.getStart()))
+      exprs.push_back(getAffineDimExpr(d, ctx) * step[d] + start);
+    copyKernel(loc, bufferOf(grad.getGradOutput()), out, grad.getGradOutput().getType().getShape(),
+               AffineMap::getMultiDimIdentityMap(rank, ctx), AffineMap::get(rank, 0, exprs, ctx));
+    return success();
+  }
+  if (auto concat = llvm::dyn_cast<ConcatOp>(op)) {
+    int64_t axis;
+    std::string error;
+    unsigned rank = concat.getType().getRank();
+    (void)normalizeAxis(static_cast<int64_t>(concat.getAxis()), rank, axis, error);
+    int64_t offset = 0;
+    for (Value input : concat.getInputs()) {
+      auto shape = tensorTypeOf(input).getShape();
+      auto exprs = dimExprs(rank, ctx);
+      exprs[axis] = exprs[axis] + offset;
+      copyKernel(loc, bufferOf(input), bufferOfResult(0), shape,
+                 AffineMap::getMultiDimIdentityMap(rank, ctx), AffineMap::get(rank, 0, exprs, ctx));
+      offset += shape[axis];
+    }
+    return success();
+  }
+  llvm_unreachable("lowerSingle sends copies only");
+}
