@@ -2,12 +2,19 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
+// One rewrite pattern per composite op, applied as a partial dialect
+// conversion: the composites are illegal, every other op is left as it is
+// (no folding, no dead-code removal), and each composite's parts are built
+// where it stood.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mpc {
 #define GEN_PASS_DEF_MPGDECOMPOSE
@@ -67,8 +74,21 @@ private:
   Location loc;
 };
 
-void decomposeMseLoss(MseLossOp op) {
-  OpBuilder builder(op);
+/// Replaces `op`, each of its results by the value paired with it.
+void replaceResults(PatternRewriter &rewriter, Operation *op,
+                    llvm::ArrayRef<std::pair<Value, Value>> replacements) {
+  llvm::SmallVector<Value> values;
+  for (Value result : op->getResults()) {
+    auto found =
+        llvm::find_if(replacements, [&](const auto &pair) { return pair.first == result; });
+    assert(found != replacements.end() && "every result is replaced");
+    values.push_back(found->second);
+  }
+  rewriter.replaceOp(op, values);
+}
+
+void decomposeMseLoss(MseLossOp op, PatternRewriter &rewriter) {
+  OpBuilder &builder = rewriter;
   Emitter e(builder, op.getLoc());
   Value diff = e.sub(op.getPrediction(), op.getTarget());
   Value squared = e.mul(diff, diff);
@@ -81,19 +101,17 @@ void decomposeMseLoss(MseLossOp op) {
     llvm::SmallVector<int64_t> axes(range.begin(), range.end());
     loss = e.reduceMean(squared, axes, /*keepDims=*/false, op.getType());
   }
-  op.replaceAllUsesWith(loss);
-  op.erase();
+  rewriter.replaceOp(op, loss);
 }
 
-void decomposeGlobalAvgPool(GlobalAvgPoolOp op) {
-  OpBuilder builder(op);
+void decomposeGlobalAvgPool(GlobalAvgPoolOp op, PatternRewriter &rewriter) {
+  OpBuilder &builder = rewriter;
   Emitter e(builder, op.getLoc());
-  op.replaceAllUsesWith(e.reduceMean(op.getOperand(), {2, 3}, /*keepDims=*/false, op.getType()));
-  op.erase();
+  rewriter.replaceOp(op, e.reduceMean(op.getOperand(), {2, 3}, /*keepDims=*/false, op.getType()));
 }
 
-void decomposeBatchNorm(BatchNormOp op) {
-  OpBuilder builder(op);
+void decomposeBatchNorm(BatchNormOp op, PatternRewriter &rewriter) {
+  OpBuilder &builder = rewriter;
   Emitter e(builder, op.getLoc());
   Value x = op.getOperand();
   auto xType = llvm::cast<RankedTensorType>(x.getType());
@@ -141,10 +159,9 @@ void decomposeBatchNorm(BatchNormOp op) {
   Value newMean = update(op.getRunningMean(), batchMean);
   Value newVar = update(op.getRunningVar(), batchVar);
 
-  op.getResult().replaceAllUsesWith(y);
-  op.getNewRunningMean().replaceAllUsesWith(newMean);
-  op.getNewRunningVar().replaceAllUsesWith(newVar);
-  op.erase();
+  replaceResults(
+      rewriter, op,
+      {{op.getResult(), y}, {op.getNewRunningMean(), newMean}, {op.getNewRunningVar(), newVar}});
 }
 
 /// The type normalisation gradients compute in: f32, or f64 for f64 data.
@@ -166,8 +183,8 @@ std::pair<Value, Value> normGradInput(Emitter &e, Value x, Value g, llvm::ArrayR
   return {e.mul(invStd, inner), xhat};
 }
 
-void decomposeLayerNormGrad(LayerNormGradOp op) {
-  OpBuilder builder(op);
+void decomposeLayerNormGrad(LayerNormGradOp op, PatternRewriter &rewriter) {
+  OpBuilder &builder = rewriter;
   Emitter e(builder, op.getLoc());
   auto xType = op.getInput().getType();
   Type elem = normComputeType(xType.getElementType());
@@ -182,14 +199,17 @@ void decomposeLayerNormGrad(LayerNormGradOp op) {
   Value gamma = e.castTo(op.getGamma(), elem);
   auto [dx, xhat] = normGradInput(e, x, e.mul(dy, gamma), normAxes, op.getEps().convertToDouble());
   Type paramElem = op.getGamma().getType().getElementType();
-  op.getGradInput().replaceAllUsesWith(e.castTo(dx, xType.getElementType()));
-  op.getGradGamma().replaceAllUsesWith(e.castTo(e.sum(e.mul(dy, xhat), leadAxes), paramElem));
-  op.getGradBeta().replaceAllUsesWith(e.castTo(e.sum(dy, leadAxes), paramElem));
-  op.erase();
+  Value gradInput = e.castTo(dx, xType.getElementType());
+  Value gradGamma = e.castTo(e.sum(e.mul(dy, xhat), leadAxes), paramElem);
+  Value gradBeta = e.castTo(e.sum(dy, leadAxes), paramElem);
+  replaceResults(rewriter, op,
+                 {{op.getGradInput(), gradInput},
+                  {op.getGradGamma(), gradGamma},
+                  {op.getGradBeta(), gradBeta}});
 }
 
-void decomposeBatchNormGrad(BatchNormGradOp op) {
-  OpBuilder builder(op);
+void decomposeBatchNormGrad(BatchNormGradOp op, PatternRewriter &rewriter) {
+  OpBuilder &builder = rewriter;
   Emitter e(builder, op.getLoc());
   auto xType = op.getInput().getType();
   Type elem = normComputeType(xType.getElementType());
@@ -203,15 +223,19 @@ void decomposeBatchNormGrad(BatchNormGradOp op) {
   Value gamma = e.reshape(e.castTo(op.getGamma(), elem), statShape);
   auto [dx, xhat] = normGradInput(e, x, e.mul(dy, gamma), axes, op.getEps().convertToDouble());
   Type paramElem = op.getGamma().getType().getElementType();
-  op.getGradInput().replaceAllUsesWith(e.castTo(dx, xType.getElementType()));
-  op.getGradGamma().replaceAllUsesWith(e.castTo(e.sum(e.mul(dy, xhat), axes), paramElem));
-  op.getGradBeta().replaceAllUsesWith(e.castTo(e.sum(dy, axes), paramElem));
-  op.erase();
+  Value gradInput = e.castTo(dx, xType.getElementType());
+  Value gradGamma = e.castTo(e.sum(e.mul(dy, xhat), axes), paramElem);
+  Value gradBeta = e.castTo(e.sum(dy, axes), paramElem);
+  replaceResults(rewriter, op,
+                 {{op.getGradInput(), gradInput},
+                  {op.getGradGamma(), gradGamma},
+                  {op.getGradBeta(), gradBeta}});
 }
 
 /// The table gradient as a GEMM: onehot(ids)^T [V, N] x dy [N, D], with
 /// onehot from comparing the ids against a constant [0, V) row.
-void decomposeEmbeddingGrad(EmbeddingGradOp op, OpBuilder &builder) {
+void decomposeEmbeddingGrad(EmbeddingGradOp op, PatternRewriter &rewriter) {
+  OpBuilder &builder = rewriter;
   Emitter e(builder, op.getLoc());
   auto ids = op.getIndices().getType();
   auto table = op.getType();
@@ -229,14 +253,13 @@ void decomposeEmbeddingGrad(EmbeddingGradOp op, OpBuilder &builder) {
   Value dy = e.reshape(op.getGradOutput(), {n, dim});
   Value grad = builder.create<MatmulOp>(op.getLoc(), table, onehot, dy, /*transpose_a=*/true,
                                         /*transpose_b=*/false);
-  op.replaceAllUsesWith(grad);
-  op.erase();
+  rewriter.replaceOp(op, grad);
 }
 
 /// p' = p - lr * update, with g' = g + wd * p and, with momentum,
 /// v' = momentum * v + g' and update = v' (Nesterov: g' + momentum * v').
-void decomposeSgd(SgdOp op) {
-  OpBuilder builder(op);
+void decomposeSgd(SgdOp op, PatternRewriter &rewriter) {
+  OpBuilder &builder = rewriter;
   Emitter e(builder, op.getLoc());
   Value p = op.getParam();
   Type elem = llvm::cast<RankedTensorType>(p.getType()).getElementType();
@@ -244,24 +267,26 @@ void decomposeSgd(SgdOp op) {
   double wd = op.getWeightDecay().convertToDouble();
   if (wd != 0)
     g = e.add(g, e.mul(p, e.scalar(elem, wd)));
-  Value update = g;
+  Value update = g, next;
   double momentum = op.getMomentum().convertToDouble();
   if (Value v = op.getVelocity()) {
-    Value next = e.add(e.mul(v, e.scalar(elem, momentum)), g);
-    op.getNewVelocity().replaceAllUsesWith(next);
+    next = e.add(e.mul(v, e.scalar(elem, momentum)), g);
     update = op.getNesterov() ? e.add(g, e.mul(next, e.scalar(elem, momentum))) : next;
   }
   Value lr = e.castTo(op.getLr(), elem);
-  op.getNewParam().replaceAllUsesWith(e.sub(p, e.mul(update, lr)));
-  op.erase();
+  Value newParam = e.sub(p, e.mul(update, lr));
+  if (next)
+    replaceResults(rewriter, op, {{op.getNewParam(), newParam}, {op.getNewVelocity(), next}});
+  else
+    rewriter.replaceOp(op, newParam);
 }
 
 /// Adam (weight decay added to the gradient) and AdamW (decoupled: the
 /// parameter shrinks by lr * wd first); bias correction from the step count
 /// t: m_hat = m' / (1 - beta1^t), v_hat = v' / (1 - beta2^t).
 template <typename AdamLike>
-void decomposeAdam(AdamLike op, bool decoupled) {
-  OpBuilder builder(op);
+void decomposeAdam(AdamLike op, bool decoupled, PatternRewriter &rewriter) {
+  OpBuilder &builder = rewriter;
   Emitter e(builder, op.getLoc());
   Value p = op.getParam();
   Type elem = llvm::cast<RankedTensorType>(p.getType()).getElementType();
@@ -288,10 +313,9 @@ void decomposeAdam(AdamLike op, bool decoupled) {
   Value base = p;
   if (wd != 0 && decoupled)
     base = e.sub(p, e.mul(p, e.mul(lr, e.scalar(elem, wd))));
-  op.getNewParam().replaceAllUsesWith(e.sub(base, step));
-  op.getNewM().replaceAllUsesWith(m);
-  op.getNewV().replaceAllUsesWith(v);
-  op.erase();
+  Value newParam = e.sub(base, step);
+  replaceResults(rewriter, op,
+                 {{op.getNewParam(), newParam}, {op.getNewM(), m}, {op.getNewV(), v}});
 }
 
 /// Partial sums a finite check of a large operand leaves for its second
@@ -323,8 +347,8 @@ int64_t finiteCheckKeptAxes(llvm::ArrayRef<int64_t> shape) {
 /// `splitElements` elements (0: none) is summed over its trailing axes
 /// first (finiteCheckKeptAxes), and the marked sum adds those partial sums:
 /// a sum of zeros and NaNs is the same in any order.
-void decomposeAllFinite(AllFiniteOp op, int64_t splitElements) {
-  OpBuilder builder(op);
+void decomposeAllFinite(AllFiniteOp op, int64_t splitElements, PatternRewriter &rewriter) {
+  OpBuilder &builder = rewriter;
   Emitter e(builder, op.getLoc());
   Type f32 = builder.getF32Type();
   Value total;
@@ -343,13 +367,12 @@ void decomposeAllFinite(AllFiniteOp op, int64_t splitElements) {
     total = total ? e.add(total, sum) : sum;
   }
   Value finite = builder.create<CompareOp>(op.getLoc(), ComparePredicate::EQ, total, total);
-  op.getResult().replaceAllUsesWith(finite);
-  op.erase();
+  rewriter.replaceOp(op, finite);
 }
 
 /// update_loss_scale as rank-0 pointwise math (see the op's description).
-void decomposeUpdateLossScale(UpdateLossScaleOp op) {
-  OpBuilder builder(op);
+void decomposeUpdateLossScale(UpdateLossScaleOp op, PatternRewriter &rewriter) {
+  OpBuilder &builder = rewriter;
   Location loc = op.getLoc();
   Emitter e(builder, loc);
   Value scale = op.getScale(), count = op.getGoodSteps(), finite = op.getFinite();
@@ -380,48 +403,63 @@ void decomposeUpdateLossScale(UpdateLossScaleOp op) {
   Value reduced = builder.create<MaximumOp>(
       loc, e.mul(scale, e.scalar(scaleType, op.getBackoffFactor().convertToDouble())),
       e.scalar(scaleType, op.getMinScale().convertToDouble()));
-  op.getNewScale().replaceAllUsesWith(select(grow, grown, select(backOff, reduced, scale)));
-  op.getNewGoodSteps().replaceAllUsesWith(select(grow, zero, select(backOff, zero, next)));
-  op.erase();
+  Value newScale = select(grow, grown, select(backOff, reduced, scale));
+  Value newGoodSteps = select(grow, zero, select(backOff, zero, next));
+  replaceResults(rewriter, op,
+                 {{op.getNewScale(), newScale}, {op.getNewGoodSteps(), newGoodSteps}});
 }
+
+/// The pattern of composite `OpT`: its decomposition, built in place.
+template <typename OpT, void (*decompose)(OpT, PatternRewriter &)>
+struct Decomposition : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
+    decompose(op, rewriter);
+    return success();
+  }
+};
+
+void decomposeAdamOp(AdamOp op, PatternRewriter &rewriter) {
+  decomposeAdam(op, /*decoupled=*/false, rewriter);
+}
+void decomposeAdamWOp(AdamWOp op, PatternRewriter &rewriter) {
+  decomposeAdam(op, /*decoupled=*/true, rewriter);
+}
+
+/// all_finite's, with the pass's split option.
+struct AllFiniteDecomposition : OpRewritePattern<AllFiniteOp> {
+  AllFiniteDecomposition(MLIRContext *context, int64_t splitElements)
+      : OpRewritePattern(context), splitElements(splitElements) {}
+  LogicalResult matchAndRewrite(AllFiniteOp op, PatternRewriter &rewriter) const override {
+    decomposeAllFinite(op, splitElements, rewriter);
+    return success();
+  }
+  int64_t splitElements;
+};
 
 struct MpgDecomposePass : mpc::impl::MpgDecomposeBase<MpgDecomposePass> {
   using MpgDecomposeBase::MpgDecomposeBase;
 
   void runOnOperation() override {
-    llvm::SmallVector<Operation *> targets;
-    getOperation().walk([&](Operation *op) {
-      if (llvm::isa<MseLossOp, GlobalAvgPoolOp, BatchNormOp, SgdOp, AdamOp, AdamWOp,
-                    LayerNormGradOp, BatchNormGradOp, EmbeddingGradOp, AllFiniteOp,
-                    UpdateLossScaleOp>(op))
-        targets.push_back(op);
-    });
-    for (Operation *op : targets) {
-      if (auto mse = llvm::dyn_cast<MseLossOp>(op))
-        decomposeMseLoss(mse);
-      else if (auto check = llvm::dyn_cast<AllFiniteOp>(op))
-        decomposeAllFinite(check, finiteCheckSplitElements);
-      else if (auto update = llvm::dyn_cast<UpdateLossScaleOp>(op))
-        decomposeUpdateLossScale(update);
-      else if (auto pool = llvm::dyn_cast<GlobalAvgPoolOp>(op))
-        decomposeGlobalAvgPool(pool);
-      else if (auto norm = llvm::dyn_cast<BatchNormOp>(op))
-        decomposeBatchNorm(norm);
-      else if (auto sgd = llvm::dyn_cast<SgdOp>(op))
-        decomposeSgd(sgd);
-      else if (auto norm = llvm::dyn_cast<LayerNormGradOp>(op))
-        decomposeLayerNormGrad(norm);
-      else if (auto norm = llvm::dyn_cast<BatchNormGradOp>(op))
-        decomposeBatchNormGrad(norm);
-      else if (auto grad = llvm::dyn_cast<EmbeddingGradOp>(op)) {
-        OpBuilder builder(grad);
-        decomposeEmbeddingGrad(grad, builder);
-      }
-      else if (auto adam = llvm::dyn_cast<AdamOp>(op))
-        decomposeAdam(adam, /*decoupled=*/false);
-      else
-        decomposeAdam(llvm::cast<AdamWOp>(op), /*decoupled=*/true);
-    }
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    patterns.add<Decomposition<MseLossOp, decomposeMseLoss>,
+                 Decomposition<GlobalAvgPoolOp, decomposeGlobalAvgPool>,
+                 Decomposition<BatchNormOp, decomposeBatchNorm>,
+                 Decomposition<BatchNormGradOp, decomposeBatchNormGrad>,
+                 Decomposition<LayerNormGradOp, decomposeLayerNormGrad>,
+                 Decomposition<EmbeddingGradOp, decomposeEmbeddingGrad>,
+                 Decomposition<SgdOp, decomposeSgd>, Decomposition<AdamOp, decomposeAdamOp>,
+                 Decomposition<AdamWOp, decomposeAdamWOp>,
+                 Decomposition<UpdateLossScaleOp, decomposeUpdateLossScale>>(context);
+    patterns.add<AllFiniteDecomposition>(context, finiteCheckSplitElements);
+    ConversionTarget target(*context);
+    target.addLegalDialect<MpgDialect>();
+    target.addIllegalOp<MseLossOp, GlobalAvgPoolOp, BatchNormOp, SgdOp, AdamOp, AdamWOp,
+                        LayerNormGradOp, BatchNormGradOp, EmbeddingGradOp, AllFiniteOp,
+                        UpdateLossScaleOp>();
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
   }
 };
 

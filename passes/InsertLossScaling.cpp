@@ -88,6 +88,107 @@ struct MpgInsertLossScalingPass
            factorIsPowerOfTwo(growthFactor) && factorIsPowerOfTwo(backoffFactor);
   }
 
+  /// The scale (persistent state when dynamic, a constant when static) and
+  /// the step counters, first in the graph so that they dominate every use.
+  struct ScaleState {
+    Value scale, goodSteps, skippedSteps;
+  };
+  ScaleState createScaleState(OpBuilder &b, Block &body, Location loc, bool dynamic) {
+    MLIRContext *context = &getContext();
+    Type f32 = Float32Type::get(context), i64 = IntegerType::get(context, 64);
+    b.setInsertionPointToStart(&body);
+    ScaleState state;
+    if (dynamic) {
+      state.scale = newState(b, loc, "loss_scale", f32, InitKind::Constant, initScale);
+      state.goodSteps = newState(b, loc, "loss_scale.good_steps", i64, InitKind::Zeros);
+    } else {
+      state.scale = scalarConstant(b, loc, f32, initScale);
+    }
+    state.skippedSteps = newState(b, loc, "loss_scale.skipped_steps", i64, InitKind::Zeros);
+    return state;
+  }
+
+  /// The overflow check over every gradient an update reads, placed after
+  /// the last of them.
+  static Value insertOverflowCheck(OpBuilder &b, Location loc, llvm::ArrayRef<Operation *> updates,
+                                   Value scale) {
+    llvm::SetVector<Value> gradients;
+    for (Operation *update : updates)
+      gradients.insert(gradientOperand(update)->get());
+    Operation *lastDefinition = nullptr;
+    for (Value gradient : gradients)
+      if (Operation *def = gradient.getDefiningOp())
+        if (!lastDefinition || lastDefinition->isBeforeInBlock(def))
+          lastDefinition = def;
+    if (lastDefinition)
+      b.setInsertionPointAfter(lastDefinition);
+    else
+      b.setInsertionPointAfter(scale.getDefiningOp());
+    return b.create<AllFiniteOp>(loc, scalarType(b.getI1Type()), gradients.getArrayRef());
+  }
+
+  /// The skip: every state an update (or the step counter) writes keeps its
+  /// value when a gradient is not finite. State writes are copies at the
+  /// end of the step, so moving them after the check changes nothing.
+  /// Values computed from an update's results (e.g. a cast back to a
+  /// parameter's declared f16) are as unsafe as the results themselves.
+  static void predicateStateWrites(OpBuilder &b, Block &body, llvm::ArrayRef<Operation *> updates,
+                                   Value finite) {
+    llvm::DenseSet<Value> fromUpdates;
+    for (Operation *update : updates)
+      for (Value result : update->getResults())
+        fromUpdates.insert(result);
+    for (Operation &op : body)
+      if (llvm::any_of(op.getOperands(), [&](Value v) { return fromUpdates.contains(v); }))
+        for (Value result : op.getResults())
+          fromUpdates.insert(result);
+    llvm::SmallVector<StateWriteOp> writes;
+    for (auto write : body.getOps<StateWriteOp>()) {
+      auto state = write.getState().getDefiningOp<StateOp>();
+      bool isCounter = state && state.getName() == "optimizer.step";
+      if (isCounter || fromUpdates.contains(write.getValue()))
+        writes.push_back(write);
+    }
+    Operation *check = finite.getDefiningOp();
+    for (StateWriteOp write : writes) {
+      if (write->isBeforeInBlock(check))
+        write->moveBefore(&body, body.end());
+      b.setInsertionPoint(write);
+      write.getValueMutable().assign(
+          b.create<SelectOp>(write.getLoc(), finite, write.getValue(), write.getState()));
+    }
+  }
+
+  /// The scale's update and the telemetry, at the end of the step.
+  LogicalResult appendScaleUpdate(OpBuilder &b, Block &body, Location loc, const ScaleState &state,
+                                  Value finite, bool dynamic) {
+    b.setInsertionPointToEnd(&body);
+    Type i64 = b.getI64Type();
+    Value one = scalarConstant(b, loc, i64, 1), zero = scalarConstant(b, loc, i64, 0);
+    auto boolean = [&](bool value) -> Value {
+      return b.create<ConstantOp>(
+          loc, DenseElementsAttr::get(scalarType(b.getI1Type()), b.getBoolAttr(value)));
+    };
+    Value skipped = b.create<SelectOp>(loc, finite, boolean(false), boolean(true));
+    b.create<StateWriteOp>(
+        loc, state.skippedSteps,
+        b.create<AddOp>(loc, state.skippedSteps, b.create<SelectOp>(loc, finite, zero, one)));
+    if (dynamic) {
+      auto update = b.create<UpdateLossScaleOp>(
+          loc, state.scale, state.goodSteps, finite, b.getF64FloatAttr(growthFactor),
+          b.getF64FloatAttr(backoffFactor), b.getI64IntegerAttr(growthInterval),
+          b.getI64IntegerAttr(hysteresis), b.getF64FloatAttr(minScale),
+          b.getF64FloatAttr(maxScale));
+      if (failed(update.verify())) // the options' ranges
+        return failure();
+      b.create<StateWriteOp>(loc, state.scale, update.getNewScale());
+      b.create<StateWriteOp>(loc, state.goodSteps, update.getNewGoodSteps());
+    }
+    b.create<OutputOp>(loc, "loss_scale", state.scale);
+    b.create<OutputOp>(loc, "skipped", skipped);
+    return success();
+  }
+
   void runOnOperation() override {
     GraphOp graph = getOperation();
     if (failed(checkOptions(graph)))
@@ -114,47 +215,20 @@ struct MpgInsertLossScalingPass
         return signalPassFailure();
       }
 
-    MLIRContext *context = &getContext();
     Location loc = graph.getLoc();
-    OpBuilder b(context);
-    Type f32 = Float32Type::get(context), i64 = IntegerType::get(context, 64);
+    OpBuilder b(&getContext());
     bool dynamic = mode == "dynamic";
-
-    // The scale: persistent state (dynamic) or a constant (static), defined
-    // first so that it dominates every use.
-    b.setInsertionPointToStart(&body);
-    Value scale, goodSteps;
-    if (dynamic) {
-      scale = newState(b, loc, "loss_scale", f32, InitKind::Constant, initScale);
-      goodSteps = newState(b, loc, "loss_scale.good_steps", i64, InitKind::Zeros);
-    } else {
-      scale = scalarConstant(b, loc, f32, initScale);
-    }
-    Value skippedSteps = newState(b, loc, "loss_scale.skipped_steps", i64, InitKind::Zeros);
+    ScaleState state = createScaleState(b, body, loc, dynamic);
 
     // The seed of the backward pass times the scale.
     for (ConstantOp seed : seeds) {
       b.setInsertionPointAfter(seed);
-      Value scaled = b.create<MulOp>(seed.getLoc(), seed.getResult(), scale);
+      Value scaled = b.create<MulOp>(seed.getLoc(), seed.getResult(), state.scale);
       seed.getResult().replaceAllUsesExcept(scaled, scaled.getDefiningOp());
       seed->setAttr(mlir::mpg::kLossScaledAttr, b.getUnitAttr()); // (the memory report traces it)
     }
 
-    // The overflow check over every gradient an update reads, placed after
-    // the last of them.
-    llvm::SetVector<Value> gradients;
-    for (Operation *update : updates)
-      gradients.insert(gradientOperand(update)->get());
-    Operation *lastDefinition = nullptr;
-    for (Value gradient : gradients)
-      if (Operation *def = gradient.getDefiningOp())
-        if (!lastDefinition || lastDefinition->isBeforeInBlock(def))
-          lastDefinition = def;
-    if (lastDefinition)
-      b.setInsertionPointAfter(lastDefinition);
-    else
-      b.setInsertionPointAfter(scale.getDefiningOp());
-    Value finite = b.create<AllFiniteOp>(loc, scalarType(b.getI1Type()), gradients.getArrayRef());
+    Value finite = insertOverflowCheck(b, loc, updates, state.scale);
 
     // Updates read the unscaled gradient, a product with the exact
     // reciprocal when every scale the step can use is a power of two.
@@ -162,64 +236,14 @@ struct MpgInsertLossScalingPass
     for (Operation *update : updates) {
       OpOperand *gradient = gradientOperand(update);
       b.setInsertionPoint(update);
-      auto unscaled = b.create<UnscaleOp>(update->getLoc(), gradient->get(), scale);
+      auto unscaled = b.create<UnscaleOp>(update->getLoc(), gradient->get(), state.scale);
       unscaled.setPowerOfTwoScale(powerOfTwo);
       gradient->set(unscaled);
     }
 
-    // The skip: every state an update (or the step counter) writes keeps
-    // its value when a gradient is not finite. State writes are copies at
-    // the end of the step, so moving them after the check changes nothing.
-    // Values computed from an update's results (e.g. a cast back to a
-    // parameter's declared f16) are as unsafe as the results themselves.
-    llvm::DenseSet<Value> fromUpdates;
-    for (Operation *update : updates)
-      for (Value result : update->getResults())
-        fromUpdates.insert(result);
-    for (Operation &op : body)
-      if (llvm::any_of(op.getOperands(), [&](Value v) { return fromUpdates.contains(v); }))
-        for (Value result : op.getResults())
-          fromUpdates.insert(result);
-    llvm::SmallVector<StateWriteOp> writes;
-    for (auto write : body.getOps<StateWriteOp>()) {
-      auto state = write.getState().getDefiningOp<StateOp>();
-      bool isCounter = state && state.getName() == "optimizer.step";
-      if (isCounter || fromUpdates.contains(write.getValue()))
-        writes.push_back(write);
-    }
-    Operation *check = finite.getDefiningOp();
-    for (StateWriteOp write : writes) {
-      if (write->isBeforeInBlock(check))
-        write->moveBefore(&body, body.end());
-      b.setInsertionPoint(write);
-      write.getValueMutable().assign(
-          b.create<SelectOp>(write.getLoc(), finite, write.getValue(), write.getState()));
-    }
-
-    // The scale's update and the telemetry, at the end of the step.
-    b.setInsertionPointToEnd(&body);
-    Value one = scalarConstant(b, loc, i64, 1), zero = scalarConstant(b, loc, i64, 0);
-    auto boolean = [&](bool value) -> Value {
-      return b.create<ConstantOp>(
-          loc, DenseElementsAttr::get(scalarType(b.getI1Type()), b.getBoolAttr(value)));
-    };
-    Value skipped = b.create<SelectOp>(loc, finite, boolean(false), boolean(true));
-    b.create<StateWriteOp>(
-        loc, skippedSteps,
-        b.create<AddOp>(loc, skippedSteps, b.create<SelectOp>(loc, finite, zero, one)));
-    if (dynamic) {
-      auto update = b.create<UpdateLossScaleOp>(
-          loc, scale, goodSteps, finite, b.getF64FloatAttr(growthFactor),
-          b.getF64FloatAttr(backoffFactor), b.getI64IntegerAttr(growthInterval),
-          b.getI64IntegerAttr(hysteresis), b.getF64FloatAttr(minScale),
-          b.getF64FloatAttr(maxScale));
-      if (failed(update.verify())) // the options' ranges
-        return signalPassFailure();
-      b.create<StateWriteOp>(loc, scale, update.getNewScale());
-      b.create<StateWriteOp>(loc, goodSteps, update.getNewGoodSteps());
-    }
-    b.create<OutputOp>(loc, "loss_scale", scale);
-    b.create<OutputOp>(loc, "skipped", skipped);
+    predicateStateWrites(b, body, updates, finite);
+    if (failed(appendScaleUpdate(b, body, loc, state, finite, dynamic)))
+      return signalPassFailure();
   }
 };
 
