@@ -29,6 +29,12 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<bool> gradientStats{*this, "grad-stats",
                              llvm::cl::desc("add the gradient-magnitude outputs"),
                              llvm::cl::init(false)};
+  Option<bool> workingCopies{
+      *this, "working-copies",
+      llvm::cl::desc("keep a low-precision working copy of each fp32 master weight "
+                     "(mpg-master-weights); false casts the master where it is read, as "
+                     "mpc's --no-working-copies does"),
+      llvm::cl::init(true)};
 
   mpc::PrecisionConfig config() const {
     mpc::PrecisionConfig config;
@@ -36,6 +42,7 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
     if (llvm::Error error = mpc::parseLossScaleSpec(lossScale, config.lossScale))
       llvm::report_fatal_error(std::move(error)); // (mpc-opt only; the driver checks first)
     config.gradientStats = gradientStats;
+    config.workingCopies = workingCopies;
     return config;
   }
 };

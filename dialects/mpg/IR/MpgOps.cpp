@@ -449,10 +449,25 @@ LogicalResult FusionOp::verifyRegions() {
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
+/// Whether every value of `from` is a value of `to`: f16 and bf16 in f32
+/// and f64, f32 in f64.
+static bool widensExactly(Type from, Type to) {
+  auto narrow = llvm::dyn_cast<FloatType>(from), wide = llvm::dyn_cast<FloatType>(to);
+  return narrow && wide && (narrow.isF16() || narrow.isBF16() || narrow.isF32()) &&
+         (wide.isF32() || wide.isF64()) && wide.getWidth() > narrow.getWidth();
+}
+
 OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getOperand().getType() == getType())
     return getOperand();
-  return {};
+  auto inner = getOperand().getDefiningOp<CastOp>();
+  if (!inner || !widensExactly(getElementTypeOrSelf(inner.getOperand().getType()),
+                               getElementTypeOrSelf(inner.getType())))
+    return {};
+  if (inner.getOperand().getType() == getType())
+    return inner.getOperand();
+  getOperandMutable().assign(inner.getOperand());
+  return getResult();
 }
 
 //===----------------------------------------------------------------------===//
@@ -925,6 +940,18 @@ static std::optional<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape) 
     if (count)
       count = llvm::checkedMul(*count, dim);
   return count;
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  auto inner = getOperand().getDefiningOp<ReshapeOp>();
+  if (!inner)
+    return {};
+  if (inner.getOperand().getType() == getType())
+    return inner.getOperand();
+  getOperandMutable().assign(inner.getOperand());
+  return getResult();
 }
 
 LogicalResult ReshapeOp::verify() {

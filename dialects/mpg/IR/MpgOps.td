@@ -451,6 +451,11 @@ def Mpg_CastOp : Mpg_Op<"cast", [Pure, Mpg_Differentiable, SameOperandsAndResult
     ```mlir
     %h = mpg.cast %x : tensor<4x8xf32> to tensor<4x8xf16>
     ```
+
+    Folds away when the type does not change. A cast of a cast that widens
+    exactly (f16 or bf16 to f32 or f64, f32 to f64) casts the first one's
+    operand instead: the same value, rounded once either way; back to the
+    operand's own type, it is the operand.
   }];
   let arguments = (ins Mpg_Tensor:$operand);
   let results = (outs Mpg_Tensor:$result);
@@ -687,11 +692,15 @@ def Mpg_ReshapeOp : Mpg_Op<"reshape", [Pure, Mpg_Differentiable]> {
     ```mlir
     %flat = mpg.reshape %x : tensor<8x32x7x7xf32> -> tensor<8x1568xf32>
     ```
+
+    Folds away to its operand when the shape does not change, and a
+    reshape of a reshape reads the first one's operand.
   }];
   let arguments = (ins Mpg_Tensor:$operand);
   let results = (outs Mpg_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Mpg_TransposeOp : Mpg_Op<"transpose", [Pure, Mpg_Differentiable, InferTypeOpAdaptor]> {
