@@ -75,6 +75,19 @@ std::optional<int> mpc::driver::parseCommandLine(ArgParser &parser,
   return std::nullopt;
 }
 
+bool mpc::driver::readIntegerOption(const ArgParser &parser, llvm::StringRef name, uint64_t &out,
+                                    uint64_t minimum) {
+  std::string text = parser.get(name.str()).value_or("");
+  if (!llvm::StringRef(text).getAsInteger(10, out) && out >= minimum)
+    return true;
+  reportError("--" + name + " expects " +
+              (minimum == 0   ? std::string("a non-negative integer")
+               : minimum == 1 ? std::string("a positive integer")
+                              : "an integer >= " + std::to_string(minimum)) +
+              ", got '" + text + "'");
+  return false;
+}
+
 std::string mpc::driver::describeTensor(const mpc_tensor_info &info) {
   std::string text = std::string(info.dtype) + "[";
   for (size_t d = 0; d < info.rank; ++d)

@@ -72,6 +72,12 @@ llvm::Error lastRuntimeError();
 /// nothing when the command goes on.
 std::optional<int> parseCommandLine(ArgParser &parser, llvm::ArrayRef<std::string> args);
 
+/// Reads option `name` of a parsed command line (given, or its default) as
+/// an integer of at least `minimum` into `out`; otherwise reports "--NAME
+/// expects ..." and returns false (the command then exits with kExitUsage).
+bool readIntegerOption(const ArgParser &parser, llvm::StringRef name, uint64_t &out,
+                       uint64_t minimum = 0);
+
 /// Reads the graph file `source` and compiles it into a bundle at
 /// `bundlePath` (what mpc train and mpc generate do with a graph), printing
 /// diagnostics as mpc compile does. Returns an exit code.

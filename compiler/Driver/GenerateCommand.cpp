@@ -65,14 +65,8 @@ int mpc::driver::runGenerateCommand(llvm::ArrayRef<std::string> args) {
     return *code;
   uint64_t length = 0, seed = 0;
   double temperature = 0;
-  if (llvm::StringRef(*parser.get("length")).getAsInteger(10, length)) {
-    reportError("--length expects a non-negative integer, got '" + *parser.get("length") + "'");
+  if (!readIntegerOption(parser, "length", length) || !readIntegerOption(parser, "seed", seed))
     return kExitUsage;
-  }
-  if (llvm::StringRef(*parser.get("seed")).getAsInteger(10, seed)) {
-    reportError("--seed expects a non-negative integer, got '" + *parser.get("seed") + "'");
-    return kExitUsage;
-  }
   if (llvm::StringRef(*parser.get("temperature")).getAsDouble(temperature) ||
       !(temperature >= 0) || !std::isfinite(temperature)) {
     reportError("--temperature expects a number >= 0, got '" + *parser.get("temperature") + "'");

@@ -95,10 +95,8 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
   if (std::optional<int> code = parseCommandLine(parser, args))
     return *code;
   uint64_t seed = 0;
-  if (llvm::StringRef(*parser.get("seed")).getAsInteger(10, seed)) {
-    reportError("--seed expects a non-negative integer, got '" + *parser.get("seed") + "'");
+  if (!readIntegerOption(parser, "seed", seed))
     return kExitUsage;
-  }
 
   std::string device;
   if (int code = resolveDeviceOption(parser, device))

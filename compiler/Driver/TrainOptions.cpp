@@ -152,15 +152,9 @@ std::optional<int> mpc::driver::parseTrainOptions(llvm::ArrayRef<std::string> ar
   ArgParser parser = makeTrainParser();
   if (std::optional<int> code = parseCommandLine(parser, args))
     return *code;
-  if (llvm::StringRef(*parser.get("steps")).getAsInteger(10, options.steps) ||
-      options.steps == 0) {
-    reportError("--steps expects a positive integer, got '" + *parser.get("steps") + "'");
+  if (!readIntegerOption(parser, "steps", options.steps, /*minimum=*/1) ||
+      !readIntegerOption(parser, "seed", options.seed))
     return kExitUsage;
-  }
-  if (llvm::StringRef(*parser.get("seed")).getAsInteger(10, options.seed)) {
-    reportError("--seed expects a non-negative integer, got '" + *parser.get("seed") + "'");
-    return kExitUsage;
-  }
   if (int code = resolveDeviceOption(parser, options.device))
     return code;
   if (!readFileOptions(parser, options) || !readCompileOptions(parser, options))
