@@ -16,6 +16,8 @@
 #include "mpc/format/Json.h"
 #include "mpc/format/Safetensors.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -87,6 +89,39 @@ Status unsupportedDevice(const std::string &device) {
                            ": this runtime has device \"cpu\" only (the CUDA "
                            "backend is not built)");
 #endif
+}
+
+/// What is wrong with the values of parameter (or state) `spec` at `data`,
+/// or "": no parameter or optimizer state holds a value that is not finite,
+/// and a loss scale is a number > 0 (a step would divide by it).
+std::string describeBadValues(const ParamSpec &spec, const void *data) {
+  if (spec.dtype != DType::F16 && spec.dtype != DType::BF16 && spec.dtype != DType::F32 &&
+      spec.dtype != DType::F64)
+    return "";
+  size_t size = dtypeSize(spec.dtype);
+  size_t count = tensorBytes(spec.dtype, spec.shape) / size;
+  constexpr size_t kChunk = 1024;
+  double values[kChunk];
+  for (size_t begin = 0; begin < count; begin += kChunk) {
+    size_t n = std::min(kChunk, count - begin);
+    widenElements(spec.dtype, static_cast<const char *>(data) + begin * size, values, n);
+    for (size_t i = 0; i < n; ++i) {
+      std::string at = count > 1 ? " at element " + std::to_string(begin + i) : "";
+      if (std::isnan(values[i]))
+        return quoteJson(spec.name) + " holds NaN" + at +
+               "; parameters and optimizer state must be finite";
+      if (std::isinf(values[i]))
+        return quoteJson(spec.name) + " holds " + (values[i] > 0 ? "+inf" : "-inf") + at +
+               "; parameters and optimizer state must be finite";
+      if (spec.name == "loss_scale" && !(values[i] > 0)) {
+        char text[32];
+        auto end = std::to_chars(text, text + sizeof text, values[i]).ptr;
+        return quoteJson(spec.name) + " is " + std::string(text, end) +
+               "; a loss scale must be a finite number > 0";
+      }
+    }
+  }
+  return "";
 }
 
 } // namespace
@@ -389,6 +424,8 @@ Status Program::setParam(const std::string &name, const void *data,
                              quoteJson(spec.castOf) + "; set that one");
   if (Status status = checkSize(spec, "parameter", bytes); !status.isOk())
     return status;
+  if (std::string problem = describeBadValues(spec, data); !problem.empty())
+    return Status::error(MPC_INVALID_ARGUMENT, path_ + ": " + problem);
   if (Status status = backend_->write(spec.buffer, data, bytes); !status.isOk())
     return status;
   return refreshWorkingCopies(name);
@@ -467,6 +504,12 @@ Status Program::loadParams(const std::string &path) {
     return Status::error(MPC_FORMAT_ERROR, path + ": does not fit program " +
                                                quoteJson(manifest_.program) +
                                                ": " + problems);
+  // Values last: a tensor of the wrong shape is reported as such.
+  for (const ParamSpec &spec : manifest_.params)
+    if (spec.castOf.empty())
+      if (std::string problem = describeBadValues(spec, tensors[spec.name].bytes.data());
+          !problem.empty())
+        return Status::error(MPC_FORMAT_ERROR, path + ": tensor " + problem);
   for (const ParamSpec &spec : manifest_.params) {
     if (!spec.castOf.empty())
       continue;

@@ -335,6 +335,56 @@ TEST_F(ProgramParams, SafetensorsRoundTrip) {
   EXPECT_EQ(readParams(other), saved);
 }
 
+/// Expects the last call to have failed with `code` and a message holding
+/// `fragment`.
+void expectLastError(mpc_status_code status, mpc_status_code code, const std::string &fragment) {
+  EXPECT_EQ(status, code);
+  EXPECT_NE(std::string(mpc_last_error()).find(fragment), std::string::npos)
+      << "expected \"" << fragment << "\" in: " << mpc_last_error();
+}
+
+TEST_F(ProgramParams, RefusesValuesNoParameterHolds) {
+  LoadedProgram program;
+  ASSERT_EQ(program.load(path_, 14), MPC_OK) << mpc_last_error();
+  Values before = readParams(program);
+  // Through the C API: a NaN weight, a loss scale that is 0, negative or
+  // infinite.
+  std::vector<float> weight = as<float>(before["fc.weight"]);
+  weight[17] = NAN;
+  expectLastError(mpc_program_set_param(program.get(), "fc.weight", weight.data(),
+                                        weight.size() * sizeof(float)),
+                  MPC_INVALID_ARGUMENT,
+                  "\"fc.weight\" holds NaN at element 17; parameters and optimizer state "
+                  "must be finite");
+  for (auto [scale, shown] : {std::pair{0.0f, "is 0;"}, std::pair{-2.0f, "is -2;"},
+                              std::pair{INFINITY, "holds +inf;"}})
+    expectLastError(mpc_program_set_param(program.get(), "loss_scale", &scale, sizeof scale),
+                    MPC_INVALID_ARGUMENT, std::string("\"loss_scale\" ") + shown);
+  EXPECT_EQ(readParams(program), before);
+
+  // In a checkpoint: refused by the tensor's name, and nothing is loaded.
+  std::string checkpoint = dir_.file("checkpoint.safetensors");
+  ASSERT_EQ(mpc_program_save_params(program.get(), checkpoint.c_str()), MPC_OK);
+  std::map<std::string, HostTensor> tensors;
+  ASSERT_TRUE(mpc::rt::readSafetensors(checkpoint, tensors, nullptr).isOk());
+  auto refused = [&](std::map<std::string, HostTensor> edited, const std::string &fragment) {
+    std::string path = dir_.file("edited.safetensors");
+    ASSERT_TRUE(mpc::rt::writeSafetensors(path, edited, {}).isOk());
+    expectLastError(mpc_program_load_params(program.get(), path.c_str()), MPC_FORMAT_ERROR,
+                    path + ": tensor " + fragment);
+    EXPECT_EQ(readParams(program), before);
+  };
+  std::map<std::string, HostTensor> zeroScale = tensors;
+  float zero = 0.0f;
+  std::memcpy(zeroScale["loss_scale"].bytes.data(), &zero, sizeof zero);
+  refused(zeroScale, "\"loss_scale\" is 0; a loss scale must be a finite number > 0");
+  std::map<std::string, HostTensor> infinite = tensors;
+  uint16_t bf16Infinity = 0x7f80;
+  std::memcpy(infinite["third"].bytes.data() + 2 * sizeof bf16Infinity, &bf16Infinity,
+              sizeof bf16Infinity);
+  refused(infinite, "\"third\" holds +inf at element 2");
+}
+
 TEST_F(ProgramParams, RefusesMismatchedCheckpointsByName) {
   LoadedProgram program;
   ASSERT_EQ(program.load(path_, 13), MPC_OK) << mpc_last_error();
