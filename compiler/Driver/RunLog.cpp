@@ -38,6 +38,9 @@ llvm::Expected<RunLog> mpc::driver::readRunLog(const std::string &path) {
       log.evalAccuracy = object->getNumber("eval_accuracy").value_or(NAN);
       continue;
     }
+    // (--eval-every's evaluations and --save-every's checkpoints)
+    if (object->getBoolean("eval").value_or(false) || object->get("checkpoint"))
+      continue;
     LoggedStep step;
     std::optional<int64_t> number = object->getInteger("step");
     // (null: a loss that was not finite, a diverged step)

@@ -111,6 +111,22 @@ std::optional<int> prepareBundles(const TrainOptions &options, bool evaluate,
   return std::nullopt;
 }
 
+/// The line on stdout and in the log of an evaluation during training.
+void reportEvaluation(uint64_t step, const EvaluationResult &evaluated, llvm::raw_ostream *log) {
+  llvm::outs() << "step " << step << ": eval loss " << llvm::format("%.4f", evaluated.loss);
+  if (!std::isnan(evaluated.accuracy))
+    llvm::outs() << ", eval accuracy " << llvm::format("%.2f", 100 * evaluated.accuracy) << "%";
+  llvm::outs() << "\n";
+  llvm::outs().flush();
+  if (!log)
+    return;
+  *log << "{\"eval\": true, \"step\": " << step
+       << ", \"eval_loss\": " << JsonNumber{evaluated.loss};
+  if (!std::isnan(evaluated.accuracy))
+    *log << ", \"eval_accuracy\": " << JsonNumber{evaluated.accuracy};
+  *log << "}\n";
+}
+
 /// The line on stdout and the log's summary object.
 void reportSummary(const TrainOptions &options, const TrainingResult &trained,
                    const std::optional<EvaluationResult> &evaluated, llvm::raw_ostream *log) {
@@ -208,8 +224,18 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       return fail("cannot write log '" + options.logPath + "': " + ec.message());
   }
 
+  PeriodicEvaluation evaluate;
+  if (options.evalEvery > 0)
+    evaluate = [&](uint64_t step) -> llvm::Error {
+      llvm::Expected<EvaluationResult> result =
+          evaluateTrainedStep(program.get(), forward.get(), *evalBinder);
+      if (!result)
+        return result.takeError();
+      reportEvaluation(step, *result, log.get());
+      return llvm::Error::success();
+    };
   llvm::Expected<TrainingResult> trained =
-      runTrainingSteps(program.get(), *binder, *telemetry, log.get(), options);
+      runTrainingSteps(program.get(), *binder, *telemetry, log.get(), options, evaluate);
   if (!trained)
     return fail(trained.takeError());
   if (!options.savePath.empty() &&

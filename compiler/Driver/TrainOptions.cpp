@@ -65,6 +65,35 @@ ArgParser makeTrainParser() {
                     "", {}});
   parser.addOption({"save", 0, "FILE",
                     "write parameters and optimizer state as safetensors at the end", "", {}});
+  parser.addOption({"save-every",
+                    0,
+                    "N",
+                    "also write a checkpoint every N steps, next to --save's file as "
+                    "FILE.stepN.safetensors (atomically: a killed run leaves whole files); "
+                    "resume with --init",
+                    "0",
+                    {}});
+  parser.addOption({"keep-checkpoints",
+                    0,
+                    "K",
+                    "keep the last K checkpoints --save-every wrote in this run, deleting "
+                    "older ones",
+                    "3",
+                    {}});
+  parser.addOption({"eval-every",
+                    0,
+                    "N",
+                    "also evaluate on --eval or --holdout every N steps: a line on stdout "
+                    "and in the log",
+                    "0",
+                    {}});
+  parser.addOption({"max-floor-steps",
+                    0,
+                    "K",
+                    "stop with an error when K steps in a row were skipped at one loss scale "
+                    "(the scale at its floor, every gradient overflowing); 0: never",
+                    "100",
+                    {}});
   addDeviceOption(parser, "where to train");
   addPrecisionOptions(parser);
   addHostCompilerOptions(parser);
@@ -145,7 +174,35 @@ bool readCompileOptions(const ArgParser &parser, TrainOptions &options) {
   return readPrecisionOptions(parser, options.compile.precision);
 }
 
+/// Reads --eval-every, --save-every, --keep-checkpoints and
+/// --max-floor-steps, which need the options they act with.
+bool readRunControlOptions(const ArgParser &parser, TrainOptions &options) {
+  if (!readIntegerOption(parser, "eval-every", options.evalEvery) ||
+      !readIntegerOption(parser, "save-every", options.saveEvery) ||
+      !readIntegerOption(parser, "keep-checkpoints", options.keepCheckpoints, /*minimum=*/1) ||
+      !readIntegerOption(parser, "max-floor-steps", options.maxFloorSteps))
+    return false;
+  if (options.evalEvery > 0 && options.evalSpec.empty() && options.holdout == 0) {
+    reportError("--eval-every needs evaluation data: --eval SPEC or --holdout N");
+    return false;
+  }
+  if (options.saveEvery > 0 && options.savePath.empty()) {
+    reportError("--save-every needs --save FILE: the periodic checkpoints are named after it "
+                "(FILE.stepN.safetensors)");
+    return false;
+  }
+  return true;
+}
+
 } // namespace
+
+std::string mpc::driver::periodicCheckpointPath(const std::string &savePath, uint64_t step) {
+  llvm::StringRef path(savePath);
+  std::string tag = ".step" + std::to_string(step);
+  if (path.consume_back(".safetensors"))
+    return path.str() + tag + ".safetensors";
+  return savePath + tag;
+}
 
 std::optional<int> mpc::driver::parseTrainOptions(llvm::ArrayRef<std::string> args,
                                                   TrainOptions &options) {
@@ -158,6 +215,8 @@ std::optional<int> mpc::driver::parseTrainOptions(llvm::ArrayRef<std::string> ar
   if (int code = resolveDeviceOption(parser, options.device))
     return code;
   if (!readFileOptions(parser, options) || !readCompileOptions(parser, options))
+    return kExitUsage;
+  if (!readRunControlOptions(parser, options))
     return kExitUsage;
   options.shuffle = !parser.flag("no-shuffle");
   options.progress = !parser.flag("quiet");

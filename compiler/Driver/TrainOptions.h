@@ -38,7 +38,20 @@ struct TrainOptions {
   std::string device;
   std::string logPath, savePath, initPath;
   bool shuffle = true, progress = true;
+  /// --eval-every and --save-every: every so many steps (counted over the
+  /// whole training, as the log counts them), evaluate or write a periodic
+  /// checkpoint; 0: never.
+  uint64_t evalEvery = 0, saveEvery = 0;
+  /// --keep-checkpoints: how many of this run's periodic checkpoints stay.
+  uint64_t keepCheckpoints = 3;
+  /// --max-floor-steps: stop after this many consecutive skipped steps at
+  /// one loss scale (0: never).
+  uint64_t maxFloorSteps = 100;
 };
+
+/// Where --save-every writes the checkpoint of `step`: `savePath` with
+/// ".stepN" before its extension ("ckpt.safetensors" -> "ckpt.step200.safetensors").
+std::string periodicCheckpointPath(const std::string &savePath, uint64_t step);
 
 /// Parses `mpc train`'s arguments into `options`. Returns the exit code to
 /// end the command with (after --help, or a wrong command line, reported),

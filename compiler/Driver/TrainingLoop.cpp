@@ -8,12 +8,15 @@
 
 #include "compiler/Driver/Driver.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Process.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -28,9 +31,10 @@ using Clock = std::chrono::steady_clock;
 class TrainingLoop {
 public:
   TrainingLoop(mpc_program *program, mpc::BatchBinder &binder, const StepTelemetry &telemetry,
-               llvm::raw_ostream *log, const TrainOptions &options)
+               llvm::raw_ostream *log, const TrainOptions &options,
+               const PeriodicEvaluation &evaluate)
       : program(program), binder(binder), telemetry(telemetry), log(log), options(options),
-        terminal(llvm::sys::Process::StandardErrIsDisplayed()) {}
+        evaluate(evaluate), terminal(llvm::sys::Process::StandardErrIsDisplayed()) {}
 
   llvm::Expected<TrainingResult> run();
 
@@ -38,6 +42,9 @@ private:
   llvm::Error readCounters();
   llvm::Error bindBatch(uint64_t step);
   llvm::Error handleCompleted(bool wait);
+  llvm::Error checkLossScaleFloor(uint64_t step, const StepValues &values);
+  llvm::Error runPeriodicWork(uint64_t step, uint64_t last);
+  llvm::Error saveCheckpoint(uint64_t step);
   void drawProgress(uint64_t step, Clock::time_point now);
 
   mpc_program *program;
@@ -45,6 +52,7 @@ private:
   const StepTelemetry &telemetry;
   llvm::raw_ostream *log;
   const TrainOptions &options;
+  const PeriodicEvaluation &evaluate;
   const bool terminal;
 
   /// Steps taken before this run (the optimizer's counter plus the steps
@@ -58,6 +66,11 @@ private:
   int64_t epoch = -1;
   Clock::time_point start, lastCompletion, lastDraw;
   TrainingResult result;
+  /// Consecutive skipped steps at one loss scale, and the last step's scale.
+  uint64_t stepsAtOneScale = 0;
+  double lastScale = NAN;
+  /// The periodic checkpoints this run wrote, oldest first.
+  std::vector<std::string> checkpoints;
 };
 
 /// Where training stands: the optimizer's step counter (0, or the count of
@@ -131,7 +144,64 @@ llvm::Error TrainingLoop::handleCompleted(bool wait) {
           "the loss is not finite at step " + std::to_string(step) +
           "; lower the learning rate, or check the data (in a graph without an "
           "output \"logits\", a label outside the model's classes makes the loss NaN)");
+    if (llvm::Error failure = checkLossScaleFloor(step, values))
+      return failure;
     drawProgress(step, now);
+  }
+  return llvm::Error::success();
+}
+
+/// Stops a run that no longer trains: every step skipped (a gradient
+/// overflowing) while the loss scale stays where it is, at its floor or a
+/// static scale.
+llvm::Error TrainingLoop::checkLossScaleFloor(uint64_t step, const StepValues &values) {
+  bool sameScale = values.lossScale == lastScale;
+  lastScale = values.lossScale;
+  stepsAtOneScale = values.skipped && sameScale ? stepsAtOneScale + 1 : 0;
+  if (options.maxFloorSteps == 0 || stepsAtOneScale < options.maxFloorSteps)
+    return llvm::Error::success();
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%g", values.lossScale);
+  return llvm::createStringError(
+      "steps " + std::to_string(step - stepsAtOneScale) + " to " + std::to_string(step) +
+      " were all skipped, a gradient overflowing each time, and the loss scale stayed at " + scale +
+      ": training has stopped making progress. Lower the learning rate, check the data, or "
+      "train in bf16 (--precision bf16); --max-floor-steps 0 lets such a run go on");
+}
+
+/// Every --save-every steps a checkpoint; every --eval-every steps (but the
+/// last, which the final evaluation covers) an evaluation. Both wait for
+/// the step first.
+llvm::Error TrainingLoop::runPeriodicWork(uint64_t step, uint64_t last) {
+  bool save = options.saveEvery > 0 && step % options.saveEvery == 0;
+  bool eval = options.evalEvery > 0 && step % options.evalEvery == 0 && step < last && evaluate;
+  if (!save && !eval)
+    return llvm::Error::success();
+  if (llvm::Error failure = handleCompleted(/*wait=*/true))
+    return failure;
+  if (save)
+    if (llvm::Error failure = saveCheckpoint(step))
+      return failure;
+  if (eval)
+    return evaluate(step);
+  return llvm::Error::success();
+}
+
+/// Writes the checkpoint of `step` (atomically: the runtime writes a
+/// temporary file and renames it), then deletes this run's oldest ones
+/// past --keep-checkpoints.
+llvm::Error TrainingLoop::saveCheckpoint(uint64_t step) {
+  std::string path = periodicCheckpointPath(options.savePath, step);
+  if (mpc_program_save_params(program, path.c_str()) != MPC_OK)
+    return lastRuntimeError();
+  if (log)
+    *log << "{\"checkpoint\": " << llvm::json::Value(path) << ", \"step\": " << step << "}\n";
+  checkpoints.push_back(path);
+  while (checkpoints.size() > options.keepCheckpoints) {
+    if (std::error_code ec = llvm::sys::fs::remove(checkpoints.front()))
+      return llvm::createStringError("cannot delete the old checkpoint '" + checkpoints.front() +
+                                     "': " + ec.message());
+    checkpoints.erase(checkpoints.begin());
   }
   return llvm::Error::success();
 }
@@ -171,6 +241,8 @@ llvm::Expected<TrainingResult> TrainingLoop::run() {
       return lastRuntimeError();
     if (llvm::Error failure = handleCompleted(/*wait=*/false))
       return std::move(failure);
+    if (llvm::Error failure = runPeriodicWork(step, last))
+      return std::move(failure);
   }
   if (llvm::Error failure = handleCompleted(/*wait=*/true))
     return std::move(failure);
@@ -180,10 +252,9 @@ llvm::Expected<TrainingResult> TrainingLoop::run() {
 
 } // namespace
 
-llvm::Expected<TrainingResult> mpc::driver::runTrainingSteps(mpc_program *program,
-                                                             mpc::BatchBinder &binder,
-                                                             const StepTelemetry &telemetry,
-                                                             llvm::raw_ostream *log,
-                                                             const TrainOptions &options) {
-  return TrainingLoop(program, binder, telemetry, log, options).run();
+llvm::Expected<TrainingResult>
+mpc::driver::runTrainingSteps(mpc_program *program, mpc::BatchBinder &binder,
+                              const StepTelemetry &telemetry, llvm::raw_ostream *log,
+                              const TrainOptions &options, const PeriodicEvaluation &evaluate) {
+  return TrainingLoop(program, binder, telemetry, log, options, evaluate).run();
 }

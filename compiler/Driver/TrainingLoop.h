@@ -8,7 +8,9 @@
 // last partial batch of an epoch is dropped). The log and the progress line
 // read each step's telemetry as the step completes: on a GPU the loop never
 // waits for the device except when it runs the runtime's limit of steps
-// ahead.
+// ahead. Every --eval-every or --save-every steps it waits for the step,
+// then evaluates or writes a checkpoint; it stops when --max-floor-steps
+// steps in a row were skipped at one loss scale.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <functional>
 
 namespace mpc::driver {
 
@@ -38,15 +41,20 @@ struct TrainingResult {
   bool countsSkips = false;
 };
 
+/// Evaluates the program as it stands after step `step` and reports it
+/// (--eval-every).
+using PeriodicEvaluation = std::function<llvm::Error(uint64_t step)>;
+
 /// Runs `options.steps` steps of the training step `program` from where its
 /// step counters stand (0, or a checkpoint's), binding batches of `binder`'s
 /// data, writing a line per step to `log` when it is not null and drawing
-/// progress on stderr. A failure (a non-finite loss included) is an error
-/// that says what happened.
+/// progress on stderr; with options.evalEvery, calls `evaluate` every so
+/// many steps but the last. A failure (a non-finite loss included) is an
+/// error that says what happened.
 llvm::Expected<TrainingResult> runTrainingSteps(mpc_program *program, mpc::BatchBinder &binder,
                                                 const StepTelemetry &telemetry,
-                                                llvm::raw_ostream *log,
-                                                const TrainOptions &options);
+                                                llvm::raw_ostream *log, const TrainOptions &options,
+                                                const PeriodicEvaluation &evaluate = {});
 
 } // namespace mpc::driver
 
