@@ -356,8 +356,8 @@ TEST_F(ProgramParams, RefusesValuesNoParameterHolds) {
                   MPC_INVALID_ARGUMENT,
                   "\"fc.weight\" holds NaN at element 17; parameters and optimizer state "
                   "must be finite");
-  for (auto [scale, shown] : {std::pair{0.0f, "is 0;"}, std::pair{-2.0f, "is -2;"},
-                              std::pair{INFINITY, "holds +inf;"}})
+  for (auto [scale, shown] :
+       {std::pair{0.0f, "is 0;"}, std::pair{-2.0f, "is -2;"}, std::pair{INFINITY, "holds +inf;"}})
     expectLastError(mpc_program_set_param(program.get(), "loss_scale", &scale, sizeof scale),
                     MPC_INVALID_ARGUMENT, std::string("\"loss_scale\" ") + shown);
   EXPECT_EQ(readParams(program), before);
