@@ -50,6 +50,37 @@ llvm::Error selectGraph(ModuleOp module, const std::string &name) {
   return llvm::Error::success();
 }
 
+/// Sets `args` in the optimizer of every mpg.minimize of `module`; an error
+/// at the op when the result is not a valid optimizer, or when a graph has
+/// none to set them in.
+LogicalResult setOptimizerArgs(ModuleOp module,
+                               llvm::ArrayRef<std::pair<std::string, double>> args) {
+  if (args.empty())
+    return success();
+  for (auto graph : module.getOps<mpg::GraphOp>()) {
+    auto minimizes = llvm::to_vector(graph.getBody().front().getOps<mpg::MinimizeOp>());
+    if (minimizes.empty())
+      return graph.emitError() << "the optimizer's settings (--lr, --optimizer-arg) apply to "
+                                  "a graph with mpg.minimize; @"
+                               << graph.getSymName() << " has none";
+    for (mpg::MinimizeOp minimize : minimizes) {
+      mpg::OptimizerAttr optimizer = minimize.getOptimizer();
+      NamedAttrList entries(optimizer.getArgs());
+      Builder builder(module.getContext());
+      for (const auto &[name, value] : args)
+        entries.set(name, builder.getF64FloatAttr(value));
+      auto emitError = [&] { return minimize.emitError("with the optimizer's settings given: "); };
+      auto changed =
+          mpg::OptimizerAttr::getChecked(emitError, module.getContext(), optimizer.getKind(),
+                                         entries.getDictionary(module.getContext()));
+      if (!changed)
+        return failure();
+      minimize.setOptimizerAttr(changed);
+    }
+  }
+  return success();
+}
+
 /// The pass pipeline up to `stage` (Fused: the graph pipeline; later: the
 /// whole pipeline to mpk programs).
 LogicalResult runPasses(ModuleOp module, mpc::CompileStage stage,
@@ -104,6 +135,8 @@ llvm::Expected<mpc::Compilation> mpc::compileModule(ModuleOp module, CompileStag
   if (stage == CompileStage::Bundle || !options.graphName.empty())
     if (llvm::Error error = selectGraph(module, options.graphName))
       return std::move(error);
+  if (failed(setOptimizerArgs(module, options.optimizerArgs)))
+    return diagnosed("setting the optimizer's hyper-parameters");
   // (The Graph stage verifies the graph only: the dialect takes what mpc
   // does not compile.)
   if (stage == CompileStage::Graph)

@@ -59,6 +59,11 @@ struct CompileOptions {
   /// empty: the only one. Only a bundle needs one graph: the other stages
   /// take every graph of the module unless a name is given.
   std::string graphName;
+  /// Hyper-parameters of each graph's optimizer (mpg.minimize) to set before
+  /// anything else: a name (lr, momentum, warmup_steps, ...) and its value,
+  /// later ones winning; each replaces the graph's, and the optimizer is
+  /// checked again as the graph's was.
+  std::vector<std::pair<std::string, double>> optimizerArgs;
   /// What a bundle is compiled for.
   BundleTargets targets;
   /// The module was verified already (mpc::loadGraphFile verifies what it

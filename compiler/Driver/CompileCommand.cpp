@@ -13,6 +13,7 @@
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/HostCompilerOptions.h"
+#include "compiler/Driver/OptimizerOptions.h"
 #include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Frontend/GraphLoader.h"
 
@@ -57,6 +58,7 @@ static ArgParser makeCompileParser() {
   parser.addOption({"graph", 0, "NAME",
                     "the graph to compile when the file holds several (by its @name)", "", {}});
   addPrecisionOptions(parser);
+  addOptimizerOptions(parser);
   addHostCompilerOptions(parser);
   parser.addFlag("timings",
                  "print where compiling went to standard error: reading the graph, the pass "
@@ -117,6 +119,8 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   }
   // (--emit graph verifies the graph only, with no precision)
   if (stage != mpc::CompileStage::Graph && !readPrecisionOptions(parser, options.precision))
+    return kExitUsage;
+  if (!readOptimizerOptions(parser, options.optimizerArgs))
     return kExitUsage;
   options.targets.host = readHostCompilerOptions(parser);
   options.trainingStep = *parser.get("step") == "train";

@@ -9,6 +9,7 @@
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/HostCompilerOptions.h"
+#include "compiler/Driver/OptimizerOptions.h"
 #include "compiler/Driver/PrecisionOptions.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -96,6 +97,7 @@ ArgParser makeTrainParser() {
                     {}});
   addDeviceOption(parser, "where to train");
   addPrecisionOptions(parser);
+  addOptimizerOptions(parser);
   addHostCompilerOptions(parser);
   parser.addFlag("no-shuffle", "take the batches in the order of the data (to replay batches "
                                 "chosen elsewhere, as bench/ does)");
@@ -105,8 +107,8 @@ ArgParser makeTrainParser() {
 
 /// The first option given that a bundle fixed when it was compiled.
 std::optional<std::string> compileOnlyOption(const ArgParser &parser) {
-  for (const char *option : {"precision", "loss-scale", "graph", "host-cxx", "host-arch",
-                             "host-kernel-form"})
+  for (const char *option : {"precision", "loss-scale", "graph", "lr", "optimizer-arg", "host-cxx",
+                             "host-arch", "host-kernel-form"})
     if (parser.isSet(option))
       return "--" + std::string(option);
   for (const char *flag : {"grad-stats", "no-working-copies"})
@@ -171,7 +173,8 @@ bool readCompileOptions(const ArgParser &parser, TrainOptions &options) {
   options.compile.trainingStep = true;
   options.compile.targets.host = readHostCompilerOptions(parser);
   options.compile.graphName = parser.get("graph").value_or("");
-  return readPrecisionOptions(parser, options.compile.precision);
+  return readPrecisionOptions(parser, options.compile.precision) &&
+         readOptimizerOptions(parser, options.compile.optimizerArgs);
 }
 
 /// Reads --eval-every, --save-every, --keep-checkpoints and
