@@ -13,7 +13,12 @@ median over rounds of (mpc median step / PyTorch median step): mpc's step time
 is the one its --log records (binding a batch, running the step, reading the
 loss), PyTorch's the time of forward, backward and optimizer.step().
 
+With --clip-grad-norm X both clip the gradients to that global norm (mpc
+train --clip-grad-norm, torch.nn.utils.clip_grad_norm_), and the norms each
+step measured before clipping are compared too.
+
 Usage: bench/digits_mlp_vs_pytorch.py [--mpc build/bin/mpc] [--steps 300] [--rounds 3]
+                                      [--clip-grad-norm X]
 """
 import argparse
 import gzip
@@ -56,28 +61,31 @@ def glorot(rng, fan_in, fan_out):
     return rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32)
 
 
-def run_mpc(mpc, work, steps):
+def run_mpc(mpc, work, steps, clip):
     log = os.path.join(work, "mpc.jsonl")
     cmd = [mpc, "train", os.path.join(ROOT, "examples", "mlp.mlir"),
            "--data", os.path.join(work, "x.npy") + "," + os.path.join(work, "y.npy"),
            "--no-shuffle", "--steps", str(steps), "--init", os.path.join(work, "init.safetensors"),
            "--log", log, "--quiet"]
+    if clip:
+        cmd += ["--clip-grad-norm", repr(clip)]
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit("mpc train failed:\n" + result.stderr)
     rows = [json.loads(line) for line in open(log)]
-    steps_rows = [r for r in rows if "step" in r]
-    return [r["loss"] for r in steps_rows], [r["ms"] for r in steps_rows]
+    steps_rows = [r for r in rows if "loss" in r and not r.get("summary")]
+    return ([r["loss"] for r in steps_rows], [r["ms"] for r in steps_rows],
+            [r.get("grad_norm") for r in steps_rows])
 
 
-def run_torch(init, x, y, steps):
+def run_torch(init, x, y, steps, clip):
     params = {k: torch.tensor(v) for k, v in init.items() if k.startswith("fc") and "." in k
               and not k.endswith("momentum_buffer")}
     for p in params.values():
         p.requires_grad_(True)
     opt = torch.optim.SGD(params.values(), lr=0.1, momentum=0.9)
     xs, ys = torch.tensor(x), torch.tensor(y.astype(np.int64))
-    losses, ms = [], []
+    losses, ms, norms = [], [], []
     for s in range(steps):
         xb, yb = xs[s * BATCH:(s + 1) * BATCH], ys[s * BATCH:(s + 1) * BATCH]
         start = time.perf_counter()
@@ -86,11 +94,13 @@ def run_torch(init, x, y, steps):
         loss = torch.nn.functional.cross_entropy(logits, yb)
         opt.zero_grad()
         loss.backward()
+        if clip:
+            norms.append(float(torch.nn.utils.clip_grad_norm_(list(params.values()), clip)))
         opt.step()
         value = loss.item()
         ms.append((time.perf_counter() - start) * 1e3)
         losses.append(value)
-    return losses, ms
+    return losses, ms, norms
 
 
 def main():
@@ -99,6 +109,7 @@ def main():
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--clip-grad-norm", type=float, default=0.0)
     args = parser.parse_args()
     if not os.access(args.mpc, os.X_OK):
         sys.exit("error: no mpc at '%s' (build first, or pass --mpc)" % args.mpc)
@@ -124,17 +135,24 @@ def main():
     init["optimizer.step"] = np.zeros((), np.int64)
 
     torch.manual_seed(args.seed)
-    print("digits MLP (64-128-10, SGD lr 0.1 momentum 0.9), fp32, CPU, %d steps of %d, "
-          "%d rounds; torch %s with %d threads" % (args.steps, BATCH, args.rounds,
-                                                   torch.__version__, torch.get_num_threads()))
-    ratios, diffs = [], []
+    print("digits MLP (64-128-10, SGD lr 0.1 momentum 0.9%s), fp32, CPU, %d steps of %d, "
+          "%d rounds; torch %s with %d threads"
+          % (", gradients clipped to norm %g" % args.clip_grad_norm if args.clip_grad_norm else "",
+             args.steps, BATCH, args.rounds, torch.__version__, torch.get_num_threads()))
+    ratios, diffs, norm_diffs, clipped = [], [], [], 0
     with tempfile.TemporaryDirectory(prefix="mpc-bench-") as work:
         np.save(os.path.join(work, "x.npy"), x)
         np.save(os.path.join(work, "y.npy"), y)
         save_safetensors(os.path.join(work, "init.safetensors"), init)
         for r in range(args.rounds):
-            mpc_loss, mpc_ms = run_mpc(args.mpc, work, args.steps)
-            torch_loss, torch_ms = run_torch(init, x, y, args.steps)
+            mpc_loss, mpc_ms, mpc_norms = run_mpc(args.mpc, work, args.steps, args.clip_grad_norm)
+            torch_loss, torch_ms, torch_norms = run_torch(init, x, y, args.steps,
+                                                          args.clip_grad_norm)
+            if args.clip_grad_norm:
+                if None in mpc_norms or len(mpc_norms) != len(torch_norms):
+                    sys.exit("digits_mlp_vs_pytorch: mpc's log has no grad_norm for every step")
+                norm_diffs.append(max(abs(a - b) / b for a, b in zip(mpc_norms, torch_norms)))
+                clipped = sum(n > args.clip_grad_norm for n in torch_norms)
             if not (len(mpc_loss) == len(torch_loss) == args.steps):
                 sys.exit("digits_mlp_vs_pytorch: %d mpc and %d PyTorch losses for %d steps"
                          % (len(mpc_loss), len(torch_loss), args.steps))
@@ -149,6 +167,9 @@ def main():
                   (r + 1, statistics.median(mpc_ms), statistics.median(torch_ms), ratio,
                    mpc_loss[0], torch_loss[0], mpc_loss[-1], torch_loss[-1], diff))
     print("largest loss difference over the run: %.2e" % max(diffs))
+    if args.clip_grad_norm:
+        print("gradient norm: largest relative difference %.2e; %d of %d steps clipped"
+              % (max(norm_diffs), clipped, args.steps))
     print("step-time ratio mpc / PyTorch (median over rounds): %.2f" % statistics.median(ratios))
 
 

@@ -134,6 +134,8 @@ private:
     Value nextStep = b.create<AddOp>(loc, step, scalarConstant(b, loc, b.getI64Type(), 1.0));
     b.create<StateWriteOp>(loc, step, nextStep);
     Value lr = learningRate(b, loc, optimizer, nextStep);
+    if (double clip = optimizer.getArg("clip_grad_norm", 0.0); clip > 0)
+      minimize->getParentOp()->setAttr(mlir::mpg::kClipGradNormAttr, b.getF64FloatAttr(clip));
     for (Operation &op : llvm::make_early_inc_range(body)) {
       auto param = llvm::dyn_cast<ParamOp>(op);
       if (!param || !param.isTrainable())

@@ -180,6 +180,46 @@ def MpgInsertLossScaling : Pass<"mpg-insert-loss-scaling", "::mlir::mpg::GraphOp
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }
 
+def MpgClipGradients : Pass<"mpg-clip-gradients", "::mlir::mpg::GraphOp"> {
+  let summary = "Clips the gradients by their global norm before the updates";
+  let description = [{
+    Applies the `clip_grad_norm` of the graph's optimizer, which
+    `mpg-autodiff` leaves on the graph as `mpg.clip_grad_norm`, and removes
+    that attribute; a graph without it is left alone. Runs after
+    `mpg-insert-loss-scaling`, so the gradients the updates read are already
+    unscaled: the norm is PyTorch's `clip_grad_norm_` after
+    `GradScaler.unscale_`.
+
+    - The norm: the square root of the sum, over every gradient an update
+      reads, of the sum of its squares in fp32 (one reduction per gradient,
+      its unscaling and squaring fused into it as a prologue).
+    - The factor: `min(1, clip_grad_norm / (norm + 1e-6))`, a rank-0 f32.
+    - Each update reads its gradient in f32 times the factor: pointwise ops
+      that fuse into the update's kernel, so the gradients are not read or
+      written once more.
+    - The norm is the output "grad_norm" (the training log records it).
+
+    On a step that overflows, the norm is not finite and so are the
+    clipped gradients, but the step is skipped and the state written back
+    unchanged (`mpg-insert-loss-scaling`'s selects), as PyTorch's scaler
+    skips `optimizer.step`.
+
+    ```mlir
+    // before (an update reading %g)
+    %new = mpg.sgd %w, %g, %lr ...
+    // after
+    %sq = mpg.mul %g, %g ...
+    %s = mpg.reduce_sum %sq axes [0, 1] ...
+    %norm = mpg.sqrt %s : tensor<f32>
+    %f = mpg.minimum %one, (%max / (%norm + 1e-6))
+    %c = mpg.mul %g, %f ...
+    %new = mpg.sgd %w, %c, %lr ...
+    mpg.output "grad_norm" %norm : tensor<f32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
 def MpgGradientStats : Pass<"mpg-gradient-stats", "::mlir::mpg::GraphOp"> {
   let summary = "Adds outputs that describe the magnitudes of the gradients (telemetry)";
   let description = [{

@@ -64,6 +64,8 @@ void mpc::buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
   graphPm.addPass(createMpgInsertLossScaling(loss));
   if (precision.gradientStats)
     graphPm.addPass(createMpgGradientStats());
+  // (after the statistics: they count the gradients as computed)
+  graphPm.addPass(createMpgClipGradients());
   if (precision.workingCopies)
     graphPm.addPass(createMpgMasterWeights());
 }

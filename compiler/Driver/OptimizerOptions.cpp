@@ -15,13 +15,21 @@ using namespace mpc::driver;
 void mpc::driver::addOptimizerOptions(ArgParser &parser) {
   parser.addOption(
       {"lr", 0, "X", "the learning rate, replacing the one of the graph's mpg.minimize", "", {}});
+  parser.addOption({"clip-grad-norm",
+                    0,
+                    "X",
+                    "clip the gradients, unscaled, to a global L2 norm of X (computed in fp32; "
+                    "PyTorch's clip_grad_norm_ after GradScaler.unscale_); the log records the "
+                    "norm of every step as grad_norm",
+                    "",
+                    {}});
   parser.addOption({"optimizer-arg",
                     0,
                     "NAME=X",
                     "set one of the optimizer's hyper-parameters, replacing the graph's: lr, "
                     "momentum, weight_decay (sgd); lr, beta1, beta2, eps, weight_decay (adam, "
-                    "adamw); and the schedule: warmup_steps, decay_steps, min_lr (a linear "
-                    "warm-up, then a cosine decay to min_lr). Repeat for several",
+                    "adamw); the schedule: warmup_steps, decay_steps, min_lr (a linear "
+                    "warm-up, then a cosine decay to min_lr); clip_grad_norm. Repeat for several",
                     "",
                     {},
                     /*repeatable=*/true});
@@ -42,13 +50,14 @@ bool mpc::driver::readOptimizerOptions(const ArgParser &parser,
     }
     args.emplace_back(name.str(), parsed);
   }
-  if (std::optional<std::string> lr = parser.get("lr")) {
-    double parsed = 0;
-    if (!number(*lr, parsed)) {
-      reportError("--lr expects a number, got '" + *lr + "'");
-      return false;
+  for (auto [option, arg] : {std::pair{"lr", "lr"}, std::pair{"clip-grad-norm", "clip_grad_norm"}})
+    if (std::optional<std::string> given = parser.get(option)) {
+      double parsed = 0;
+      if (!number(*given, parsed)) {
+        reportError("--" + std::string(option) + " expects a number, got '" + *given + "'");
+        return false;
+      }
+      args.emplace_back(arg, parsed);
     }
-    args.emplace_back("lr", parsed);
-  }
   return true;
 }

@@ -1,4 +1,4 @@
-//===- OptimizerOptions.h - --lr and --optimizer-arg -------------*- C++ -*-===//
+//===- OptimizerOptions.h - --lr, --clip-grad-norm, --optimizer-arg -*- C++ -*-===//
 //
 // Part of mpc, a mixed-precision training compiler.
 //
@@ -21,7 +21,8 @@ namespace mpc::driver {
 
 void addOptimizerOptions(ArgParser &parser);
 
-/// Reads --optimizer-arg NAME=VALUE (each) and then --lr into `args`; a
+/// Reads --optimizer-arg NAME=VALUE (each), then --lr and --clip-grad-norm,
+/// into `args`; a
 /// value that is not a finite number is reported and returns false. The
 /// names are checked when the graph's optimizer is.
 bool readOptimizerOptions(const ArgParser &parser,

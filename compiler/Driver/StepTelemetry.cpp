@@ -31,6 +31,7 @@ llvm::Expected<StepTelemetry> StepTelemetry::create(const mpc_program *program) 
     telemetry.hasLr_ |= name == "lr" && scalarF32;
     telemetry.hasLossScale_ |= name == "loss_scale" && scalarF32;
     telemetry.hasSkipped_ |= name == "skipped" && info.rank == 0 && dtype == "i1";
+    telemetry.hasGradNorm_ |= name == "grad_norm" && scalarF32;
     if (name == "grad_at_least" && info.rank == 1 && dtype == "f32" &&
         info.shape[0] > kFp16FlushExponent - kLowestExponent) {
       telemetry.hasGradStats_ = true;
@@ -63,6 +64,9 @@ llvm::Error StepTelemetry::read(mpc_program *program, uint64_t run, StepValues &
       return error;
   if (hasLossScale_)
     if (llvm::Error error = scalar("loss_scale", values.lossScale))
+      return error;
+  if (hasGradNorm_)
+    if (llvm::Error error = scalar("grad_norm", values.gradNorm))
       return error;
   if (hasSkipped_) {
     uint8_t skipped = 0;
@@ -97,6 +101,8 @@ void StepTelemetry::writeLogLine(llvm::raw_ostream &os, uint64_t step, const Ste
     os << ", \"loss_scale\": " << JsonNumber{values.lossScale};
   if (hasSkipped_)
     os << ", \"skipped\": " << (values.skipped ? "true" : "false");
+  if (hasGradNorm_)
+    os << ", \"grad_norm\": " << JsonNumber{values.gradNorm};
   if (hasGradStats_) {
     const std::vector<float> &atLeast = values.gradAtLeast;
     double nonzero = values.gradNonzero;

@@ -29,6 +29,8 @@ struct StepValues {
   double loss = NAN;
   double lr = NAN;
   double lossScale = NAN;
+  /// With gradient clipping: the global norm of the unscaled gradients.
+  double gradNorm = NAN;
   bool skipped = false;
   /// With --grad-stats: the non-zero gradient values, and how many have
   /// |g| >= 2^k for k = -40, -39, ...
@@ -53,13 +55,14 @@ public:
   llvm::Error read(mpc_program *program, uint64_t run, StepValues &out) const;
 
   /// Writes the log line of step `step`: {"step", "loss", ["lr",]
-  /// ["loss_scale", "skipped",] [gradient statistics,] "ms"}; numbers that
+  /// ["loss_scale", "skipped",] ["grad_norm",] [gradient statistics,] "ms"}; numbers that
   /// are not finite as null.
   void writeLogLine(llvm::raw_ostream &os, uint64_t step, const StepValues &values,
                     double ms) const;
 
 private:
-  bool hasLr_ = false, hasLossScale_ = false, hasSkipped_ = false, hasGradStats_ = false;
+  bool hasLr_ = false, hasLossScale_ = false, hasSkipped_ = false, hasGradStats_ = false,
+       hasGradNorm_ = false;
   size_t gradBuckets_ = 0;
 };
 

@@ -152,7 +152,8 @@ LogicalResult OptimizerAttr::verify(llvm::function_ref<InFlightDiagnostic()> emi
   // The learning-rate schedule, any optimizer.
   specs.append({{"warmup_steps", false, false},
                 {"decay_steps", false, false},
-                {"min_lr", false, false}});
+                {"min_lr", false, false},
+                {"clip_grad_norm", false, false}});
   if (failed(checkArgs(emitError, "optimizer", name, args, specs)))
     return failure();
 
@@ -173,6 +174,11 @@ LogicalResult OptimizerAttr::verify(llvm::function_ref<InFlightDiagnostic()> emi
       return emitError() << "optimizer '" << name << "' expects " << steps
                          << " to be a whole number >= 0, got " << v;
   }
+  double clip = argOr(args, "clip_grad_norm", 0.0);
+  if (!(clip >= 0) || !std::isfinite(clip))
+    return emitError()
+           << "optimizer '" << name
+           << "' expects clip_grad_norm to be a finite number >= 0 (0: no clipping), got " << clip;
   double minLr = argOr(args, "min_lr", 0.0);
   if (minLr < 0 || minLr > argOr(args, "lr", 1.0))
     return emitError() << "optimizer '" << name << "' expects 0 <= min_lr <= lr";

@@ -56,6 +56,9 @@ def Mpg_Dialect : Dialect {
     // gradient); mpg-insert-loss-scaling marks it scaled.
     "::mlir::UnitAttr":$loss_seed,
     "::mlir::UnitAttr":$loss_scaled,
+    // mpg-autodiff: on the graph, the optimizer's clip_grad_norm, which
+    // mpg-clip-gradients applies (after loss scaling) and removes.
+    "::mlir::FloatAttr":$clip_grad_norm,
     // mpg-decompose: a reduction that checks a gradient for the loss scaler.
     "::mlir::UnitAttr":$finite_check,
     // mpg-master-weights: on a working copy's state, its fp32 parameter.
@@ -203,6 +206,12 @@ def Mpg_OptimizerAttr : Mpg_Attr<"Optimizer", "optimizer"> {
     `decay_steps` > 0, a cosine decay to `min_lr` (0, at most `lr`) over
     `decay_steps`: `min_lr + (lr - min_lr) * (1 + cos(pi * p)) / 2` with
     `p = clamp((t - warmup_steps) / decay_steps, 0, 1)`.
+
+    Any optimizer also takes `clip_grad_norm` (0: none, >= 0): the
+    gradients, unscaled, are multiplied by `min(1, clip_grad_norm /
+    (norm + 1e-6))` before the update, `norm` being their global L2 norm in
+    fp32, as PyTorch's `clip_grad_norm_` does after `GradScaler.unscale_`
+    (`mpg-clip-gradients`).
 
     In op syntax it is written `optimizer(sgd, lr = 1.000000e-01, momentum = 9.000000e-01)`.
   }];

@@ -27,6 +27,8 @@ inline constexpr llvm::StringLiteral kPrecisionSummaryAttr =
 inline constexpr llvm::StringLiteral kLossSeedAttr = MpgDialect::LossSeedAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kLossScaledAttr =
     MpgDialect::LossScaledAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kClipGradNormAttr =
+    MpgDialect::ClipGradNormAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kFiniteCheckAttr =
     MpgDialect::FiniteCheckAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kCastOfAttr = MpgDialect::CastOfAttrHelper::getNameStr();

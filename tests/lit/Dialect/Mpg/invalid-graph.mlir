@@ -782,3 +782,11 @@ mpg.graph @constant_init_not_boolean {
   // expected-error @+1 {{'mpg.state' op initializer 'constant' value 2.000000e+00 is not a boolean (0 or 1)}}
   %s = mpg.state "s" init(constant, value = 2) : tensor<i1>
 }
+
+// -----
+
+mpg.graph @negative_clip_grad_norm {
+  %l = mpg.input "loss" : tensor<f32>
+  // expected-error @+1 {{optimizer 'adam' expects clip_grad_norm to be a finite number >= 0 (0: no clipping), got -1}}
+  mpg.minimize %l optimizer(adam, lr = 1.0, clip_grad_norm = -1.0) : tensor<f32>
+}

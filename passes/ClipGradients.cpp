@@ -1,0 +1,128 @@
+//===- ClipGradients.cpp - gradient clipping by global norm ---------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// The global norm of the unscaled gradients and the clip factor, applied
+// where each update reads its gradient (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/Precision/PrecisionSupport.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mpc {
+#define GEN_PASS_DEF_MPGCLIPGRADIENTS
+#include "passes/Passes.h.inc"
+} // namespace mpc
+
+using namespace mlir;
+using namespace mlir::mpg;
+using mpc::precision::gradientOperand;
+
+namespace {
+
+/// PyTorch's clip_grad_norm_ adds this to the norm before dividing by it.
+constexpr double kNormEpsilon = 1e-6;
+
+struct MpgClipGradientsPass : mpc::impl::MpgClipGradientsBase<MpgClipGradientsPass> {
+  void runOnOperation() override {
+    GraphOp graph = getOperation();
+    auto maxNorm = graph->getAttrOfType<FloatAttr>(kClipGradNormAttr);
+    if (!maxNorm)
+      return;
+    graph->removeAttr(kClipGradNormAttr);
+    Block &body = graph.getBody().front();
+    llvm::SmallVector<Operation *> updates;
+    for (Operation &op : body)
+      if (gradientOperand(&op))
+        updates.push_back(&op);
+    if (updates.empty())
+      return;
+    for (OutputOp output : body.getOps<OutputOp>())
+      if (output.getName() == "grad_norm") {
+        output.emitError("mpg-clip-gradients names the gradients' norm output \"grad_norm\", "
+                         "but the graph already has an output with that name");
+        return signalPassFailure();
+      }
+
+    OpBuilder b(&getContext());
+    Location loc = graph.getLoc();
+    Type f32 = b.getF32Type();
+    auto scalar = [&](double value) -> Value {
+      return b.create<ConstantOp>(
+          loc, DenseElementsAttr::get(RankedTensorType::get({}, f32), b.getFloatAttr(f32, value)));
+    };
+    auto inF32 = [&](Value x) -> Value {
+      auto type = llvm::cast<RankedTensorType>(x.getType());
+      if (type.getElementType() == f32)
+        return x;
+      return b.create<CastOp>(loc, type.clone(f32), x);
+    };
+
+    // The norm and the factor, after the last gradient is computed and
+    // before the first update. Loss scaling put an unscale before each
+    // update; the norm unscales a copy of the gradient where it is.
+    llvm::SetVector<Value> gradients;
+    for (Operation *update : updates)
+      gradients.insert(gradientOperand(update)->get());
+    auto source = [](Value gradient) -> Value {
+      auto unscale = gradient.getDefiningOp<UnscaleOp>();
+      return unscale ? unscale.getOperand() : gradient;
+    };
+    Operation *last = nullptr;
+    for (Value gradient : gradients) {
+      llvm::SmallVector<Value, 2> needed{source(gradient)};
+      if (auto unscale = gradient.getDefiningOp<UnscaleOp>())
+        needed.push_back(unscale.getScale());
+      for (Value value : needed)
+        if (Operation *def = value.getDefiningOp())
+          if (!last || last->isBeforeInBlock(def))
+            last = def;
+    }
+    if (last && !last->isBeforeInBlock(updates.front())) {
+      updates.front()->emitError("mpg-clip-gradients needs every gradient computed before the "
+                                 "first update");
+      return signalPassFailure();
+    }
+    if (last)
+      b.setInsertionPointAfter(last);
+    else
+      b.setInsertionPointToStart(&body);
+    Value total;
+    for (Value gradient : gradients) {
+      Value unscaled = gradient;
+      if (auto unscale = gradient.getDefiningOp<UnscaleOp>())
+        unscaled = b.clone(*unscale)->getResult(0);
+      Value x = inF32(unscaled);
+      auto rank = llvm::cast<RankedTensorType>(x.getType()).getRank();
+      Value squares = b.create<MulOp>(loc, x, x);
+      Value sum = squares;
+      if (rank > 0)
+        sum = b.create<ReduceSumOp>(
+            loc, squares, b.getDenseI64ArrayAttr(llvm::to_vector(llvm::seq<int64_t>(0, rank))),
+            /*keepdim=*/false);
+      total = total ? b.create<AddOp>(loc, total, sum).getResult() : sum;
+    }
+    Value norm = b.create<SqrtOp>(loc, total);
+    Value one = scalar(1.0), limit = scalar(maxNorm.getValueAsDouble()),
+          epsilon = scalar(kNormEpsilon);
+    Value denominator = b.create<AddOp>(loc, norm, epsilon);
+    Value quotient = b.create<DivOp>(loc, limit, denominator);
+    Value factor = b.create<MinimumOp>(loc, one, quotient);
+
+    // Each update reads its gradient times the factor.
+    for (Operation *update : updates) {
+      OpOperand *gradient = gradientOperand(update);
+      b.setInsertionPoint(update);
+      gradient->set(b.create<MulOp>(update->getLoc(), inF32(gradient->get()), factor));
+    }
+    b.setInsertionPointToEnd(&body);
+    b.create<OutputOp>(loc, "grad_norm", norm);
+  }
+};
+
+} // namespace
