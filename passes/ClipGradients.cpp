@@ -115,10 +115,18 @@ struct MpgClipGradientsPass : mpc::impl::MpgClipGradientsBase<MpgClipGradientsPa
     Value factor = b.create<MinimumOp>(loc, one, quotient);
 
     // Each update reads its gradient times the factor.
+    // (in f32, or in f64 for an f64 gradient, which f32 would round)
     for (Operation *update : updates) {
       OpOperand *gradient = gradientOperand(update);
       b.setInsertionPoint(update);
-      gradient->set(b.create<MulOp>(update->getLoc(), inF32(gradient->get()), factor));
+      Value g = gradient->get();
+      Type element = llvm::cast<RankedTensorType>(g.getType()).getElementType();
+      Value clipped =
+          element.isF64()
+              ? b.create<MulOp>(update->getLoc(), g,
+                                b.create<CastOp>(loc, RankedTensorType::get({}, element), factor))
+              : b.create<MulOp>(update->getLoc(), inF32(g), factor);
+      gradient->set(clipped);
     }
     b.setInsertionPointToEnd(&body);
     b.create<OutputOp>(loc, "grad_norm", norm);

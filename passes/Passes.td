@@ -194,9 +194,9 @@ def MpgClipGradients : Pass<"mpg-clip-gradients", "::mlir::mpg::GraphOp"> {
       reads, of the sum of its squares in fp32 (one reduction per gradient,
       its unscaling and squaring fused into it as a prologue).
     - The factor: `min(1, clip_grad_norm / (norm + 1e-6))`, a rank-0 f32.
-    - Each update reads its gradient in f32 times the factor: pointwise ops
-      that fuse into the update's kernel, so the gradients are not read or
-      written once more.
+    - Each update reads its gradient in f32 (f64 stays f64) times the
+      factor: pointwise ops that fuse into the update's kernel, so the
+      gradients are not read or written once more.
     - The norm is the output "grad_norm" (the training log records it).
 
     On a step that overflows, the norm is not finite and so are the

@@ -60,9 +60,10 @@ LogicalResult setOptimizerArgs(ModuleOp module,
   for (auto graph : module.getOps<mpg::GraphOp>()) {
     auto minimizes = llvm::to_vector(graph.getBody().front().getOps<mpg::MinimizeOp>());
     if (minimizes.empty())
-      return graph.emitError() << "the optimizer's settings (--lr, --optimizer-arg) apply to "
-                                  "a graph with mpg.minimize; @"
-                               << graph.getSymName() << " has none";
+      return graph.emitError()
+             << "the optimizer's settings (--lr, --clip-grad-norm, --optimizer-arg) apply to "
+                "a graph with mpg.minimize; @"
+             << graph.getSymName() << " has none";
     for (mpg::MinimizeOp minimize : minimizes) {
       mpg::OptimizerAttr optimizer = minimize.getOptimizer();
       NamedAttrList entries(optimizer.getArgs());

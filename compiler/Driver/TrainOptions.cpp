@@ -69,9 +69,9 @@ ArgParser makeTrainParser() {
   parser.addOption({"save-every",
                     0,
                     "N",
-                    "also write a checkpoint every N steps, next to --save's file as "
-                    "FILE.stepN.safetensors (atomically: a killed run leaves whole files); "
-                    "resume with --init",
+                    "also write a checkpoint every N steps, next to --save's file with the "
+                    "step before its extension (c.safetensors: c.step100.safetensors), "
+                    "atomically (a killed run leaves whole files); resume with --init",
                     "0",
                     {}});
   parser.addOption({"keep-checkpoints",
@@ -191,7 +191,7 @@ bool readRunControlOptions(const ArgParser &parser, TrainOptions &options) {
   }
   if (options.saveEvery > 0 && options.savePath.empty()) {
     reportError("--save-every needs --save FILE: the periodic checkpoints are named after it "
-                "(FILE.stepN.safetensors)");
+                "(c.safetensors: c.step100.safetensors)");
     return false;
   }
   return true;

@@ -8,9 +8,10 @@
 
 #include "compiler/Driver/Driver.h"
 
+#include "mpc/format/Json.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/Process.h"
 
 #include <algorithm>
@@ -157,13 +158,14 @@ llvm::Error TrainingLoop::handleCompleted(bool wait) {
 llvm::Error TrainingLoop::checkLossScaleFloor(uint64_t step, const StepValues &values) {
   bool sameScale = values.lossScale == lastScale;
   lastScale = values.lossScale;
-  stepsAtOneScale = values.skipped && sameScale ? stepsAtOneScale + 1 : 0;
+  // (the first skipped step at a scale counts: K skipped steps stop the run)
+  stepsAtOneScale = !values.skipped ? 0 : sameScale ? stepsAtOneScale + 1 : 1;
   if (options.maxFloorSteps == 0 || stepsAtOneScale < options.maxFloorSteps)
     return llvm::Error::success();
   char scale[32];
   std::snprintf(scale, sizeof scale, "%g", values.lossScale);
   return llvm::createStringError(
-      "steps " + std::to_string(step - stepsAtOneScale) + " to " + std::to_string(step) +
+      "steps " + std::to_string(step + 1 - stepsAtOneScale) + " to " + std::to_string(step) +
       " were all skipped, a gradient overflowing each time, and the loss scale stayed at " + scale +
       ": training has stopped making progress. Lower the learning rate, check the data, or "
       "train in bf16 (--precision bf16); --max-floor-steps 0 lets such a run go on");
@@ -195,12 +197,14 @@ llvm::Error TrainingLoop::saveCheckpoint(uint64_t step) {
   if (mpc_program_save_params(program, path.c_str()) != MPC_OK)
     return lastRuntimeError();
   if (log)
-    *log << "{\"checkpoint\": " << llvm::json::Value(path) << ", \"step\": " << step << "}\n";
+    *log << "{\"checkpoint\": " << mpc::rt::quoteJson(path) << ", \"step\": " << step << "}\n";
   checkpoints.push_back(path);
+  // (one already gone is fine; one that cannot be deleted costs disk, not
+  // the run)
   while (checkpoints.size() > options.keepCheckpoints) {
     if (std::error_code ec = llvm::sys::fs::remove(checkpoints.front()))
-      return llvm::createStringError("cannot delete the old checkpoint '" + checkpoints.front() +
-                                     "': " + ec.message());
+      llvm::errs() << "mpc: warning: cannot delete the old checkpoint '" << checkpoints.front()
+                   << "': " << ec.message() << "\n";
     checkpoints.erase(checkpoints.begin());
   }
   return llvm::Error::success();

@@ -17,20 +17,23 @@ using namespace manifest_detail;
 
 namespace {
 
-Json bufferJson(const BufferRef &buffer) {
+/// Members in the order written here: the format's reading order.
+using OrderedJson = nlohmann::ordered_json;
+
+OrderedJson bufferJson(const BufferRef &buffer) {
   return {{"space", bufferSpaceName(buffer.space)}, {"offset", buffer.offset}};
 }
 
-Json tensorJson(const TensorSpec &spec) {
+OrderedJson tensorJson(const TensorSpec &spec) {
   return {{"name", spec.name},
           {"dtype", dtypeName(spec.dtype)},
           {"shape", spec.shape},
           {"buffer", bufferJson(spec.buffer)}};
 }
 
-Json paramJson(const ParamSpec &spec) {
-  Json out = tensorJson(spec);
-  Json args = Json::object();
+OrderedJson paramJson(const ParamSpec &spec) {
+  OrderedJson out = tensorJson(spec);
+  OrderedJson args = OrderedJson::object();
   for (const auto &[name, value] : spec.init.args)
     args[name] = value;
   out["init"] = {{"kind", initKindName(spec.init.kind)}, {"args", std::move(args)}};
@@ -41,26 +44,26 @@ Json paramJson(const ParamSpec &spec) {
   return out;
 }
 
-Json constantJson(const ConstantSpec &spec) {
+OrderedJson constantJson(const ConstantSpec &spec) {
   return {{"dtype", dtypeName(spec.dtype)},
           {"shape", spec.shape},
           {"buffer", bufferJson(spec.buffer)},
           {"section", spec.section}};
 }
 
-Json kernelJson(const KernelSpec &spec) {
+OrderedJson kernelJson(const KernelSpec &spec) {
   return {{"name", spec.name}, {"grid", spec.grid}, {"block", spec.block}};
 }
 
-Json gemmJson(const GemmStep &gemm) {
-  Json out = {{"op", "gemm"},
-              {"a", bufferJson(gemm.a)},
-              {"b", bufferJson(gemm.b)},
-              {"c", bufferJson(gemm.c)},
-              {"bias", gemm.bias ? bufferJson(*gemm.bias) : Json()},
-              {"a_dtype", dtypeName(gemm.aDtype)},
-              {"b_dtype", dtypeName(gemm.bDtype)},
-              {"c_dtype", dtypeName(gemm.cDtype)}};
+OrderedJson gemmJson(const GemmStep &gemm) {
+  OrderedJson out = {{"op", "gemm"},
+                     {"a", bufferJson(gemm.a)},
+                     {"b", bufferJson(gemm.b)},
+                     {"c", bufferJson(gemm.c)},
+                     {"bias", gemm.bias ? bufferJson(*gemm.bias) : OrderedJson()},
+                     {"a_dtype", dtypeName(gemm.aDtype)},
+                     {"b_dtype", dtypeName(gemm.bDtype)},
+                     {"c_dtype", dtypeName(gemm.cDtype)}};
   if (gemm.bias)
     out["bias_dtype"] = dtypeName(gemm.biasDtype);
   for (auto [key, value] :
@@ -93,9 +96,9 @@ Json gemmJson(const GemmStep &gemm) {
   return out;
 }
 
-Json stepJson(const Step &step) {
+OrderedJson stepJson(const Step &step) {
   if (const auto *launch = std::get_if<LaunchStep>(&step)) {
-    Json buffers = Json::array();
+    OrderedJson buffers = OrderedJson::array();
     for (const BufferRef &buffer : launch->buffers)
       buffers.push_back(bufferJson(buffer));
     return {{"op", "launch"}, {"kernel", launch->kernel}, {"buffers", std::move(buffers)}};
@@ -110,9 +113,9 @@ Json stepJson(const Step &step) {
 
 /// Compact JSON; a name that is not UTF-8 (verifyManifest refuses one)
 /// comes out as U+FFFD rather than stopping the writer.
-std::string compact(const Json &value) {
+std::string compact(const OrderedJson &value) {
   return value.dump(/*indent=*/-1, /*indent_char=*/' ', /*ensure_ascii=*/false,
-                    Json::error_handler_t::replace);
+                    OrderedJson::error_handler_t::replace);
 }
 
 /// `"key":[` with one element per line, then `]`.
@@ -127,12 +130,12 @@ std::string listJson(const char *key, const std::vector<T> &items, ToJson toJson
 } // namespace
 
 std::string writeManifest(const Manifest &manifest) {
-  Json header = {
+  OrderedJson header = {
       {"format", kManifestFormat}, {"version", kManifestVersion}, {"program", manifest.program}};
-  Json sizes = {{"arena_bytes", manifest.arenaBytes},
-                {"persistent_bytes", manifest.persistentBytes}};
+  OrderedJson sizes = {{"arena_bytes", manifest.arenaBytes},
+                       {"persistent_bytes", manifest.persistentBytes}};
   // Drop the braces: the members join the top-level object.
-  auto members = [](const Json &object) {
+  auto members = [](const OrderedJson &object) {
     std::string text = compact(object);
     return text.substr(1, text.size() - 2);
   };

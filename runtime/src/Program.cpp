@@ -100,25 +100,27 @@ std::string describeBadValues(const ParamSpec &spec, const void *data) {
     return "";
   size_t size = dtypeSize(spec.dtype);
   size_t count = tensorBytes(spec.dtype, spec.shape) / size;
+  bool isScale = spec.name == "loss_scale";
   constexpr size_t kChunk = 1024;
   double values[kChunk];
   for (size_t begin = 0; begin < count; begin += kChunk) {
     size_t n = std::min(kChunk, count - begin);
     widenElements(spec.dtype, static_cast<const char *>(data) + begin * size, values, n);
     for (size_t i = 0; i < n; ++i) {
+      double value = values[i];
+      if (std::isfinite(value) && (value > 0 || !isScale))
+        continue;
       std::string at = count > 1 ? " at element " + std::to_string(begin + i) : "";
-      if (std::isnan(values[i]))
+      if (std::isnan(value))
         return quoteJson(spec.name) + " holds NaN" + at +
                "; parameters and optimizer state must be finite";
-      if (std::isinf(values[i]))
-        return quoteJson(spec.name) + " holds " + (values[i] > 0 ? "+inf" : "-inf") + at +
+      if (std::isinf(value))
+        return quoteJson(spec.name) + " holds " + (value > 0 ? "+inf" : "-inf") + at +
                "; parameters and optimizer state must be finite";
-      if (spec.name == "loss_scale" && !(values[i] > 0)) {
-        char text[32];
-        auto end = std::to_chars(text, text + sizeof text, values[i]).ptr;
-        return quoteJson(spec.name) + " is " + std::string(text, end) +
-               "; a loss scale must be a finite number > 0";
-      }
+      char text[32];
+      auto end = std::to_chars(text, text + sizeof text, value).ptr;
+      return quoteJson(spec.name) + " is " + std::string(text, end) +
+             "; a loss scale must be a finite number > 0";
     }
   }
   return "";

@@ -66,3 +66,4 @@ mpg.graph @not_clipped {
   %l = mpg.reduce_mean %y axes [0, 1] : tensor<2x4xf32> -> tensor<f32>
   mpg.minimize %l optimizer(sgd, lr = 0.1) : tensor<f32>
 }
+

@@ -6,8 +6,10 @@
 // written with nlohmann-json (Debian's nlohmann-json3-dev). parseJson adds
 // the rules a file format wants on top of the library's RFC 8259 parser:
 // duplicate object keys, numbers out of range and nesting deeper than
-// kMaxJsonDepth are refused, and every refusal says where. Members keep
-// their file order (ordered_json), so errors come in a stable order.
+// kMaxJsonDepth are refused, and every refusal says where. Objects are
+// nlohmann::json's (std::map: members by name, found and inserted in
+// logarithmic time, so a header with a million keys reads in linear-log
+// time); writers that want their own key order use nlohmann::ordered_json.
 //
 // This header only declares the value type; code that reads or builds
 // values includes <nlohmann/json.hpp>.
@@ -25,7 +27,7 @@
 
 namespace mpc::rt {
 
-using Json = nlohmann::ordered_json;
+using Json = nlohmann::json;
 
 /// Deep enough for any header; stops a hostile file from exhausting memory
 /// or the stack of code that walks the value.
