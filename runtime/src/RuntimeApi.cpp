@@ -11,8 +11,10 @@
 #include "mpc/runtime.h"
 
 #include "Program.h"
+#include "ProgramHandle.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <new>
 #include <string>
@@ -22,13 +24,6 @@ using mpc::rt::Program;
 using mpc::rt::ProgramOptions;
 using mpc::rt::Status;
 using mpc::rt::TensorSpec;
-
-struct mpc_program {
-  std::unique_ptr<Program> program;
-  std::vector<mpc_tensor_info> inputs, outputs, params;
-  /// The device name mpc_program_get_stats returned last.
-  mutable std::string statsDevice;
-};
 
 namespace {
 
@@ -58,6 +53,22 @@ mpc_status_code guarded(const char *function, Body body) {
     return fail(MPC_INTERNAL, std::string(function) +
                                   ": unexpected exception: " + error.what());
   }
+}
+
+/// Runs `body` (as guarded does) as the program's only caller: a call made
+/// on the same program meanwhile, from another thread, returns MPC_BUSY
+/// without touching it, instead of racing with this one.
+template <typename Body>
+mpc_status_code exclusive(const char *function, const mpc_program *program, Body body) {
+  if (program->inUse.exchange(true, std::memory_order_acquire))
+    return fail(MPC_BUSY, std::string(function) +
+                              ": another thread is inside a call on this program; a program "
+                              "takes one call at a time (serialise them, e.g. with a mutex)");
+  struct Release {
+    const mpc_program *program;
+    ~Release() { program->inUse.store(false, std::memory_order_release); }
+  } release{program};
+  return guarded(function, body);
 }
 
 mpc_status_code nullArgument(const char *function, const char *argument) {
@@ -219,16 +230,15 @@ mpc_status_code mpc_program_set_input(mpc_program *program, const char *name,
   if (mpc_status_code code =
           checkDataArguments(kFunction, program, name, data, bytes))
     return code;
-  return guarded(kFunction, [&] {
-    return report(program->program->setInput(name, data, bytes));
-  });
+  return exclusive(kFunction, program,
+                   [&] { return report(program->program->setInput(name, data, bytes)); });
 }
 
 mpc_status_code mpc_program_run(mpc_program *program) {
   static const char kFunction[] = "mpc_program_run";
   if (!program)
     return nullArgument(kFunction, "program");
-  return guarded(kFunction, [&] { return report(program->program->run()); });
+  return exclusive(kFunction, program, [&] { return report(program->program->run()); });
 }
 
 mpc_status_code mpc_program_run_count(const mpc_program *program,
@@ -238,8 +248,10 @@ mpc_status_code mpc_program_run_count(const mpc_program *program,
     return nullArgument(kFunction, "program");
   if (!count)
     return nullArgument(kFunction, "count");
-  *count = program->program->runCount();
-  return MPC_OK;
+  return exclusive(kFunction, program, [&] {
+    *count = program->program->runCount();
+    return MPC_OK;
+  });
 }
 
 mpc_status_code mpc_program_completed_runs(mpc_program *program,
@@ -249,17 +261,15 @@ mpc_status_code mpc_program_completed_runs(mpc_program *program,
     return nullArgument(kFunction, "program");
   if (!count)
     return nullArgument(kFunction, "count");
-  return guarded(kFunction, [&] {
-    return report(program->program->completedRuns(*count));
-  });
+  return exclusive(kFunction, program,
+                   [&] { return report(program->program->completedRuns(*count)); });
 }
 
 mpc_status_code mpc_program_synchronize(mpc_program *program) {
   static const char kFunction[] = "mpc_program_synchronize";
   if (!program)
     return nullArgument(kFunction, "program");
-  return guarded(kFunction,
-                 [&] { return report(program->program->synchronize()); });
+  return exclusive(kFunction, program, [&] { return report(program->program->synchronize()); });
 }
 
 mpc_status_code mpc_program_get_telemetry(mpc_program *program, uint64_t run,
@@ -269,9 +279,8 @@ mpc_status_code mpc_program_get_telemetry(mpc_program *program, uint64_t run,
   if (mpc_status_code code =
           checkDataArguments(kFunction, program, name, data, bytes))
     return code;
-  return guarded(kFunction, [&] {
-    return report(program->program->telemetry(run, name, data, bytes));
-  });
+  return exclusive(kFunction, program,
+                   [&] { return report(program->program->telemetry(run, name, data, bytes)); });
 }
 
 mpc_status_code mpc_program_get_stats(const mpc_program *program,
@@ -281,7 +290,7 @@ mpc_status_code mpc_program_get_stats(const mpc_program *program,
     return nullArgument(kFunction, "program");
   if (!stats)
     return nullArgument(kFunction, "stats");
-  return guarded(kFunction, [&] {
+  return exclusive(kFunction, program, [&] {
     mpc::rt::BackendStats counters = program->program->stats();
     program->statsDevice = counters.device;
     stats->runs = counters.runs;
@@ -301,9 +310,8 @@ mpc_status_code mpc_program_get_output(const mpc_program *program,
   if (mpc_status_code code =
           checkDataArguments(kFunction, program, name, data, bytes))
     return code;
-  return guarded(kFunction, [&] {
-    return report(program->program->getOutput(name, data, bytes));
-  });
+  return exclusive(kFunction, program,
+                   [&] { return report(program->program->getOutput(name, data, bytes)); });
 }
 
 mpc_status_code mpc_program_get_param(const mpc_program *program,
@@ -313,9 +321,8 @@ mpc_status_code mpc_program_get_param(const mpc_program *program,
   if (mpc_status_code code =
           checkDataArguments(kFunction, program, name, data, bytes))
     return code;
-  return guarded(kFunction, [&] {
-    return report(program->program->getParam(name, data, bytes));
-  });
+  return exclusive(kFunction, program,
+                   [&] { return report(program->program->getParam(name, data, bytes)); });
 }
 
 mpc_status_code mpc_program_set_param(mpc_program *program, const char *name,
@@ -324,9 +331,8 @@ mpc_status_code mpc_program_set_param(mpc_program *program, const char *name,
   if (mpc_status_code code =
           checkDataArguments(kFunction, program, name, data, bytes))
     return code;
-  return guarded(kFunction, [&] {
-    return report(program->program->setParam(name, data, bytes));
-  });
+  return exclusive(kFunction, program,
+                   [&] { return report(program->program->setParam(name, data, bytes)); });
 }
 
 mpc_status_code mpc_program_save_params(const mpc_program *program,
@@ -336,8 +342,7 @@ mpc_status_code mpc_program_save_params(const mpc_program *program,
     return nullArgument(kFunction, "program");
   if (!path)
     return nullArgument(kFunction, "path");
-  return guarded(kFunction,
-                 [&] { return report(program->program->saveParams(path)); });
+  return exclusive(kFunction, program, [&] { return report(program->program->saveParams(path)); });
 }
 
 mpc_status_code mpc_program_load_params(mpc_program *program,
@@ -347,8 +352,7 @@ mpc_status_code mpc_program_load_params(mpc_program *program,
     return nullArgument(kFunction, "program");
   if (!path)
     return nullArgument(kFunction, "path");
-  return guarded(kFunction,
-                 [&] { return report(program->program->loadParams(path)); });
+  return exclusive(kFunction, program, [&] { return report(program->program->loadParams(path)); });
 }
 
 } // extern "C"

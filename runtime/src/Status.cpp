@@ -26,6 +26,8 @@ extern "C" const char *mpc_status_code_name(mpc_status_code code) {
     return "resource exhausted";
   case MPC_NOT_READY:
     return "not ready";
+  case MPC_BUSY:
+    return "busy";
   }
   return "unknown status";
 }

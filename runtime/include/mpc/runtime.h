@@ -39,10 +39,13 @@
  *
  * Thread safety: functions without a program argument may be called from
  * any thread at any time. Different programs may be used concurrently from
- * different threads; one program must not be used by two threads at once
- * (the caller serialises, e.g. with a mutex), except that the *_count and
- * *_info functions, which read only what a load fixes, may be called from
- * any thread at any time while the program lives.
+ * different threads; one program takes one call at a time: the caller
+ * serialises the calls on a program (e.g. with a mutex), and a call made
+ * while another thread is inside one on the same program is refused with
+ * MPC_BUSY, touching nothing. The *_count and *_info functions, which read
+ * only what a load fixes, may be called from any thread at any time while
+ * the program lives. mpc_program_release must not race with any call on
+ * the program it releases.
  *
  * Memory layout of tensor data: dense, row-major (C order), little-endian;
  * f16 and bf16 elements are their 16-bit patterns, i1 is one byte (0 or 1).
@@ -67,14 +70,15 @@ extern "C" {
 /** Outcome of a runtime call. */
 typedef enum mpc_status_code {
   MPC_OK = 0,
-  MPC_INVALID_ARGUMENT = 1, /**< a caller error: null pointer, wrong size */
-  MPC_NOT_FOUND = 2,        /**< a file, input or parameter does not exist */
-  MPC_IO_ERROR = 3,         /**< reading or writing a file failed */
-  MPC_FORMAT_ERROR = 4,     /**< a file is damaged, truncated or foreign */
-  MPC_UNSUPPORTED = 5,      /**< the request needs something this build lacks */
-  MPC_INTERNAL = 6,         /**< a bug in mpc */
+  MPC_INVALID_ARGUMENT = 1,   /**< a caller error: null pointer, wrong size */
+  MPC_NOT_FOUND = 2,          /**< a file, input or parameter does not exist */
+  MPC_IO_ERROR = 3,           /**< reading or writing a file failed */
+  MPC_FORMAT_ERROR = 4,       /**< a file is damaged, truncated or foreign */
+  MPC_UNSUPPORTED = 5,        /**< the request needs something this build lacks */
+  MPC_INTERNAL = 6,           /**< a bug in mpc */
   MPC_RESOURCE_EXHAUSTED = 7, /**< memory (host or device) ran out */
-  MPC_NOT_READY = 8          /**< a run has not completed yet; ask again */
+  MPC_NOT_READY = 8,          /**< a run has not completed yet; ask again */
+  MPC_BUSY = 9                /**< another thread is inside a call on the program */
 } mpc_status_code;
 
 /** A static, human-readable name of `code` ("ok", "invalid argument", ...);
