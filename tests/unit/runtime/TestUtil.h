@@ -80,7 +80,8 @@ mpc::rt::HostTensor makeTensor(mpc::rt::DType dtype, std::vector<int64_t> shape,
   tensor.dtype = dtype;
   tensor.shape = std::move(shape);
   tensor.bytes.resize(values.size() * sizeof(T));
-  std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
+  if (!values.empty()) // (memcpy's pointers may not be null, even for 0 bytes)
+    std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
   return tensor;
 }
 
