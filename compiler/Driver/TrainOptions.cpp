@@ -16,6 +16,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace mpc::driver;
 
 namespace {
@@ -138,15 +140,16 @@ bool readFileOptions(const ArgParser &parser, TrainOptions &options) {
     return false;
   }
   options.evalSpec = parser.get("eval").value_or("");
-  if (std::string holdout = parser.get("holdout").value_or(""); !holdout.empty()) {
+  if (parser.isSet("holdout")) {
     if (!options.evalSpec.empty()) {
       reportError("--holdout and --eval are exclusive: both name the evaluation data");
       return false;
     }
-    if (llvm::StringRef(holdout).getAsInteger(10, options.holdout) || options.holdout <= 0) {
-      reportError("--holdout expects a positive integer, got '" + holdout + "'");
+    uint64_t holdout = 0;
+    if (!readIntegerOption(parser, "holdout", holdout, /*minimum=*/1))
       return false;
-    }
+    // (more than the data holds is refused when the data is read)
+    options.holdout = static_cast<int64_t>(std::min<uint64_t>(holdout, INT64_MAX));
   }
   return true;
 }

@@ -14,6 +14,7 @@
 #include "passes/MemoryPlanning/MemoryPlanSupport.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mpc {
@@ -278,6 +279,32 @@ void ProgramLowering::yieldStored(Location loc, llvm::ArrayRef<Value> outputs, I
   for (Value out : outputs)
     values.push_back(scalars.lookup(out));
   b.create<mpk::YieldOp>(loc, values);
+}
+
+void ProgramLowering::sumOverFirstDim(Location loc, Value input, Value output,
+                                      llvm::ArrayRef<int64_t> iteration, Type accType,
+                                      std::optional<double> scale) {
+  unsigned rank = iteration.size();
+  auto reduce = b.create<mpk::ReduceOp>(
+      loc, nextKernelName(), mpk::ReduceKind::Sum, ValueRange{input}, ValueRange{},
+      ValueRange{output}, b.getDenseI64ArrayAttr(iteration), b.getDenseI64ArrayAttr({0}),
+      b.getArrayAttr({AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(rank, ctx)),
+                      AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(rank - 1, ctx))}));
+  Block *pro = new Block();
+  reduce.getPrologue().push_back(pro);
+  Value value = pro->addArgument(accType, loc);
+  Block *epi = new Block();
+  reduce.getEpilogue().push_back(epi);
+  Value sum = epi->addArgument(accType, loc);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(pro);
+  b.create<mpk::YieldOp>(loc, ValueRange{value});
+  b.setInsertionPointToEnd(epi);
+  if (scale) {
+    Value factor = b.create<arith::ConstantOp>(loc, accType, b.getFloatAttr(accType, *scale));
+    sum = b.create<arith::MulFOp>(loc, sum, factor);
+  }
+  b.create<mpk::YieldOp>(loc, ValueRange{sum});
 }
 
 void ProgramLowering::copyKernel(Location loc, Value input, Value output,

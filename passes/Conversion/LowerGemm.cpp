@@ -271,21 +271,6 @@ LogicalResult ProgramLowering::lowerConvGradFilter(FusionOp fusion, Conv2DGradFi
   auto result = bufferOf(grad.getResult()).getDefiningOp<mpk::BufferOp>();
   Value flat = b.create<mpk::BufferOp>(loc, MemRefType::get({o * kg}, dw.getElementType()),
                                        result.getSpace(), result.getOffset());
-  auto reduce = b.create<mpk::ReduceOp>(
-      loc, nextKernelName(), mpk::ReduceKind::Sum, ValueRange{*partials}, ValueRange{},
-      ValueRange{flat}, b.getDenseI64ArrayAttr({n, o * kg}), b.getDenseI64ArrayAttr({0}),
-      b.getArrayAttr({AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(2, ctx)),
-                      AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(1, ctx))}));
-  Block *pro = new Block();
-  reduce.getPrologue().push_back(pro);
-  Value partial = pro->addArgument(accType, loc);
-  Block *epi = new Block();
-  reduce.getEpilogue().push_back(epi);
-  Value sum = epi->addArgument(accType, loc);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(pro);
-  b.create<mpk::YieldOp>(loc, ValueRange{partial});
-  b.setInsertionPointToEnd(epi);
-  b.create<mpk::YieldOp>(loc, ValueRange{sum});
+  sumOverFirstDim(loc, *partials, flat, {n, o * kg}, accType);
   return success();
 }

@@ -77,24 +77,7 @@ LogicalResult ProgramLowering::lowerRowOp(FusionOp fusion, Operation *op) {
     b.create<mpk::CrossEntropyOp>(loc, nextKernelName(), bufferOf(xent.getLogits()),
                                   bufferOf(xent.getLabels()), losses, rows, cols);
     // The mean over rows.
-    auto reduce = b.create<mpk::ReduceOp>(
-        loc, nextKernelName(), mpk::ReduceKind::Sum, ValueRange{losses}, ValueRange{},
-        ValueRange{bufferOfResult(0)}, b.getDenseI64ArrayAttr({rows}), b.getDenseI64ArrayAttr({0}),
-        b.getArrayAttr({AffineMapAttr::get(AffineMap::getMultiDimIdentityMap(1, ctx)),
-                        AffineMapAttr::get(AffineMap::get(0, 0, ctx))}));
-    Block *pro = new Block();
-    reduce.getPrologue().push_back(pro);
-    Value v = pro->addArgument(lossType, loc);
-    Block *epi = new Block();
-    reduce.getEpilogue().push_back(epi);
-    Value acc = epi->addArgument(lossType, loc);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(pro);
-    b.create<mpk::YieldOp>(loc, ValueRange{v});
-    b.setInsertionPointToEnd(epi);
-    Value mean = b.create<arith::MulFOp>(
-        loc, acc, b.create<arith::ConstantOp>(loc, lossType, b.getFloatAttr(lossType, 1.0 / rows)));
-    b.create<mpk::YieldOp>(loc, ValueRange{mean});
+    sumOverFirstDim(loc, losses, bufferOfResult(0), {rows}, lossType, 1.0 / rows);
     return success();
   }
   if (auto grad = llvm::dyn_cast<SoftmaxCrossEntropyGradOp>(op)) {

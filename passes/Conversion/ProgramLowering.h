@@ -27,6 +27,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <optional>
+
 namespace mpc::conversion {
 
 using namespace mlir;
@@ -98,6 +100,12 @@ private:
   static llvm::SmallVector<Value> externalOperands(llvm::ArrayRef<Operation *> ops);
 
   void yieldStored(Location loc, llvm::ArrayRef<Value> outputs, IRMapping &scalars);
+
+  /// One sum kernel: output[d1, ...] = sum over d0 of input[d0, d1, ...]
+  /// over `iteration`, in `accType`, times `scale` when given (a loss's
+  /// mean; a sum of partials has none).
+  void sumOverFirstDim(Location loc, Value input, Value output, llvm::ArrayRef<int64_t> iteration,
+                       Type accType, std::optional<double> scale = std::nullopt);
 
   /// One copy kernel: output[outMap(d)] = input[inMap(d)] over `iteration`.
   void copyKernel(Location loc, Value input, Value output, llvm::ArrayRef<int64_t> iteration,

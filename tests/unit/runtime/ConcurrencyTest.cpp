@@ -20,33 +20,12 @@
 #include <thread>
 #include <vector>
 
-using mpc::rt::CopyStep;
-using mpc::rt::DType;
-using mpc::rt::Manifest;
-using mpc::test::arena;
+using mpc::test::copyManifest;
 using mpc::test::LoadedProgram;
 using mpc::test::TempDir;
-using mpc::test::tensorSpec;
 using mpc::test::writeProgramBundle;
 
 namespace {
-
-/// out = x, through the arena; with a parameter to read and write.
-Manifest copyManifest() {
-  Manifest m;
-  m.program = "copy";
-  m.arenaBytes = 128;
-  m.persistentBytes = 64;
-  m.inputs = {tensorSpec("x", DType::F32, {4}, arena(0))};
-  m.outputs = {tensorSpec("out", DType::F32, {4}, arena(64))};
-  mpc::rt::ParamSpec w;
-  static_cast<mpc::rt::TensorSpec &>(w) =
-      tensorSpec("w", DType::F32, {4}, mpc::test::persistent(0));
-  w.init.kind = mpc::rt::InitKind::Ones;
-  m.params = {w};
-  m.steps = {CopyStep{arena(0), arena(64), 16}};
-  return m;
-}
 
 TEST(Concurrency, ProgramsRunInManyThreadsAtOnce) {
   TempDir dir;

@@ -19,6 +19,7 @@ using mpc::rt::CopyStep;
 using mpc::rt::DType;
 using mpc::rt::Manifest;
 using mpc::test::arena;
+using mpc::test::copyManifest;
 using mpc::test::LoadedProgram;
 using mpc::test::readBytes;
 using mpc::test::TempDir;
@@ -27,17 +28,6 @@ using mpc::test::writeBytes;
 using mpc::test::writeProgramBundle;
 
 namespace {
-
-/// out = copy of x; no kernels needed.
-Manifest copyManifest() {
-  Manifest m;
-  m.program = "copy";
-  m.arenaBytes = 128;
-  m.inputs = {tensorSpec("x", DType::F32, {4}, arena(0))};
-  m.outputs = {tensorSpec("out", DType::F32, {4}, arena(64))};
-  m.steps = {CopyStep{arena(0), arena(64), 16}};
-  return m;
-}
 
 bool lastErrorHas(const std::string &fragment) {
   return std::string(mpc_last_error()).find(fragment) != std::string::npos;

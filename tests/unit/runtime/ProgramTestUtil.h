@@ -47,6 +47,23 @@ inline rt::TensorSpec tensorSpec(std::string name, rt::DType dtype,
 }
 
 /// Writes a bundle holding `manifest` (as "manifest.json") and `sections`.
+/// A program without kernels: out = x ([4] f32), through the arena; and a
+/// parameter "w" ([4] f32, ones) to read and write.
+inline rt::Manifest copyManifest() {
+  rt::Manifest m;
+  m.program = "copy";
+  m.arenaBytes = 128;
+  m.persistentBytes = 64;
+  m.inputs = {tensorSpec("x", rt::DType::F32, {4}, arena(0))};
+  m.outputs = {tensorSpec("out", rt::DType::F32, {4}, arena(64))};
+  rt::ParamSpec w;
+  static_cast<rt::TensorSpec &>(w) = tensorSpec("w", rt::DType::F32, {4}, persistent(0));
+  w.init.kind = rt::InitKind::Ones;
+  m.params = {w};
+  m.steps = {rt::CopyStep{arena(0), arena(64), 16}};
+  return m;
+}
+
 inline void writeProgramBundle(const std::string &path,
                                const rt::Manifest &manifest,
                                std::vector<rt::BundleSection> sections = {}) {
