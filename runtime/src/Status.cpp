@@ -28,6 +28,8 @@ extern "C" const char *mpc_status_code_name(mpc_status_code code) {
     return "not ready";
   case MPC_BUSY:
     return "busy";
+  default: // (any other int, the width markers included)
+    break;
   }
   return "unknown status";
 }

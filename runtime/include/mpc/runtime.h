@@ -78,7 +78,11 @@ typedef enum mpc_status_code {
   MPC_INTERNAL = 6,           /**< a bug in mpc */
   MPC_RESOURCE_EXHAUSTED = 7, /**< memory (host or device) ran out */
   MPC_NOT_READY = 8,          /**< a run has not completed yet; ask again */
-  MPC_BUSY = 9                /**< another thread is inside a call on the program */
+  MPC_BUSY = 9,               /**< another thread is inside a call on the program */
+  /* Not statuses: they make the type as wide as an int in C++ as in C, so
+   * that any int a caller passes (mpc_status_code_name) is one of its values. */
+  MPC_STATUS_CODE_INT_MIN_ = -2147483647 - 1,
+  MPC_STATUS_CODE_INT_MAX_ = 2147483647
 } mpc_status_code;
 
 /** A static, human-readable name of `code` ("ok", "invalid argument", ...);
