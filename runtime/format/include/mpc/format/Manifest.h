@@ -202,6 +202,14 @@ const char *epilogueName(Epilogue epilogue);
 /// Whether `epilogue` adds a bias.
 bool epilogueHasBias(Epilogue epilogue);
 
+/// A GEMM's ReLU-gradient hint (GemmStep::reluGrad). Outside GemmStep: a
+/// nested class with default member initializers is not complete inside its
+/// enclosing class, and clang then refuses std::optional<T>::emplace().
+struct GemmReluGrad {
+  BufferRef aux, out;
+  DType auxDtype = DType::F32;
+};
+
 struct GemmStep {
   BufferRef a, b, c;
   std::optional<BufferRef> bias;
@@ -219,10 +227,7 @@ struct GemmStep {
   /// keep_a/keep_b/keep_c and reuse_a/reuse_b (see the file comment).
   bool keepA = false, keepB = false, keepC = false, reuseA = false, reuseB = false;
   /// relu_grad_aux/relu_grad_aux_dtype/relu_grad_out (see the file comment).
-  struct ReluGrad {
-    BufferRef aux, out;
-    DType auxDtype = DType::F32;
-  };
+  using ReluGrad = GemmReluGrad;
   std::optional<ReluGrad> reluGrad;
   /// im2col_b (see the file comment).
   struct Im2col {
