@@ -215,17 +215,22 @@ private:
       return c(lr);
     Value steps = b.create<CastOp>(loc, RankedTensorType::get({}, f32), t);
     Value rate = c(lr);
+    // (one op a statement: the order in which a call's arguments are
+    // evaluated, and so the order of the ops, differs between compilers)
+    auto binary = [&](auto op, Value x, double y) -> Value {
+      Value constant = c(y);
+      return b.create<decltype(op)>(loc, x, constant);
+    };
     if (decay > 0) {
-      Value progress = b.create<DivOp>(loc, b.create<SubOp>(loc, steps, c(warmup)), c(decay));
-      progress = b.create<MinimumOp>(loc, b.create<MaximumOp>(loc, progress, c(0.0)), c(1.0));
-      Value cosine = b.create<CosOp>(loc, b.create<MulOp>(loc, progress, c(M_PI)));
-      Value half = b.create<MulOp>(loc, b.create<AddOp>(loc, cosine, c(1.0)), c(0.5));
-      rate = b.create<AddOp>(loc, c(minLr), b.create<MulOp>(loc, half, c(lr - minLr)));
+      Value progress = binary(DivOp(), binary(SubOp(), steps, warmup), decay);
+      progress = binary(MinimumOp(), binary(MaximumOp(), progress, 0.0), 1.0);
+      Value cosine = b.create<CosOp>(loc, binary(MulOp(), progress, M_PI));
+      Value half = binary(MulOp(), binary(AddOp(), cosine, 1.0), 0.5);
+      Value base = c(minLr);
+      rate = b.create<AddOp>(loc, base, binary(MulOp(), half, lr - minLr));
     }
-    if (warmup > 0) {
-      Value ramp = b.create<MinimumOp>(loc, b.create<DivOp>(loc, steps, c(warmup)), c(1.0));
-      rate = b.create<MulOp>(loc, rate, ramp);
-    }
+    if (warmup > 0)
+      rate = b.create<MulOp>(loc, rate, binary(MinimumOp(), binary(DivOp(), steps, warmup), 1.0));
     return rate;
   }
 

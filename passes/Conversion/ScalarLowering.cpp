@@ -61,9 +61,15 @@ public:
   Location loc;
 };
 
+// (Ops are created in statements of their own: the order in which a call's
+// arguments are evaluated differs between compilers, and with it the order of
+// the ops, so the generated kernels' text and the kernel cache's keys would.)
+
 /// Normal CDF and density for the exact GELU and its derivative.
 Value geluExact(Scalar &s, Value x) {
-  Value cdf = s.scaled(s.add(s.constant(x.getType(), 1.0), s.erf(s.scaled(x, M_SQRT1_2))), 0.5);
+  Value erf = s.erf(s.scaled(x, M_SQRT1_2));
+  Value one = s.constant(x.getType(), 1.0);
+  Value cdf = s.scaled(s.add(one, erf), 0.5);
   return s.mul(x, cdf);
 }
 
@@ -75,7 +81,9 @@ Value geluTanhInner(Scalar &s, Value x) {
 
 Value geluApprox(Scalar &s, Value x) {
   Value t = geluTanhInner(s, x);
-  return s.mul(s.scaled(x, 0.5), s.add(s.constant(x.getType(), 1.0), t));
+  Value onePlusT = s.add(s.constant(x.getType(), 1.0), t);
+  Value half = s.scaled(x, 0.5);
+  return s.mul(half, onePlusT);
 }
 
 Value geluGrad(Scalar &s, Value x, Value dy, bool approximate) {
@@ -92,7 +100,9 @@ Value geluGrad(Scalar &s, Value x, Value dy, bool approximate) {
   double k = std::sqrt(2.0 / M_PI), c = 0.044715;
   Value dInner = s.scaled(s.add(one, s.scaled(s.mul(x, x), 3 * c)), k);
   Value dt = s.mul(s.sub(one, s.mul(t, t)), dInner);
-  Value grad = s.add(s.scaled(s.add(one, t), 0.5), s.mul(s.scaled(x, 0.5), dt));
+  Value second = s.mul(s.scaled(x, 0.5), dt);
+  Value first = s.scaled(s.add(one, t), 0.5);
+  Value grad = s.add(first, second);
   return s.mul(dy, grad);
 }
 
