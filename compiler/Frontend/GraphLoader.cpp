@@ -31,7 +31,13 @@ OwningOpRef<ModuleOp> mpc::loadGraphFile(llvm::StringRef path, llvm::SourceMgr &
         << "cannot read graph file '" << path << "': " << ec.message();
     return nullptr;
   }
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  return loadGraphBuffer(std::move(*buffer), sourceMgr, context);
+}
+
+OwningOpRef<ModuleOp> mpc::loadGraphBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                                           llvm::SourceMgr &sourceMgr, MLIRContext &context) {
+  std::string name = buffer->getBufferIdentifier().str();
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
 
   ParserConfig config(&context, /*verifyAfterParse=*/true);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
@@ -49,7 +55,7 @@ OwningOpRef<ModuleOp> mpc::loadGraphFile(llvm::StringRef path, llvm::SourceMgr &
     return nullptr;
   }
   if (!foundGraph) {
-    emitError(FileLineColLoc::get(&context, path, 1, 1))
+    emitError(FileLineColLoc::get(&context, name, 1, 1))
         << "the file holds no mpg.graph; a graph file defines one or more "
            "'mpg.graph @name { ... }'";
     return nullptr;

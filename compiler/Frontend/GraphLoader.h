@@ -15,7 +15,10 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <memory>
+
 namespace llvm {
+class MemoryBuffer;
 class SourceMgr;
 } // namespace llvm
 
@@ -32,6 +35,13 @@ void loadGraphDialects(mlir::MLIRContext &context);
 mlir::OwningOpRef<mlir::ModuleOp> loadGraphFile(llvm::StringRef path,
                                                 llvm::SourceMgr &sourceMgr,
                                                 mlir::MLIRContext &context);
+
+/// loadGraphFile on graph text already in memory (`buffer`'s identifier
+/// names it in diagnostics): what an embedding application or a fuzzer
+/// passes.
+mlir::OwningOpRef<mlir::ModuleOp> loadGraphBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                                                  llvm::SourceMgr &sourceMgr,
+                                                  mlir::MLIRContext &context);
 
 } // namespace mpc
 

@@ -10,6 +10,8 @@ packages=(
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   # tests
   libgtest-dev libgmock-dev
+  # fuzzing (tools/fuzz.sh): clang with libFuzzer and the sanitizers' runtimes
+  clang-19 libfuzzer-19-dev libclang-rt-19-dev
   # killing a process at a chosen system call (interrupted checkpoint writes)
   strace
   # CPU GEMMs (oneDNN: bf16 and large fp32 ones), compression for data files
