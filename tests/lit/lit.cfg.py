@@ -38,6 +38,20 @@ config.substitutions.append(
 
 llvm_config.add_tool_substitutions(["mpc-opt", "mpc"], [config.mpc_tools_dir])
 
+# A sanitizer build (tools/run-tests.sh --sanitize=...): the feature "asan"
+# (a test whose measure the sanitizer's runtime changes says how it differs
+# with %if asan), and the flags an application embedding the runtime needs
+# to link it.
+embed_args = ""
+if config.mpc_sanitize:
+    if "address" in config.mpc_sanitize:
+        config.available_features.add("asan")
+    flags = "-fsanitize=" + config.mpc_sanitize
+    embed_args = ("-DCMAKE_CXX_COMPILER=%s -DCMAKE_C_COMPILER=%s -DCMAKE_CXX_FLAGS=%s "
+                  "-DCMAKE_EXE_LINKER_FLAGS=%s" % (config.cxx_compiler, config.c_compiler,
+                                                   flags, flags))
+config.substitutions.append(("%embed_cmake_args", embed_args))
+
 # strace can kill a process at a chosen system call (tests of interrupted
 # writes); usable only where ptrace is allowed.
 import shutil
