@@ -136,6 +136,9 @@ private:
     Value lr = learningRate(b, loc, optimizer, nextStep);
     if (double clip = optimizer.getArg("clip_grad_norm", 0.0); clip > 0)
       minimize->getParentOp()->setAttr(mlir::mpg::kClipGradNormAttr, b.getF64FloatAttr(clip));
+    if (double runs = optimizer.getArg("accumulate_steps", 1.0); runs > 1)
+      minimize->getParentOp()->setAttr(mlir::mpg::kAccumulateStepsAttr,
+                                       b.getI64IntegerAttr(static_cast<int64_t>(runs)));
     for (Operation &op : llvm::make_early_inc_range(body)) {
       auto param = llvm::dyn_cast<ParamOp>(op);
       if (!param || !param.isTrainable())

@@ -14,7 +14,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mpc {
@@ -25,6 +24,7 @@ namespace mpc {
 using namespace mlir;
 using namespace mlir::mpg;
 using mpc::precision::gradientOperand;
+using mpc::precision::optimizerStateWrites;
 
 namespace {
 
@@ -134,21 +134,7 @@ struct MpgInsertLossScalingPass
   /// parameter's declared f16) are as unsafe as the results themselves.
   static void predicateStateWrites(OpBuilder &b, Block &body, llvm::ArrayRef<Operation *> updates,
                                    Value finite) {
-    llvm::DenseSet<Value> fromUpdates;
-    for (Operation *update : updates)
-      for (Value result : update->getResults())
-        fromUpdates.insert(result);
-    for (Operation &op : body)
-      if (llvm::any_of(op.getOperands(), [&](Value v) { return fromUpdates.contains(v); }))
-        for (Value result : op.getResults())
-          fromUpdates.insert(result);
-    llvm::SmallVector<StateWriteOp> writes;
-    for (auto write : body.getOps<StateWriteOp>()) {
-      auto state = write.getState().getDefiningOp<StateOp>();
-      bool isCounter = state && state.getName() == "optimizer.step";
-      if (isCounter || fromUpdates.contains(write.getValue()))
-        writes.push_back(write);
-    }
+    llvm::SmallVector<StateWriteOp> writes = optimizerStateWrites(body, updates);
     Operation *check = finite.getDefiningOp();
     for (StateWriteOp write : writes) {
       if (write->isBeforeInBlock(check))

@@ -180,6 +180,66 @@ def MpgInsertLossScaling : Pass<"mpg-insert-loss-scaling", "::mlir::mpg::GraphOp
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }
 
+def MpgAccumulateGradients : Pass<"mpg-accumulate-gradients", "::mlir::mpg::GraphOp"> {
+  let summary = "Accumulates the gradients of several runs before each update";
+  let description = [{
+    Applies the `accumulate_steps` N of the graph's optimizer, which
+    `mpg-autodiff` leaves on the graph as `mpg.accumulate_steps`, and removes
+    that attribute; a graph without it (or with N = 1) is left alone. Each
+    run of the step is then one micro-batch, and every N runs make one
+    update, as N micro-batches of B make one batch of N·B:
+
+    - State, first in the graph: the run counter "grad_accum.micro" (i64,
+      from 0), the window's length "grad_accum.runs" (i64, N, never written:
+      the program and its checkpoints say how they accumulate); the run is
+      the window's last when the counter is N - 1, after which it is 0.
+    - Every gradient an update reads is added, as computed (scaled, in its
+      storage type), in f32 to its own state "<param>.grad_accum" (zeros),
+      right after it is computed; the updates and the norm of
+      `mpg-clip-gradients` (which runs after) read the mean, sum / N.
+    - Every state that the updates, the step counter and the loss scaler
+      write keeps its value on the other runs: parameters, optimizer state,
+      "optimizer.step" and the scaler's state change once per window, on its
+      last run, with one loss-scale update. State that the forward pass
+      writes (batch-norm statistics) is updated on every run.
+    - With loss scaling, the overflow check of `mpg-insert-loss-scaling`
+      reads each run's sums; the state "grad_accum.finite" (i1, true)
+      remembers an overflow until the window's last run, whose updates and
+      scale update see whether every run of the window was finite: one
+      overflow skips the whole window. A run that overflows leaves the
+      accumulators as they were, so they (and a checkpoint) hold finite
+      values. The scale does not change inside a window, so the summed
+      gradients share one scale.
+    - The accumulators keep their sums at the end of each run, and start
+      over at zero after the last. The output "skipped" is false on the
+      other runs.
+
+    Runs after `mpg-insert-loss-scaling` and `mpg-gradient-stats` (which
+    count each run's own gradients) and before `mpg-clip-gradients`.
+
+    ```mlir
+    // before (an update reading %g, scaled, and unscaling it)
+    %ok = mpg.all_finite %g, ...
+    %u = mpg.unscale %g, %scale ...
+    %new = mpg.sgd %w, %u, %lr ...
+    mpg.state_write %w, (mpg.select %ok, %new, %w) ...
+    // after (N = 4)
+    %micro = mpg.state "grad_accum.micro" init(zeros) : tensor<i64>
+    %last = mpg.compare eq, %micro, %three ...
+    %acc = mpg.state "w.grad_accum" init(zeros) ...
+    %sum = mpg.add %acc, %g ...
+    %mean = mpg.div %sum, %four ...
+    %run_ok = mpg.all_finite %sum, ...
+    %ok = mpg.select %window_ok, %run_ok, %false ...
+    %u = mpg.unscale %mean, %scale ...
+    %new = mpg.sgd %w, %u, %lr ...
+    mpg.state_write %w, (mpg.select %last, (mpg.select %ok, %new, %w), %w) ...
+    mpg.state_write %acc, (mpg.select %last, %zero, (mpg.select %run_ok, %sum, %acc)) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
 def MpgClipGradients : Pass<"mpg-clip-gradients", "::mlir::mpg::GraphOp"> {
   let summary = "Clips the gradients by their global norm before the updates";
   let description = [{

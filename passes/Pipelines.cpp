@@ -64,7 +64,9 @@ void mpc::buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
   graphPm.addPass(createMpgInsertLossScaling(loss));
   if (precision.gradientStats)
     graphPm.addPass(createMpgGradientStats());
-  // (after the statistics: they count the gradients as computed)
+  // (after the statistics, which count each run's gradients as computed;
+  // before clipping, whose norm is the accumulated gradients')
+  graphPm.addPass(createMpgAccumulateGradients());
   graphPm.addPass(createMpgClipGradients());
   if (precision.workingCopies)
     graphPm.addPass(createMpgMasterWeights());

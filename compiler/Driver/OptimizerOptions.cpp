@@ -23,16 +23,27 @@ void mpc::driver::addOptimizerOptions(ArgParser &parser) {
                     "norm of every step as grad_norm",
                     "",
                     {}});
-  parser.addOption({"optimizer-arg",
+  parser.addOption({"accumulate",
                     0,
-                    "NAME=X",
-                    "set one of the optimizer's hyper-parameters, replacing the graph's: lr, "
-                    "momentum, weight_decay (sgd); lr, beta1, beta2, eps, weight_decay (adam, "
-                    "adamw); the schedule: warmup_steps, decay_steps, min_lr (a linear "
-                    "warm-up, then a cosine decay to min_lr); clip_grad_norm. Repeat for several",
+                    "N",
+                    "accumulate the gradients of N runs of the step (micro-batches) before each "
+                    "update: one update, one overflow check and one loss-scale update per N "
+                    "batches, the mean of their gradients summed in fp32 (N batches of B train "
+                    "as one batch of N*B)",
                     "",
-                    {},
-                    /*repeatable=*/true});
+                    {}});
+  parser.addOption(
+      {"optimizer-arg",
+       0,
+       "NAME=X",
+       "set one of the optimizer's hyper-parameters, replacing the graph's: lr, "
+       "momentum, weight_decay (sgd); lr, beta1, beta2, eps, weight_decay (adam, "
+       "adamw); the schedule: warmup_steps, decay_steps, min_lr (a linear "
+       "warm-up, then a cosine decay to min_lr); clip_grad_norm, accumulate_steps. Repeat "
+       "for several",
+       "",
+       {},
+       /*repeatable=*/true});
 }
 
 bool mpc::driver::readOptimizerOptions(const ArgParser &parser,
@@ -50,7 +61,8 @@ bool mpc::driver::readOptimizerOptions(const ArgParser &parser,
     }
     args.emplace_back(name.str(), parsed);
   }
-  for (auto [option, arg] : {std::pair{"lr", "lr"}, std::pair{"clip-grad-norm", "clip_grad_norm"}})
+  for (auto [option, arg] : {std::pair{"lr", "lr"}, std::pair{"clip-grad-norm", "clip_grad_norm"},
+                             std::pair{"accumulate", "accumulate_steps"}})
     if (std::optional<std::string> given = parser.get(option)) {
       double parsed = 0;
       if (!number(*given, parsed)) {

@@ -1,4 +1,4 @@
-//===- OptimizerOptions.h - --lr, --clip-grad-norm, --optimizer-arg -*- C++ -*-===//
+//===- OptimizerOptions.h - --lr, --optimizer-arg and more ------*- C++ -*-===//
 //
 // Part of mpc, a mixed-precision training compiler.
 //
@@ -21,10 +21,9 @@ namespace mpc::driver {
 
 void addOptimizerOptions(ArgParser &parser);
 
-/// Reads --optimizer-arg NAME=VALUE (each), then --lr and --clip-grad-norm,
-/// into `args`; a
-/// value that is not a finite number is reported and returns false. The
-/// names are checked when the graph's optimizer is.
+/// Reads --optimizer-arg NAME=VALUE (each), then --lr, --clip-grad-norm and
+/// --accumulate, into `args`; a value that is not a finite number is reported and returns false.
+/// The names are checked when the graph's optimizer is.
 bool readOptimizerOptions(const ArgParser &parser,
                           std::vector<std::pair<std::string, double>> &args);
 

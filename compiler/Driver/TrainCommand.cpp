@@ -43,6 +43,43 @@ int fail(const std::string &message) {
 int fail(llvm::Error error) { return fail(llvm::toString(std::move(error))); }
 
 /// Whether the loaded program is a training step (it counts its steps).
+/// The value of the i64 state `name` of `program`, if it has one.
+std::optional<int64_t> readCounter(mpc_program *program, const char *name) {
+  int64_t value = 0;
+  if (mpc_program_get_param(program, name, &value, sizeof value) != MPC_OK)
+    return std::nullopt;
+  return value;
+}
+
+/// Loads --init into the training step and reads how many runs make a step
+/// (options.runsPerStep): a checkpoint must have been written at the end of
+/// a step, by a program that accumulates as many runs.
+llvm::Error loadInitialState(mpc_program *program, const std::string &bundle,
+                             TrainOptions &options) {
+  std::optional<int64_t> runs = readCounter(program, "grad_accum.runs");
+  if (runs && *runs < 1)
+    return llvm::createStringError("'" + bundle + "': grad_accum.runs is " + std::to_string(*runs) +
+                                   "; it must be 1 or more");
+  options.runsPerStep = runs ? static_cast<uint64_t>(*runs) : 1;
+  if (options.initPath.empty())
+    return llvm::Error::success();
+  if (mpc_program_load_params(program, options.initPath.c_str()) != MPC_OK)
+    return llvm::createStringError(mpc_last_error());
+  std::string from = "checkpoint '" + options.initPath + "'";
+  if (std::optional<int64_t> loaded = readCounter(program, "grad_accum.runs");
+      loaded && loaded != runs)
+    return llvm::createStringError(from + " accumulates the gradients of " +
+                                   std::to_string(*loaded) + " runs per step, this training step " +
+                                   std::to_string(*runs) + "; train with --accumulate " +
+                                   std::to_string(*loaded) + " to resume it");
+  if (std::optional<int64_t> micro = readCounter(program, "grad_accum.micro"); micro && *micro)
+    return llvm::createStringError(from + " was written after run " + std::to_string(*micro) +
+                                   " of " + std::to_string(*runs) +
+                                   " of a step (grad_accum.micro), not at the end of one: resume "
+                                   "from a checkpoint that mpc train wrote");
+  return llvm::Error::success();
+}
+
 bool isTrainingStep(const mpc_program *program) {
   for (size_t i = 0, e = mpc_program_param_count(program); i < e; ++i) {
     mpc_tensor_info info;
@@ -183,9 +220,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   if (!isTrainingStep(program.get()))
     return fail("'" + trainBundle + "' is not a training step (it has no optimizer.step); "
                 "compile it with 'mpc compile GRAPH --step train'");
-  if (!options.initPath.empty() &&
-      mpc_program_load_params(program.get(), options.initPath.c_str()) != MPC_OK)
-    return fail(mpc_last_error());
+  if (llvm::Error error = loadInitialState(program.get(), trainBundle, options))
+    return fail(std::move(error));
   llvm::Expected<mpc::BatchBinder> binder =
       mpc::BatchBinder::create(program.get(), train, "the data");
   if (!binder)

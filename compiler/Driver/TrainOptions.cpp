@@ -109,8 +109,9 @@ ArgParser makeTrainParser() {
 
 /// The first option given that a bundle fixed when it was compiled.
 std::optional<std::string> compileOnlyOption(const ArgParser &parser) {
-  for (const char *option : {"precision", "loss-scale", "graph", "lr", "clip-grad-norm",
-                             "optimizer-arg", "host-cxx", "host-arch", "host-kernel-form"})
+  for (const char *option :
+       {"precision", "loss-scale", "graph", "lr", "clip-grad-norm", "accumulate", "optimizer-arg",
+        "host-cxx", "host-arch", "host-kernel-form"})
     if (parser.isSet(option))
       return "--" + std::string(option);
   for (const char *flag : {"grad-stats", "no-working-copies"})

@@ -47,6 +47,10 @@ struct TrainOptions {
   /// --max-floor-steps: stop after this many consecutive skipped steps at
   /// one loss scale (0: never).
   uint64_t maxFloorSteps = 100;
+  /// Runs of the program per step: its micro-batches when it accumulates
+  /// gradients (the state "grad_accum.runs", from --accumulate), else 1.
+  /// Read from the program, not the command line.
+  uint64_t runsPerStep = 1;
 };
 
 /// Where --save-every writes the checkpoint of `step`: `savePath` with

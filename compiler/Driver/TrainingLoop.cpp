@@ -41,7 +41,7 @@ public:
 
 private:
   llvm::Error readCounters();
-  llvm::Error bindBatch(uint64_t step);
+  llvm::Error bindBatch(int64_t index);
   llvm::Error handleCompleted(bool wait);
   llvm::Error checkLossScaleFloor(uint64_t step, const StepValues &values);
   llvm::Error runPeriodicWork(uint64_t step, uint64_t last);
@@ -60,8 +60,11 @@ private:
   /// loss scaling skipped), and the program's runs before it.
   int64_t done = 0;
   uint64_t runsBefore = 0;
-  /// Steps of this run whose telemetry has been handled.
+  /// Runs of the program (micro-batches, options.runsPerStep a step) whose
+  /// telemetry has been handled, and the sum of the losses of the current
+  /// step's runs so far.
   uint64_t logged = 0;
+  double stepLossSum = 0;
   /// The batch order of the current epoch.
   std::vector<int64_t> order;
   int64_t epoch = -1;
@@ -100,15 +103,23 @@ llvm::Error TrainingLoop::readCounters() {
         ", loss_scale.skipped_steps " + std::to_string(skippedBefore) + ") plus " +
         std::to_string(options.steps) + " steps overflow a 64-bit step count");
   done += skippedBefore;
+  uint64_t runs = options.runsPerStep;
+  if (static_cast<uint64_t>(done) + options.steps > static_cast<uint64_t>(INT64_MAX) / runs)
+    return llvm::createStringError(
+        from + ": " + std::to_string(done) + " steps done plus " + std::to_string(options.steps) +
+        " to run, " + std::to_string(runs) + " runs each, overflow a 64-bit batch count");
   mpc_program_run_count(program, &runsBefore);
   return llvm::Error::success();
 }
 
-/// Binds the batch of `step` (counted from 1 over the whole training).
-llvm::Error TrainingLoop::bindBatch(uint64_t step) {
+/// Binds batch `index` (counted from 0 over the whole training; a step
+/// takes options.runsPerStep of them). An epoch is the whole steps that fit
+/// the data, so that N runs of batch B take the examples that a batch of
+/// N*B would, epoch after epoch.
+llvm::Error TrainingLoop::bindBatch(int64_t index) {
   int64_t batch = binder.batchSize();
-  int64_t batchesPerEpoch = binder.exampleCount() / batch;
-  int64_t index = static_cast<int64_t>(step - 1);
+  int64_t runs = static_cast<int64_t>(options.runsPerStep);
+  int64_t batchesPerEpoch = binder.exampleCount() / (batch * runs) * runs;
   if (index / batchesPerEpoch != epoch) {
     epoch = index / batchesPerEpoch;
     order.resize(binder.exampleCount());
@@ -132,10 +143,17 @@ llvm::Error TrainingLoop::handleCompleted(bool wait) {
     StepValues values;
     if (llvm::Error failure = telemetry.read(program, runsBefore + logged, values))
       return failure;
+    // A step is logged at its last run, with the mean loss of its runs and
+    // that run's other values (the update's).
+    stepLossSum += values.loss;
+    if ((logged + 1) % options.runsPerStep != 0)
+      continue;
+    values.loss = stepLossSum / static_cast<double>(options.runsPerStep);
+    stepLossSum = 0;
     Clock::time_point now = Clock::now();
     double ms = std::chrono::duration<double, std::milli>(now - lastCompletion).count();
     lastCompletion = now;
-    uint64_t step = done + 1 + logged;
+    uint64_t step = done + 1 + logged / options.runsPerStep;
     result.loss = values.loss;
     result.skippedSteps += values.skipped;
     if (log)
@@ -213,7 +231,7 @@ llvm::Error TrainingLoop::saveCheckpoint(uint64_t step) {
 /// The progress line: on a terminal a bar redrawn at most ten times a
 /// second; elsewhere a line every tenth of the run.
 void TrainingLoop::drawProgress(uint64_t step, Clock::time_point now) {
-  uint64_t taken = logged + 1, last = done + options.steps;
+  uint64_t taken = step - done, last = done + options.steps;
   bool draw = terminal ? now - lastDraw >= std::chrono::milliseconds(100) || step == last
                        : taken % std::max<uint64_t>(1, options.steps / 10) == 0 || step == last;
   if (!options.progress || !draw)
@@ -238,13 +256,17 @@ llvm::Expected<TrainingResult> TrainingLoop::run() {
     return std::move(failure);
   start = lastCompletion = Clock::now();
   lastDraw = start - std::chrono::seconds(1);
+  int64_t runs = static_cast<int64_t>(options.runsPerStep);
   for (uint64_t step = done + 1, last = done + options.steps; step <= last; ++step) {
-    if (llvm::Error failure = bindBatch(step))
-      return std::move(failure);
-    if (mpc_program_run(program) != MPC_OK)
-      return lastRuntimeError();
-    if (llvm::Error failure = handleCompleted(/*wait=*/false))
-      return std::move(failure);
+    for (int64_t run = 0; run < runs; ++run) {
+      if (llvm::Error failure = bindBatch((static_cast<int64_t>(step) - 1) * runs + run))
+        return std::move(failure);
+      if (mpc_program_run(program) != MPC_OK)
+        return lastRuntimeError();
+      // (each run: a step's runs may outnumber the telemetry the runtime keeps)
+      if (llvm::Error failure = handleCompleted(/*wait=*/false))
+        return std::move(failure);
+    }
     if (llvm::Error failure = runPeriodicWork(step, last))
       return std::move(failure);
   }

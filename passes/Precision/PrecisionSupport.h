@@ -3,9 +3,9 @@
 // Part of mpc, a mixed-precision training compiler.
 //
 // The notions that mpg-assign-precision, mpg-verify-precision,
-// mpg-insert-loss-scaling, mpg-gradient-stats and mpg-master-weights share:
-// which ops carry a precision decision, and where an optimizer update reads
-// its gradient.
+// mpg-insert-loss-scaling, mpg-gradient-stats, mpg-accumulate-gradients and
+// mpg-master-weights share: which ops carry a precision decision, where an
+// optimizer update reads its gradient, and which state the updates write.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,9 @@
 #define MPC_PASSES_PRECISION_PRECISIONSUPPORT_H
 
 #include "dialects/mpg/IR/MpgOps.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace mpc::precision {
 
@@ -57,6 +60,32 @@ inline mlir::OpOperand *gradientOperand(mlir::Operation *op) {
   if (auto adamw = llvm::dyn_cast<AdamWOp>(op))
     return &adamw.getGradMutable();
   return nullptr;
+}
+
+/// The state writes of the optimizer's step in `body`: those of a value
+/// computed from an update's results (parameters, optimizer state, and what
+/// follows from them, such as a cast back to a parameter's declared type)
+/// and the step counter's ("optimizer.step"). State that the forward pass
+/// writes (batch-norm statistics) is not among them.
+inline llvm::SmallVector<mlir::mpg::StateWriteOp>
+optimizerStateWrites(mlir::Block &body, llvm::ArrayRef<mlir::Operation *> updates) {
+  using namespace mlir::mpg;
+  llvm::DenseSet<mlir::Value> fromUpdates;
+  for (mlir::Operation *update : updates)
+    for (mlir::Value result : update->getResults())
+      fromUpdates.insert(result);
+  for (mlir::Operation &op : body)
+    if (llvm::any_of(op.getOperands(), [&](mlir::Value v) { return fromUpdates.contains(v); }))
+      for (mlir::Value result : op.getResults())
+        fromUpdates.insert(result);
+  llvm::SmallVector<StateWriteOp> writes;
+  for (auto write : body.getOps<StateWriteOp>()) {
+    auto state = write.getState().getDefiningOp<StateOp>();
+    bool isCounter = state && state.getName() == "optimizer.step";
+    if (isCounter || fromUpdates.contains(write.getValue()))
+      writes.push_back(write);
+  }
+  return writes;
 }
 
 } // namespace mpc::precision

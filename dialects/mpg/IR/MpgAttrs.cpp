@@ -153,7 +153,8 @@ LogicalResult OptimizerAttr::verify(llvm::function_ref<InFlightDiagnostic()> emi
   specs.append({{"warmup_steps", false, false},
                 {"decay_steps", false, false},
                 {"min_lr", false, false},
-                {"clip_grad_norm", false, false}});
+                {"clip_grad_norm", false, false},
+                {"accumulate_steps", false, false}});
   if (failed(checkArgs(emitError, "optimizer", name, args, specs)))
     return failure();
 
@@ -179,6 +180,12 @@ LogicalResult OptimizerAttr::verify(llvm::function_ref<InFlightDiagnostic()> emi
     return emitError()
            << "optimizer '" << name
            << "' expects clip_grad_norm to be a finite number >= 0 (0: no clipping), got " << clip;
+  double accumulate = argOr(args, "accumulate_steps", 1.0);
+  if (!(accumulate >= 1 && accumulate <= kMaxAccumulateSteps) ||
+      accumulate != std::floor(accumulate))
+    return emitError() << "optimizer '" << name
+                       << "' expects accumulate_steps to be a whole number in [1, "
+                       << kMaxAccumulateSteps << "] (1: no accumulation), got " << accumulate;
   double minLr = argOr(args, "min_lr", 0.0);
   if (minLr < 0 || minLr > argOr(args, "lr", 1.0))
     return emitError() << "optimizer '" << name << "' expects 0 <= min_lr <= lr";

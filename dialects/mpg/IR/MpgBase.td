@@ -59,6 +59,9 @@ def Mpg_Dialect : Dialect {
     // mpg-autodiff: on the graph, the optimizer's clip_grad_norm, which
     // mpg-clip-gradients applies (after loss scaling) and removes.
     "::mlir::FloatAttr":$clip_grad_norm,
+    // mpg-autodiff: on the graph, the optimizer's accumulate_steps (> 1),
+    // which mpg-accumulate-gradients applies and removes.
+    "::mlir::IntegerAttr":$accumulate_steps,
     // mpg-decompose: a reduction that checks a gradient for the loss scaler.
     "::mlir::UnitAttr":$finite_check,
     // mpg-master-weights: on a working copy's state, its fp32 parameter.
@@ -212,6 +215,12 @@ def Mpg_OptimizerAttr : Mpg_Attr<"Optimizer", "optimizer"> {
     (norm + 1e-6))` before the update, `norm` being their global L2 norm in
     fp32, as PyTorch's `clip_grad_norm_` does after `GradScaler.unscale_`
     (`mpg-clip-gradients`).
+
+    And `accumulate_steps` (1: none, a whole number >= 1): each run of the
+    step is one micro-batch; the gradients of `accumulate_steps` runs are
+    summed in fp32 and their mean updates the parameters once, on the last
+    run of each window, with one overflow check and one loss-scale update
+    (`mpg-accumulate-gradients`).
 
     In op syntax it is written `optimizer(sgd, lr = 1.000000e-01, momentum = 9.000000e-01)`.
   }];

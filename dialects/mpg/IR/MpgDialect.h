@@ -29,6 +29,8 @@ inline constexpr llvm::StringLiteral kLossScaledAttr =
     MpgDialect::LossScaledAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kClipGradNormAttr =
     MpgDialect::ClipGradNormAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kAccumulateStepsAttr =
+    MpgDialect::AccumulateStepsAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kFiniteCheckAttr =
     MpgDialect::FiniteCheckAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kCastOfAttr = MpgDialect::CastOfAttrHelper::getNameStr();
@@ -44,6 +46,9 @@ inline constexpr llvm::StringLiteral kArenaBytesAttr =
     MpgDialect::ArenaBytesAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kPersistentBytesAttr =
     MpgDialect::PersistentBytesAttrHelper::getNameStr();
+
+/// The largest accumulate_steps an optimizer takes (runs per update).
+inline constexpr int64_t kMaxAccumulateSteps = 1 << 20;
 
 } // namespace mlir::mpg
 

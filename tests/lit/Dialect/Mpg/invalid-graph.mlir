@@ -790,3 +790,19 @@ mpg.graph @negative_clip_grad_norm {
   // expected-error @+1 {{optimizer 'adam' expects clip_grad_norm to be a finite number >= 0 (0: no clipping), got -1}}
   mpg.minimize %l optimizer(adam, lr = 1.0, clip_grad_norm = -1.0) : tensor<f32>
 }
+
+// -----
+
+mpg.graph @zero_accumulate_steps {
+  %l = mpg.input "loss" : tensor<f32>
+  // expected-error @+1 {{optimizer 'sgd' expects accumulate_steps to be a whole number in [1, 1048576] (1: no accumulation), got 0}}
+  mpg.minimize %l optimizer(sgd, lr = 1.0, accumulate_steps = 0) : tensor<f32>
+}
+
+// -----
+
+mpg.graph @fractional_accumulate_steps {
+  %l = mpg.input "loss" : tensor<f32>
+  // expected-error @+1 {{optimizer 'adamw' expects accumulate_steps to be a whole number in [1, 1048576] (1: no accumulation), got 2.5}}
+  mpg.minimize %l optimizer(adamw, lr = 1.0, accumulate_steps = 2.5) : tensor<f32>
+}

@@ -1,0 +1,51 @@
+"""Compares the f32 tensors that two safetensors checkpoints share (names
+given with --skip excepted): each pair must agree to within RTOL of the
+larger tensor's largest magnitude. Prints how many tensors and elements it
+compared and the largest difference; a comparison of nothing fails.
+
+usage: checkpoints_agree.py A B --rtol RTOL [--skip NAME ...]
+"""
+import argparse
+import json
+import struct
+import sys
+
+import numpy as np
+
+
+def load(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    size = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + size])
+    tensors = {}
+    for name, entry in header.items():
+        if name == "__metadata__" or entry["dtype"] != "F32":
+            continue
+        begin, end = entry["data_offsets"]
+        tensors[name] = np.frombuffer(data[8 + size + begin:8 + size + end], dtype=np.float32)
+    return tensors
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("a")
+parser.add_argument("b")
+parser.add_argument("--rtol", type=float, required=True)
+parser.add_argument("--skip", nargs="*", default=[])
+args = parser.parse_args()
+a, b = load(args.a), load(args.b)
+names = sorted((set(a) & set(b)) - set(args.skip))
+elements, worst, failed = 0, 0.0, []
+for name in names:
+    scale = max(float(np.abs(a[name]).max()), float(np.abs(b[name]).max()), 1e-30)
+    difference = float(np.abs(a[name].astype(np.float64) - b[name]).max()) / scale
+    elements += a[name].size
+    worst = max(worst, difference)
+    if difference > args.rtol:
+        failed.append("%s (%.3g)" % (name, difference))
+if elements == 0:
+    sys.exit("no element compared: the checkpoints share no f32 tensor")
+print("%d tensors, %d elements compared; largest difference %.1e of the tensor's largest "
+      "magnitude (tolerance %g)" % (len(names), elements, worst, args.rtol))
+if failed:
+    sys.exit("differ beyond the tolerance: " + ", ".join(failed))
