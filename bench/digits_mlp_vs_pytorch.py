@@ -15,10 +15,13 @@ loss), PyTorch's the time of forward, backward and optimizer.step().
 
 With --clip-grad-norm X both clip the gradients to that global norm (mpc
 train --clip-grad-norm, torch.nn.utils.clip_grad_norm_), and the norms each
-step measured before clipping are compared too.
+step measured before clipping are compared too. With --accumulate N each
+step takes N batches of 64: mpc train --accumulate N, and in PyTorch N
+backward passes of loss / N before one (clipping and) optimizer step; the
+loss compared is the mean of the step's N batches.
 
 Usage: bench/digits_mlp_vs_pytorch.py [--mpc build/bin/mpc] [--steps 300] [--rounds 3]
-                                      [--clip-grad-norm X]
+                                      [--clip-grad-norm X] [--accumulate N]
 """
 import argparse
 import gzip
@@ -61,7 +64,7 @@ def glorot(rng, fan_in, fan_out):
     return rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32)
 
 
-def run_mpc(mpc, work, steps, clip):
+def run_mpc(mpc, work, steps, clip, runs):
     log = os.path.join(work, "mpc.jsonl")
     cmd = [mpc, "train", os.path.join(ROOT, "examples", "mlp.mlir"),
            "--data", os.path.join(work, "x.npy") + "," + os.path.join(work, "y.npy"),
@@ -69,6 +72,8 @@ def run_mpc(mpc, work, steps, clip):
            "--log", log, "--quiet"]
     if clip:
         cmd += ["--clip-grad-norm", repr(clip)]
+    if runs > 1:
+        cmd += ["--accumulate", str(runs)]
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit("mpc train failed:\n" + result.stderr)
@@ -78,26 +83,29 @@ def run_mpc(mpc, work, steps, clip):
             [r.get("grad_norm") for r in steps_rows])
 
 
-def run_torch(init, x, y, steps, clip):
+def run_torch(init, x, y, steps, clip, runs):
     params = {k: torch.tensor(v) for k, v in init.items() if k.startswith("fc") and "." in k
-              and not k.endswith("momentum_buffer")}
+              and not k.endswith("momentum_buffer") and not k.endswith("grad_accum")}
     for p in params.values():
         p.requires_grad_(True)
     opt = torch.optim.SGD(params.values(), lr=0.1, momentum=0.9)
     xs, ys = torch.tensor(x), torch.tensor(y.astype(np.int64))
     losses, ms, norms = [], [], []
     for s in range(steps):
-        xb, yb = xs[s * BATCH:(s + 1) * BATCH], ys[s * BATCH:(s + 1) * BATCH]
         start = time.perf_counter()
-        h = torch.relu(xb @ params["fc1.weight"] + params["fc1.bias"])
-        logits = h @ params["fc2.weight"] + params["fc2.bias"]
-        loss = torch.nn.functional.cross_entropy(logits, yb)
         opt.zero_grad()
-        loss.backward()
+        value = 0.0
+        for run in range(runs):
+            b = s * runs + run
+            xb, yb = xs[b * BATCH:(b + 1) * BATCH], ys[b * BATCH:(b + 1) * BATCH]
+            h = torch.relu(xb @ params["fc1.weight"] + params["fc1.bias"])
+            logits = h @ params["fc2.weight"] + params["fc2.bias"]
+            loss = torch.nn.functional.cross_entropy(logits, yb)
+            (loss / runs).backward()
+            value += loss.item() / runs
         if clip:
             norms.append(float(torch.nn.utils.clip_grad_norm_(list(params.values()), clip)))
         opt.step()
-        value = loss.item()
         ms.append((time.perf_counter() - start) * 1e3)
         losses.append(value)
     return losses, ms, norms
@@ -110,7 +118,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--clip-grad-norm", type=float, default=0.0)
+    parser.add_argument("--accumulate", type=int, default=1,
+                        help="batches per step (gradient accumulation)")
     args = parser.parse_args()
+    if args.accumulate < 1:
+        parser.error("--accumulate must be 1 or more")
     if not os.access(args.mpc, os.X_OK):
         sys.exit("error: no mpc at '%s' (build first, or pass --mpc)" % args.mpc)
     if not os.path.exists(DIGITS):
@@ -122,32 +134,39 @@ def main():
     labels = data[:, 64].astype(np.int32)
     rng = np.random.default_rng(args.seed)
     per_epoch = TRAIN // BATCH
-    order = []
-    while len(order) < args.steps:
+    order, batches = [], args.steps * args.accumulate
+    while len(order) < batches:
         perm = rng.permutation(TRAIN)
         order += [perm[b * BATCH:(b + 1) * BATCH] for b in range(per_epoch)]
-    index = np.concatenate(order[:args.steps])
+    index = np.concatenate(order[:batches])
     x, y = features[index], labels[index]
     init = {"fc1.weight": glorot(rng, 64, 128), "fc1.bias": np.zeros(128, np.float32),
             "fc2.weight": glorot(rng, 128, 10), "fc2.bias": np.zeros(10, np.float32)}
     for name in list(init):
         init[name + ".momentum_buffer"] = np.zeros_like(init[name])
     init["optimizer.step"] = np.zeros((), np.int64)
+    if args.accumulate > 1:  # (the accumulating program's state: a window's start)
+        for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"):
+            init[name + ".grad_accum"] = np.zeros_like(init[name])
+        init["grad_accum.micro"] = np.zeros((), np.int64)
+        init["grad_accum.runs"] = np.array(args.accumulate, np.int64)
 
     torch.manual_seed(args.seed)
-    print("digits MLP (64-128-10, SGD lr 0.1 momentum 0.9%s), fp32, CPU, %d steps of %d, "
+    print("digits MLP (64-128-10, SGD lr 0.1 momentum 0.9%s), fp32, CPU, %d steps of %s%d, "
           "%d rounds; torch %s with %d threads"
           % (", gradients clipped to norm %g" % args.clip_grad_norm if args.clip_grad_norm else "",
-             args.steps, BATCH, args.rounds, torch.__version__, torch.get_num_threads()))
+             args.steps, "%d x " % args.accumulate if args.accumulate > 1 else "", BATCH,
+             args.rounds, torch.__version__, torch.get_num_threads()))
     ratios, diffs, norm_diffs, clipped = [], [], [], 0
     with tempfile.TemporaryDirectory(prefix="mpc-bench-") as work:
         np.save(os.path.join(work, "x.npy"), x)
         np.save(os.path.join(work, "y.npy"), y)
         save_safetensors(os.path.join(work, "init.safetensors"), init)
         for r in range(args.rounds):
-            mpc_loss, mpc_ms, mpc_norms = run_mpc(args.mpc, work, args.steps, args.clip_grad_norm)
+            mpc_loss, mpc_ms, mpc_norms = run_mpc(args.mpc, work, args.steps,
+                                                  args.clip_grad_norm, args.accumulate)
             torch_loss, torch_ms, torch_norms = run_torch(init, x, y, args.steps,
-                                                          args.clip_grad_norm)
+                                                          args.clip_grad_norm, args.accumulate)
             if args.clip_grad_norm:
                 if None in mpc_norms or len(mpc_norms) != len(torch_norms):
                     sys.exit("digits_mlp_vs_pytorch: mpc's log has no grad_norm for every step")
