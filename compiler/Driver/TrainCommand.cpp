@@ -42,7 +42,6 @@ int fail(const std::string &message) {
 
 int fail(llvm::Error error) { return fail(llvm::toString(std::move(error))); }
 
-/// Whether the loaded program is a training step (it counts its steps).
 /// The value of the i64 state `name` of `program`, if it has one.
 std::optional<int64_t> readCounter(mpc_program *program, const char *name) {
   int64_t value = 0;
@@ -80,6 +79,7 @@ llvm::Error loadInitialState(mpc_program *program, const std::string &bundle,
   return llvm::Error::success();
 }
 
+/// Whether the loaded program is a training step (it counts its steps).
 bool isTrainingStep(const mpc_program *program) {
   for (size_t i = 0, e = mpc_program_param_count(program); i < e; ++i) {
     mpc_tensor_info info;
