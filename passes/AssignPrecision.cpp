@@ -16,8 +16,10 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/GlobPattern.h"
 
 namespace mpc {
 #define GEN_PASS_DEF_MPGASSIGNPRECISION
@@ -96,10 +98,14 @@ bool isNarrowing(Type from, Type to) {
 
 class PrecisionAssigner {
 public:
+  /// `keptKinds`: op kinds kept in fp32 by a keep-fp32 pattern (name ->
+  /// pattern); `keptReaders`: ops kept in fp32 because they read a parameter
+  /// a keep-fp32 glob matches (op -> reason).
   PrecisionAssigner(GraphOp graph, FloatType low, const llvm::StringSet<> &allow,
-                    const llvm::StringSet<> &deny)
-      : graph(graph), low(low), f32(Float32Type::get(graph.getContext())), allow(allow),
-        deny(deny) {}
+                    const llvm::StringSet<> &deny, const llvm::StringMap<std::string> &keptKinds,
+                    const llvm::DenseMap<Operation *, std::string> &keptReaders)
+      : graph(graph), low(low), f32(Float32Type::get(graph.getContext())), allow(allow), deny(deny),
+        keptKinds(keptKinds), keptReaders(keptReaders) {}
 
   LogicalResult run();
   int64_t castsInserted = 0, castsRemoved = 0;
@@ -117,6 +123,8 @@ private:
   FloatType low;
   FloatType f32;
   const llvm::StringSet<> &allow, &deny;
+  const llvm::StringMap<std::string> &keptKinds;
+  const llvm::DenseMap<Operation *, std::string> &keptReaders;
   llvm::DenseMap<std::pair<Value, Type>, Value> converted;
   llvm::SetVector<Operation *> convertedConstants;
 };
@@ -202,12 +210,22 @@ LogicalResult PrecisionAssigner::assign(Operation *op) {
 
   llvm::StringRef opName = op->getName().getStringRef();
   bool forced = true;
+  auto keptKind = keptKinds.find(opName);
+  auto keptReader = keptReaders.find(op);
   if (allow.contains(opName)) {
     target = low;
     reason = ("allow list: " + opName + " runs in low precision").str();
   } else if (deny.contains(opName)) {
     target = f32;
     reason = ("deny list: " + opName + " runs in fp32").str();
+  } else if (keptKind != keptKinds.end()) {
+    target = f32;
+    reason = "keep-fp32 '" + keptKind->second + "': " + opName.str() + " runs in fp32";
+  } else if (keptReader != keptReaders.end()) {
+    target = f32;
+    reason = keptReader->second;
+  } else {
+    forced = false;
   }
   if (auto override = op->getAttrOfType<StringAttr>(mlir::mpg::kPrecisionAttr)) {
     llvm::StringRef value = override.getValue();
@@ -217,8 +235,7 @@ LogicalResult PrecisionAssigner::assign(Operation *op) {
       target = value == "f16" ? Type(Float16Type::get(op->getContext()))
                               : Type(BFloat16Type::get(op->getContext()));
     reason = ("override: mpg.precision = \"" + value + "\" on the op").str();
-  } else if (!allow.contains(opName) && !deny.contains(opName)) {
-    forced = false;
+    forced = true;
   }
 
   // Following ops take low precision when a float operand has it; a
@@ -343,9 +360,46 @@ struct MpgAssignPrecisionPass
     : public mpc::impl::MpgAssignPrecisionBase<MpgAssignPrecisionPass> {
   using MpgAssignPrecisionBase::MpgAssignPrecisionBase;
 
+  /// Resolves the keep-fp32 patterns: op kinds into `kinds` (name ->
+  /// pattern), parameter globs into the ops that read a matching parameter
+  /// (op -> reason). A pattern that is neither is an error.
+  LogicalResult resolveKeepFp32(GraphOp graph, llvm::StringMap<std::string> &kinds,
+                                llvm::DenseMap<Operation *, std::string> &readers) {
+    for (const std::string &pattern : keepFp32) {
+      std::string name = llvm::StringRef(pattern).starts_with("mpg.") ? pattern : "mpg." + pattern;
+      if (RegisteredOperationName::lookup(name, &getContext())) {
+        kinds[name] = pattern;
+        continue;
+      }
+      llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
+      if (!glob)
+        return graph.emitError() << "mpg-assign-precision: keep-fp32 pattern '" << pattern
+                                 << "' is not a valid glob: " << llvm::toString(glob.takeError());
+      bool matched = false;
+      for (ParamOp param : graph.getBody().front().getOps<ParamOp>()) {
+        if (!glob->match(param.getName()))
+          continue;
+        matched = true;
+        for (Operation *user : param->getUsers())
+          readers.try_emplace(user, ("keep-fp32 '" + pattern + "': reads parameter " +
+                                     param.getName() + ", kept in fp32")
+                                        .str());
+      }
+      if (!matched)
+        return graph.emitError() << "mpg-assign-precision: keep-fp32 pattern '" << pattern
+                                 << "' is no op kind (there is no " << name
+                                 << ") and matches no parameter of this graph";
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     GraphOp graph = getOperation();
     if (failed(verifyOverrides(graph)))
+      return signalPassFailure();
+    llvm::StringMap<std::string> keptKinds;
+    llvm::DenseMap<Operation *, std::string> keptReaders;
+    if (failed(resolveKeepFp32(graph, keptKinds, keptReaders)))
       return signalPassFailure();
     if (mode == "fp32")
       return;
@@ -371,12 +425,12 @@ struct MpgAssignPrecisionPass
           return signalPassFailure();
         }
     for (const std::string &name : allow)
-      if (denied.contains(name)) {
-        graph.emitError() << "mpg-assign-precision: '" << name
-                          << "' is in both the allow and the deny list";
+      if (denied.contains(name) || keptKinds.contains(name)) {
+        graph.emitError() << "mpg-assign-precision: '" << name << "' is in both the allow and the "
+                          << (denied.contains(name) ? "deny list" : "keep-fp32 patterns");
         return signalPassFailure();
       }
-    PrecisionAssigner assigner(graph, low, allowed, denied);
+    PrecisionAssigner assigner(graph, low, allowed, denied, keptKinds, keptReaders);
     if (failed(assigner.run()))
       return signalPassFailure();
     Builder b(context);

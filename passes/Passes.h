@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace mpc {
 
@@ -49,6 +50,9 @@ struct PrecisionConfig {
   /// masters. Without them each step casts a master where it is read, which
   /// computes the same values (tests/lit/e2e/master-weights.test).
   bool workingCopies = true;
+  /// mpg-assign-precision's keep-fp32 (--keep-fp32): op kinds, or globs of
+  /// parameter names whose readers, kept in fp32.
+  std::vector<std::string> keepFp32;
 };
 
 /// Reads a --loss-scale spec: `none`, `static:S`, or `dynamic` optionally

@@ -83,8 +83,14 @@ def MpgAssignPrecision : Pass<"mpg-assign-precision", "::mlir::mpg::GraphOp"> {
     `"bf16"` makes its operands and results that type (a dot-product still
     accumulates in fp32); the `allow` and `deny` options name ops (`mpg.exp`;
     unknown names are an error) that run in low precision or in fp32
-    regardless of category. Such decisions keep the op's category and are
-    marked `forced`. A constant that overflows or flushes to zero when
+    regardless of category. The `keep-fp32` option (mpc's `--keep-fp32`) takes
+    patterns: an op kind (`exp` or `mpg.exp`) joins the deny list; anything
+    else is a glob over the graph's parameter names (`fc1.*`, `*.bias`), and
+    every op that reads a matching parameter runs in fp32, so the parameter
+    is not cast to low precision (and gets no working copy) unless an op of
+    another pattern or an override needs it. A pattern that is no op kind
+    and matches no parameter is an error. Such decisions keep the op's
+    category and are marked `forced`; the reason names the pattern. A constant that overflows or flushes to zero when
     converted for a low-precision user is warned about. Mode `fp32` changes
     nothing (overrides are still checked).
 
@@ -104,7 +110,11 @@ def MpgAssignPrecision : Pass<"mpg-assign-precision", "::mlir::mpg::GraphOp"> {
     ListOption<"allow", "allow", "std::string",
                "Ops (by name, e.g. mpg.exp) that run in low precision">,
     ListOption<"deny", "deny", "std::string",
-               "Ops (by name, e.g. mpg.matmul) that run in fp32">
+               "Ops (by name, e.g. mpg.matmul) that run in fp32">,
+    ListOption<"keepFp32", "keep-fp32", "std::string",
+               "What runs in fp32, by pattern (mpc's --keep-fp32): an op kind "
+               "(exp or mpg.exp: added to the deny list), else a glob of "
+               "parameter names (fc1.*): every op that reads such a parameter">
   ];
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }

@@ -56,6 +56,7 @@ void mpc::buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
     graphPm.addPass(createMpgAutodiff());
   MpgAssignPrecisionOptions assign;
   assign.mode = precision.mode;
+  assign.keepFp32 = precision.keepFp32;
   graphPm.addPass(createMpgAssignPrecision(assign));
   graphPm.addPass(createMpgVerifyPrecision());
   MpgInsertLossScalingOptions loss = precision.lossScale;

@@ -1,4 +1,4 @@
-//===- PrecisionOptions.cpp - --precision and --loss-scale ----------------===//
+//===- PrecisionOptions.cpp - --precision, --loss-scale, --keep-fp32 ------===//
 //
 // Part of mpc, a mixed-precision training compiler.
 //
@@ -22,6 +22,16 @@ void mpc::driver::addPrecisionOptions(ArgParser &parser) {
                     "(0.5), interval (2000 finite steps), hysteresis (1 overflow), min (1), "
                     "max (16777216). Overflowing steps are skipped on the device",
                     "auto", {}});
+  parser.addOption({"keep-fp32",
+                    0,
+                    "PATTERN",
+                    "fp16/bf16: keep in fp32 what PATTERN names: an op kind (exp, softmax, "
+                    "mpg.matmul) or a glob of parameter names (fc1.*, *.bias), whose reading "
+                    "ops then run in fp32 (the reason shows in 'mpc report GRAPH precision'). "
+                    "Repeat for several",
+                    "",
+                    {},
+                    /*repeatable=*/true});
   parser.addFlag("grad-stats",
                  "add outputs that count gradient values by magnitude (powers of two), so "
                  "'mpc train --log' records the fraction fp16 would flush to zero without "
@@ -36,6 +46,7 @@ bool mpc::driver::readPrecisionOptions(const ArgParser &parser, mpc::PrecisionCo
   config.mode = *parser.get("precision");
   config.gradientStats = parser.flag("grad-stats");
   config.workingCopies = !parser.flag("no-working-copies");
+  config.keepFp32 = parser.getAll("keep-fp32");
   if (llvm::Error error = mpc::parseLossScaleSpec(*parser.get("loss-scale"), config.lossScale)) {
     reportError(llvm::toString(std::move(error)));
     return false;

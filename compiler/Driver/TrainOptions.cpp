@@ -111,7 +111,7 @@ ArgParser makeTrainParser() {
 std::optional<std::string> compileOnlyOption(const ArgParser &parser) {
   for (const char *option :
        {"precision", "loss-scale", "graph", "lr", "clip-grad-norm", "accumulate", "optimizer-arg",
-        "host-cxx", "host-arch", "host-kernel-form"})
+        "keep-fp32", "host-cxx", "host-arch", "host-kernel-form"})
     if (parser.isSet(option))
       return "--" + std::string(option);
   for (const char *flag : {"grad-stats", "no-working-copies"})
