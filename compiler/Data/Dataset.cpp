@@ -175,7 +175,19 @@ llvm::Expected<Dataset> readNpyPair(const std::string &featuresPath,
   data.count = features.shape[0];
   data.featureSize = data.count ? features.numElements() / data.count : 0;
   data.features.resize(features.numElements());
-  std::memcpy(data.features.data(), features.bytes.data(), features.bytes.size());
+  if (!features.bytes.empty())
+    std::memcpy(data.features.data(), features.bytes.data(), features.bytes.size());
+  // (as the CSV reader does: a NaN or infinite feature would only show later
+  // as a loss that is not finite)
+  auto notFinite = std::find_if(data.features.begin(), data.features.end(),
+                                [](float value) { return !std::isfinite(value); });
+  if (notFinite != data.features.end()) {
+    int64_t at = notFinite - data.features.begin();
+    return failure("'" + featuresPath + "': feature " + llvm::Twine(at % data.featureSize) +
+                   " of example " + llvm::Twine(at / data.featureSize) + " is " +
+                   (std::isnan(*notFinite) ? "NaN" : "infinite") +
+                   "; features must be finite numbers");
+  }
   for (int64_t i = 0; i < data.count; ++i) {
     int64_t label = labels.dtype == rt::DType::I32
                         ? reinterpret_cast<const int32_t *>(labels.bytes.data())[i]
