@@ -15,7 +15,7 @@ elements. Exits non-zero when any check fails.
    its loss for every parameter. Its training step (fp16, bf16 and fp32, each
    with dynamic loss scaling) is run one step at a time by `mpc run`, with
    zero probes, except at INJECTIONS random steps, where one random element
-   of one random parameter's probe is large: that element's gradient
+   of one random parameter's probe is large (1e38): that element's gradient
    overflows while the loss stays finite. Checked: the step is reported
    skipped, every parameter and the optimizer's state (moments, step) are
    bitwise unchanged, the loss scale halves; and the next step is not skipped.
@@ -125,10 +125,13 @@ def newest_checkpoint(folder):
 
 
 def killed_and_resumed(args, folder, rng, seconds):
-    """Trains to args.steps through up to args.kills SIGKILLs (a run that
-    ends before its kill is not killed); returns the final checkpoint's path
-    and the newest checkpoint's step after each kill (0: none yet)."""
+    """Trains to args.steps through up to args.kills SIGKILLs, aimed at
+    random steps spread over the whole run (placed by the uninterrupted run's
+    speed; a run that ends before its kill is not killed). Returns the final
+    checkpoint's path and the newest checkpoint's step after each kill (0:
+    none yet)."""
     save = os.path.join(folder, "run.safetensors")
+    targets = sorted(rng.randrange(1, args.steps) for _ in range(args.kills))
     stops = []
     while True:
         done, newest = newest_checkpoint(folder)
@@ -137,9 +140,11 @@ def killed_and_resumed(args, folder, rng, seconds):
             extra += ["--init", newest]
         run = subprocess.Popen(train_command(args, args.steps - done, save, extra),
                                stdout=subprocess.DEVNULL)
+        # (a kill aimed at a step the resumed run starts after comes at its
+        # start: a kill while it loads)
         if len(stops) < args.kills:
-            # Anywhere in the first 90% of what is left of the run.
-            time.sleep(rng.uniform(0.0, 0.9) * seconds * (args.steps - done) / args.steps)
+            aim = targets[len(stops)]
+            time.sleep(max(aim - done, 0) * seconds / args.steps)
             if run.poll() is None:
                 run.send_signal(signal.SIGKILL)
                 run.wait()
@@ -189,11 +194,12 @@ def kill_and_resume(args, rng):
 # --- 2. injected overflows ----------------------------------------------
 
 PARAMS = {"fc1.weight": (64, 32), "fc1.bias": (32,), "fc2.weight": (32, 10), "fc2.bias": (10,)}
-# A probe element that overflows that element's scaled gradient (65536 x
-# 1e36 is past float32's largest, 3.4e38) but not the loss: the probe's
-# product with the parameter is summed in fp32 in every precision, and the
-# biases start at zero.
-OVERFLOWING_PROBE = 1.0e36
+# A probe element that overflows that element's scaled gradient (the scale,
+# at least 4 here, times 1e38 is past float32's largest, 3.4e38) but not the
+# loss: the probe's product with the parameter (below 3.4 in magnitude) is
+# summed in fp32 in every precision. The scale starts at 65536 and halves at
+# each injection, so at most 13 injections a precision stay above 4.
+OVERFLOWING_PROBE = 1.0e38
 
 
 def run_step(args, bundle, folder, step, params, probes, data_rng):
@@ -298,8 +304,8 @@ def main():
     if args.long:
         args.steps, args.kills, args.save_every = 500000, 20, 5000
         args.injections, args.injection_steps = 10, 60
-    if args.injections > args.injection_steps - 2:
-        parser.error("--injections must be below --injection-steps - 1")
+    if args.injections > args.injection_steps - 2 or args.injections > 13:
+        parser.error("--injections must be at most 13 and below --injection-steps - 1")
     os.makedirs(args.out, exist_ok=True)
     rng = random.Random(args.seed)
     started = time.time()
