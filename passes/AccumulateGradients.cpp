@@ -104,13 +104,19 @@ struct MpgAccumulateGradientsPass
 private:
   /// Refuses a graph that already has state of the names this pass uses.
   LogicalResult checkNames(Block &body) {
-    for (StateOp state : body.getOps<StateOp>())
-      if (state.getName().starts_with(kStatePrefix) ||
-          state.getName().ends_with(kAccumulatorSuffix))
-        return state.emitError() << "mpg-accumulate-gradients names its state \"" << kStatePrefix
-                                 << "*\" and \"<param>" << kAccumulatorSuffix
-                                 << "\", but the graph already has a state \"" << state.getName()
-                                 << "\"";
+    for (Operation &op : body) {
+      llvm::StringRef name;
+      if (auto state = llvm::dyn_cast<StateOp>(op))
+        name = state.getName();
+      else if (auto param = llvm::dyn_cast<ParamOp>(op))
+        name = param.getName();
+      if (name.starts_with(kStatePrefix) || name.ends_with(kAccumulatorSuffix))
+        return op.emitError() << "mpg-accumulate-gradients names its state \"" << kStatePrefix
+                              << "*\" and \"<param>" << kAccumulatorSuffix
+                              << "\", but the graph already has a "
+                              << (llvm::isa<StateOp>(op) ? "state" : "parameter") << " \"" << name
+                              << "\"";
+    }
     return success();
   }
 
@@ -192,10 +198,14 @@ private:
   /// was finite. (A run that overflows leaves the accumulators as they were:
   /// they, and a checkpoint, hold finite values.)
   void markWindowOverflow(OpBuilder &b, Block &body, Location loc) {
-    auto checks = body.getOps<AllFiniteOp>();
-    if (checks.empty())
+    // (the loss scaler's check is the one of the gradients; another
+    // all_finite, of the user's, is left alone)
+    AllFiniteOp check;
+    for (AllFiniteOp candidate : body.getOps<AllFiniteOp>())
+      if (llvm::any_of(candidate->getOperands(), [&](Value v) { return sums.count(v); }))
+        check = candidate;
+    if (!check)
       return;
-    AllFiniteOp check = *checks.begin();
     // (the sums: finite when this run's gradients are and adding them to the
     // finite accumulators did not overflow)
     for (OpOperand &operand : check->getOpOperands())

@@ -230,6 +230,12 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     return fail("the data has " + std::to_string(binder->exampleCount()) +
                 (train.isText() ? " windows of text" : " examples") +
                 ", fewer than one batch of " + std::to_string(binder->batchSize()));
+  if (static_cast<uint64_t>(binder->exampleCount() / binder->batchSize()) < options.runsPerStep)
+    return fail("the data has " + std::to_string(binder->exampleCount()) +
+                (train.isText() ? " windows of text" : " examples") + ", fewer than one step of " +
+                std::to_string(options.runsPerStep) + " batches of " +
+                std::to_string(binder->batchSize()) + " (--accumulate " +
+                std::to_string(options.runsPerStep) + ")");
 
   // The forward step for evaluation, checked against the evaluation data
   // before training starts.

@@ -96,11 +96,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   char selector = static_cast<char>(data[0]);
   std::string_view body(reinterpret_cast<const char *>(data) + 1, size - 1);
-  std::string spec = writeFiles(static_cast<char>(std::tolower(selector)), body);
+  std::string spec =
+      writeFiles(static_cast<char>(std::tolower(static_cast<unsigned char>(selector))), body);
   if (spec.empty())
     return 0;
   if (std::isupper(static_cast<unsigned char>(selector)))
     spec += "@1:3";
+  // (a data spec splits at ',' and '@': in the scratch folder's path they
+  // would make every input a refused spec, and the target test nothing)
+  FUZZ_CHECK(mpc::fuzz::scratchDirectory().find_first_of(",@") == std::string::npos,
+             "the scratch folder's path holds ',' or '@': set TMPDIR to a folder without");
   llvm::Expected<Dataset> dataset = loadDataset(spec);
   if (!dataset) {
     llvm::consumeError(dataset.takeError());

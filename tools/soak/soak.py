@@ -135,6 +135,11 @@ def killed_and_resumed(args, folder, rng, seconds):
     stops = []
     while True:
         done, newest = newest_checkpoint(folder)
+        if done == args.steps:
+            # (killed after its last periodic checkpoint, before --save: that
+            # checkpoint is the end of training)
+            shutil.copyfile(newest, save)
+            return save, stops
         extra = ["--save-every", str(args.save_every), "--keep-checkpoints", "2"]
         if newest:
             extra += ["--init", newest]
@@ -182,6 +187,9 @@ def kill_and_resume(args, rng):
                                                  growth, args.rss_growth_mib))
     if not stops:
         fail("no run was killed: every one ended first")
+    if not any(stops):
+        fail("every kill came before the first checkpoint: no run resumed from one (fewer "
+             "--save-every steps)")
     if not identical:
         fail("the resumed run's parameters differ from the uninterrupted run's")
     if len(samples) < MIN_SAMPLES:
