@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/GraphBuilding.h"
 #include "passes/Passes.h"
 #include "passes/Precision/PrecisionSupport.h"
 
@@ -26,6 +27,9 @@ namespace mpc {
 
 using namespace mlir;
 using namespace mlir::mpg;
+using mpc::booleanConstant;
+using mpc::newState;
+using mpc::scalarConstant;
 using mpc::precision::gradientOperand;
 using mpc::precision::optimizerStateWrites;
 
@@ -97,7 +101,7 @@ struct MpgAccumulateGradientsPass
       if (output.getName() == "skipped") {
         b.setInsertionPoint(output);
         output.getValueMutable().assign(
-            b.create<SelectOp>(loc, last, output.getValue(), boolean(b, loc, false)));
+            b.create<SelectOp>(loc, last, output.getValue(), booleanConstant(b, loc, false)));
       }
   }
 
@@ -118,31 +122,6 @@ private:
                               << "\"";
     }
     return success();
-  }
-
-  static Value scalarConstant(OpBuilder &b, Location loc, Type element, double value) {
-    Attribute attr = llvm::isa<FloatType>(element)
-                         ? Attribute(b.getFloatAttr(element, value))
-                         : Attribute(b.getIntegerAttr(element, static_cast<int64_t>(value)));
-    return b.create<ConstantOp>(loc,
-                                DenseElementsAttr::get(RankedTensorType::get({}, element), attr));
-  }
-
-  static Value boolean(OpBuilder &b, Location loc, bool value) {
-    return b.create<ConstantOp>(
-        loc,
-        DenseElementsAttr::get(RankedTensorType::get({}, b.getI1Type()), b.getBoolAttr(value)));
-  }
-
-  /// A state of zeros, or of the constant `value`.
-  static Value newState(OpBuilder &b, Location loc, llvm::StringRef name, Type type,
-                        std::optional<double> value = std::nullopt) {
-    llvm::SmallVector<NamedAttribute> args;
-    if (value)
-      args.push_back(b.getNamedAttr("value", b.getF64FloatAttr(*value)));
-    auto init = InitializerAttr::get(b.getContext(), value ? InitKind::Constant : InitKind::Zeros,
-                                     b.getDictionaryAttr(args));
-    return b.create<StateOp>(loc, type, name, init);
   }
 
   /// First in the graph: the run counter, the window's length (state too,
@@ -219,7 +198,7 @@ private:
           newState(b, loc, kFiniteState, RankedTensorType::get({}, b.getI1Type()), 1.0);
     }
     b.setInsertionPointAfterValue(runFinite);
-    Value no = boolean(b, loc, false);
+    Value no = booleanConstant(b, loc, false);
     windowFinite = b.create<SelectOp>(loc, windowFiniteState, runFinite, no);
     runFinite.replaceAllUsesExcept(windowFinite, windowFinite.getDefiningOp());
   }
@@ -242,7 +221,7 @@ private:
       b.create<StateWriteOp>(loc, accumulator, b.create<SelectOp>(loc, last, zeros, kept));
     }
     if (windowFiniteState) {
-      Value yes = boolean(b, loc, true);
+      Value yes = booleanConstant(b, loc, true);
       b.create<StateWriteOp>(loc, windowFiniteState,
                              b.create<SelectOp>(loc, last, yes, windowFinite));
     }

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/GraphBuilding.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -18,19 +19,14 @@ namespace mpc {
 
 using namespace mlir;
 using namespace mlir::mpg;
+using mpc::newState;
+using mpc::scalarConstant;
 
 namespace {
 
 RankedTensorType typeOf(Value v) { return llvm::cast<RankedTensorType>(v.getType()); }
 
 bool isFloat(Value v) { return llvm::isa<FloatType>(typeOf(v).getElementType()); }
-
-Value scalarConstant(OpBuilder &b, Location loc, Type elem, double value) {
-  auto type = RankedTensorType::get({}, elem);
-  Attribute attr = llvm::isa<FloatType>(elem) ? Attribute(b.getFloatAttr(elem, value))
-                                              : Attribute(b.getIntegerAttr(elem, int64_t(value)));
-  return b.create<ConstantOp>(loc, DenseElementsAttr::get(type, attr));
-}
 
 class Differentiator {
 public:
@@ -122,15 +118,11 @@ private:
   LogicalResult emitUpdates(OpBuilder &b, Block &body, Value loss) {
     OptimizerAttr optimizer = minimize.getOptimizer();
     Location loc = minimize.getLoc();
-    auto state = [&](llvm::StringRef name, Type type, InitKind kind) -> Value {
-      auto init = InitializerAttr::get(b.getContext(), kind, b.getDictionaryAttr({}));
-      return b.create<StateOp>(loc, type, name, init);
-    };
+    auto state = [&](llvm::StringRef name, Type type) { return newState(b, loc, name, type); };
     // Steps are counted from 1 by every optimizer: Adam's bias correction and
     // the schedule use the count, and a checkpoint records where training
     // stands.
-    Value step =
-        state("optimizer.step", RankedTensorType::get({}, b.getI64Type()), InitKind::Zeros);
+    Value step = state("optimizer.step", RankedTensorType::get({}, b.getI64Type()));
     Value nextStep = b.create<AddOp>(loc, step, scalarConstant(b, loc, b.getI64Type(), 1.0));
     b.create<StateWriteOp>(loc, step, nextStep);
     Value lr = learningRate(b, loc, optimizer, nextStep);
@@ -156,8 +148,7 @@ private:
       Value updated;
       if (optimizer.getKind() == OptimizerKind::SGD) {
         double momentum = optimizer.getArg("momentum", 0.0);
-        Value velocity =
-            momentum > 0 ? state(name + ".momentum_buffer", p.getType(), InitKind::Zeros) : Value();
+        Value velocity = momentum > 0 ? state(name + ".momentum_buffer", p.getType()) : Value();
         llvm::SmallVector<Value> operands{p, grad, lr};
         llvm::SmallVector<Type> results{p.getType()};
         if (velocity) {
@@ -174,8 +165,8 @@ private:
         if (velocity)
           b.create<StateWriteOp>(loc, velocity, sgd.getNewVelocity());
       } else {
-        Value m = state(name + ".exp_avg", p.getType(), InitKind::Zeros);
-        Value v = state(name + ".exp_avg_sq", p.getType(), InitKind::Zeros);
+        Value m = state(name + ".exp_avg", p.getType());
+        Value v = state(name + ".exp_avg_sq", p.getType());
         auto beta1 = b.getF64FloatAttr(optimizer.getArg("beta1", 0.9));
         auto beta2 = b.getF64FloatAttr(optimizer.getArg("beta2", 0.999));
         auto eps = b.getF64FloatAttr(optimizer.getArg("eps", 1e-8));

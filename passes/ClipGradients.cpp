@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/GraphBuilding.h"
 #include "passes/Passes.h"
 #include "passes/Precision/PrecisionSupport.h"
 
@@ -52,10 +53,7 @@ struct MpgClipGradientsPass : mpc::impl::MpgClipGradientsBase<MpgClipGradientsPa
     OpBuilder b(&getContext());
     Location loc = graph.getLoc();
     Type f32 = b.getF32Type();
-    auto scalar = [&](double value) -> Value {
-      return b.create<ConstantOp>(
-          loc, DenseElementsAttr::get(RankedTensorType::get({}, f32), b.getFloatAttr(f32, value)));
-    };
+    auto scalar = [&](double value) { return mpc::scalarConstant(b, loc, f32, value); };
     auto inF32 = [&](Value x) -> Value {
       auto type = llvm::cast<RankedTensorType>(x.getType());
       if (type.getElementType() == f32)

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/GraphBuilding.h"
 #include "passes/Passes.h"
 #include "passes/Precision/PrecisionSupport.h"
 
@@ -23,28 +24,15 @@ namespace mpc {
 
 using namespace mlir;
 using namespace mlir::mpg;
+using mpc::booleanConstant;
+using mpc::newState;
+using mpc::scalarConstant;
 using mpc::precision::gradientOperand;
 using mpc::precision::optimizerStateWrites;
 
 namespace {
 
 RankedTensorType scalarType(Type element) { return RankedTensorType::get({}, element); }
-
-Value scalarConstant(OpBuilder &b, Location loc, Type element, double value) {
-  Attribute attr = llvm::isa<FloatType>(element)
-                       ? Attribute(b.getFloatAttr(element, value))
-                       : Attribute(b.getIntegerAttr(element, static_cast<int64_t>(value)));
-  return b.create<ConstantOp>(loc, DenseElementsAttr::get(scalarType(element), attr));
-}
-
-Value newState(OpBuilder &b, Location loc, llvm::StringRef name, Type element, InitKind kind,
-               std::optional<double> value = std::nullopt) {
-  llvm::SmallVector<NamedAttribute> args;
-  if (value)
-    args.push_back(b.getNamedAttr("value", b.getF64FloatAttr(*value)));
-  auto init = InitializerAttr::get(b.getContext(), kind, b.getDictionaryAttr(args));
-  return b.create<StateOp>(loc, scalarType(element), name, init);
-}
 
 struct MpgInsertLossScalingPass
     : public mpc::impl::MpgInsertLossScalingBase<MpgInsertLossScalingPass> {
@@ -99,12 +87,12 @@ struct MpgInsertLossScalingPass
     b.setInsertionPointToStart(&body);
     ScaleState state;
     if (dynamic) {
-      state.scale = newState(b, loc, "loss_scale", f32, InitKind::Constant, initScale);
-      state.goodSteps = newState(b, loc, "loss_scale.good_steps", i64, InitKind::Zeros);
+      state.scale = newState(b, loc, "loss_scale", scalarType(f32), initScale);
+      state.goodSteps = newState(b, loc, "loss_scale.good_steps", scalarType(i64));
     } else {
       state.scale = scalarConstant(b, loc, f32, initScale);
     }
-    state.skippedSteps = newState(b, loc, "loss_scale.skipped_steps", i64, InitKind::Zeros);
+    state.skippedSteps = newState(b, loc, "loss_scale.skipped_steps", scalarType(i64));
     return state;
   }
 
@@ -151,10 +139,7 @@ struct MpgInsertLossScalingPass
     b.setInsertionPointToEnd(&body);
     Type i64 = b.getI64Type();
     Value one = scalarConstant(b, loc, i64, 1), zero = scalarConstant(b, loc, i64, 0);
-    auto boolean = [&](bool value) -> Value {
-      return b.create<ConstantOp>(
-          loc, DenseElementsAttr::get(scalarType(b.getI1Type()), b.getBoolAttr(value)));
-    };
+    auto boolean = [&](bool value) { return booleanConstant(b, loc, value); };
     Value skipped = b.create<SelectOp>(loc, finite, boolean(false), boolean(true));
     b.create<StateWriteOp>(
         loc, state.skippedSteps,

@@ -8,30 +8,17 @@ and the accumulators start over at zero.
 
 usage: accumulate_window.py MPC BUNDLE FOLDER
 """
-import json
 import os
-import struct
 import subprocess
 import sys
 
 import numpy as np
 
+from safetensors_file import read
+
 mpc, bundle, folder = sys.argv[1:4]
 PARAMS = {"fc1.weight": (64, 32), "fc1.bias": (32,), "fc2.weight": (32, 10), "fc2.bias": (10,)}
 rng = np.random.default_rng(3)
-
-
-def read(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    size = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + size])
-    header.pop("__metadata__", None)
-    body = data[8 + size:]
-    dtypes = {"F32": np.float32, "I64": np.int64, "BOOL": np.bool_}
-    return {name: np.frombuffer(body[e["data_offsets"][0]:e["data_offsets"][1]],
-                                dtypes[e["dtype"]]).reshape(e["shape"])
-            for name, e in header.items()}
 
 
 def run(index, params, overflow=None):

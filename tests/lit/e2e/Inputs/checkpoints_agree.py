@@ -6,25 +6,11 @@ compared and the largest difference; a comparison of nothing fails.
 usage: checkpoints_agree.py A B --rtol RTOL [--skip NAME ...]
 """
 import argparse
-import json
-import struct
 import sys
 
 import numpy as np
 
-
-def load(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    size = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + size])
-    tensors = {}
-    for name, entry in header.items():
-        if name == "__metadata__" or entry["dtype"] != "F32":
-            continue
-        begin, end = entry["data_offsets"]
-        tensors[name] = np.frombuffer(data[8 + size + begin:8 + size + end], dtype=np.float32)
-    return tensors
+from safetensors_file import read
 
 
 parser = argparse.ArgumentParser()
@@ -33,7 +19,7 @@ parser.add_argument("b")
 parser.add_argument("--rtol", type=float, required=True)
 parser.add_argument("--skip", nargs="*", default=[])
 args = parser.parse_args()
-a, b = load(args.a), load(args.b)
+a, b = read(args.a, {"F32"}), read(args.b, {"F32"})
 names = sorted((set(a) & set(b)) - set(args.skip))
 elements, worst, failed = 0, 0.0, []
 for name in names:
