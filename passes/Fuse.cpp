@@ -641,11 +641,16 @@ void materialize(Group &group, Block &body) {
 }
 
 /// Erases compute ops nothing reads, last first, so that whole dead chains
-/// go (their kernels would run every step for nothing).
+/// go (their kernels would run every step for nothing). A keyed dropout is
+/// a function of its operands too (only an unkeyed one is not pure, which
+/// the pipeline keys or removes before fusion).
 void removeDeadOps(Block &body) {
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-    if (!isStructural(&op) && op.use_empty() && isPure(&op))
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body))) {
+    auto dropout = llvm::dyn_cast<DropoutOp>(op);
+    bool pure = isPure(&op) || (dropout && dropout.isKeyed());
+    if (!isStructural(&op) && op.use_empty() && pure)
       op.erase();
+  }
 }
 
 /// State writes are copies at the end of the step, and outputs are read

@@ -50,6 +50,55 @@ def MpgAutodiff : Pass<"mpg-autodiff", "::mlir::mpg::GraphOp"> {
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }
 
+def MpgSeedDropout : Pass<"mpg-seed-dropout", "::mlir::mpg::GraphOp"> {
+  let summary = "Keys every unkeyed dropout of a training step (seed, run counter, stream)";
+  let description = [{
+    Runs first in the training pipeline, before `mpg-autodiff`, so that the
+    gradient of each dropout draws its mask again from the same key. A
+    graph without unkeyed dropouts is left alone; keyed ones (written with
+    their key) keep it.
+
+    - State, first in the graph: "dropout.seed" (i64, `init(seed)`: 64
+      random bits from the program's seed, as parameters draw theirs) and
+      "dropout.run" (i64, zeros), written `run + 1` at the end of every run
+      of the step, skipped or not, accumulating or not. Both are in every
+      checkpoint, so a resumed run draws the masks that an uninterrupted
+      one would.
+    - Each unkeyed dropout takes the key (seed, run) and the stream number
+      of its position among them, in graph order: two dropouts of one run
+      and two runs of one dropout draw independent masks.
+
+    ```mlir
+    // before
+    %y = mpg.dropout %x rate 1.000000e-01 : tensor<8x64xf32>
+    // after
+    %seed = mpg.state "dropout.seed" init(seed) : tensor<i64>
+    %run = mpg.state "dropout.run" init(zeros) : tensor<i64>
+    %y = mpg.dropout %x rate 1.000000e-01 key(%seed, %run) stream 0 : ...
+    %next = mpg.add %run, %one ...
+    mpg.state_write %run, %next : tensor<i64>
+    ```
+  }];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
+def MpgRemoveDropout : Pass<"mpg-remove-dropout", "::mlir::mpg::GraphOp"> {
+  let summary = "Makes unkeyed dropouts the identity (forward-only programs: inference, evaluation)";
+  let description = [{
+    Runs first in the forward pipeline: as `model.eval()` in PyTorch, a
+    dropout without a key passes its input through. Keyed dropouts, whose
+    author gave them a key, stay.
+
+    ```mlir
+    // before
+    %y = mpg.dropout %x rate 1.000000e-01 : tensor<8x64xf32>
+    %z = mpg.relu %y : tensor<8x64xf32>
+    // after
+    %z = mpg.relu %x : tensor<8x64xf32>
+    ```
+  }];
+}
+
 def MpgAssignPrecision : Pass<"mpg-assign-precision", "::mlir::mpg::GraphOp"> {
   let summary = "Chooses the storage, compute and accumulate type of every op (mixed precision)";
   let description = [{

@@ -52,8 +52,12 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
 void mpc::buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
                                  const PrecisionConfig &precision) {
   mlir::OpPassManager &graphPm = pm.nest<mlir::mpg::GraphOp>();
-  if (trainingStep)
+  if (trainingStep) {
+    graphPm.addPass(createMpgSeedDropout());
     graphPm.addPass(createMpgAutodiff());
+  } else {
+    graphPm.addPass(createMpgRemoveDropout());
+  }
   MpgAssignPrecisionOptions assign;
   assign.mode = precision.mode;
   assign.keepFp32 = precision.keepFp32;

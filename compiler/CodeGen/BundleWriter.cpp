@@ -24,18 +24,17 @@ namespace mpk = mlir::mpk;
 namespace rt = mpc::rt;
 
 // The manifest's enums mirror the compiler's by value.
-static_assert(static_cast<int>(mpg::InitKind::Zeros) == static_cast<int>(rt::InitKind::Zeros) &&
-                  static_cast<int>(mpg::InitKind::Ones) == static_cast<int>(rt::InitKind::Ones) &&
-                  static_cast<int>(mpg::InitKind::Constant) ==
-                      static_cast<int>(rt::InitKind::Constant) &&
-                  static_cast<int>(mpg::InitKind::Normal) == static_cast<int>(rt::InitKind::Normal) &&
-                  static_cast<int>(mpg::InitKind::Uniform) ==
-                      static_cast<int>(rt::InitKind::Uniform) &&
-                  static_cast<int>(mpg::InitKind::GlorotUniform) ==
-                      static_cast<int>(rt::InitKind::GlorotUniform) &&
-                  static_cast<int>(mpg::InitKind::HeNormal) ==
-                      static_cast<int>(rt::InitKind::HeNormal),
-              "mpg::InitKind and rt::InitKind must list the initializers in one order");
+static_assert(
+    static_cast<int>(mpg::InitKind::Zeros) == static_cast<int>(rt::InitKind::Zeros) &&
+        static_cast<int>(mpg::InitKind::Ones) == static_cast<int>(rt::InitKind::Ones) &&
+        static_cast<int>(mpg::InitKind::Constant) == static_cast<int>(rt::InitKind::Constant) &&
+        static_cast<int>(mpg::InitKind::Normal) == static_cast<int>(rt::InitKind::Normal) &&
+        static_cast<int>(mpg::InitKind::Uniform) == static_cast<int>(rt::InitKind::Uniform) &&
+        static_cast<int>(mpg::InitKind::GlorotUniform) ==
+            static_cast<int>(rt::InitKind::GlorotUniform) &&
+        static_cast<int>(mpg::InitKind::HeNormal) == static_cast<int>(rt::InitKind::HeNormal) &&
+        static_cast<int>(mpg::InitKind::Seed) == static_cast<int>(rt::InitKind::Seed),
+    "mpg::InitKind and rt::InitKind must list the initializers in one order");
 static_assert(static_cast<int>(mpk::GemmEpilogue::None) == static_cast<int>(rt::Epilogue::None) &&
                   static_cast<int>(mpk::GemmEpilogue::Bias) == static_cast<int>(rt::Epilogue::Bias) &&
                   static_cast<int>(mpk::GemmEpilogue::Relu) == static_cast<int>(rt::Epilogue::Relu) &&

@@ -26,6 +26,8 @@ FailureOr<mpc::GeneratedKernels> Emitter::run() {
      << "#include \"mpc/device/math.cuh\"\n"
      << "#include \"mpc/device/pointwise.cuh\"\n"
      << "#include \"mpc/device/rows.cuh\"\n";
+  if (!program.getBody().front().getOps<mpk::DropoutOp>().empty())
+    os << "#include \"mpc/device/random.cuh\"\n";
   llvm::SmallVector<Operation *> ops;
   for (Operation &op : program.getBody().front())
     ops.push_back(&op);
@@ -65,6 +67,7 @@ FailureOr<mpc::GeneratedKernels> Emitter::run() {
             .Case([&](mpk::Im2ColOp k) { return emitIm2Col(kos, k); })
             .Case([&](mpk::Col2ImOp k) { return emitCol2Im(kos, k); })
             .Case([&](mpk::GatherOp k) { return emitGather(kos, k); })
+            .Case([&](mpk::DropoutOp k) { return emitDropout(kos, k); })
             .Default([](Operation *) { return success(); });
     if (failed(status))
       return failure();

@@ -10,6 +10,9 @@
 
 #include "compiler/CodeGen/KernelEmitter.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace mpc::codegen;
 
 int64_t Emitter::emitHostRowForm(llvm::raw_ostream &os, mpk::PointwiseOp k,
@@ -189,6 +192,35 @@ LogicalResult Emitter::emitPointwise(llvm::raw_ostream &os, mpk::PointwiseOp k, 
   }
   endFunctor(os, k.getSymName(), buffers, written,
              "mpc::pointwise_rows(" + std::to_string(rows) + ", " + std::to_string(n) + ", fn)",
+             pointwiseGrid(n), 256);
+  return success();
+}
+
+LogicalResult Emitter::emitDropout(llvm::raw_ostream &os, mpk::DropoutOp k) {
+  Value in = k.getInput(), out = k.getOutput();
+  llvm::SmallVector<Value> buffers{in, k.getSeed(), k.getRun(), out};
+  llvm::SmallVector<bool> written{false, false, false, true};
+  auto m = beginFunctor(os, k.getSymName(), buffers, written);
+  double rate = k.getRate().convertToDouble();
+  // Kept when the element's 32 bits are at least rate * 2^32 (below 2^32
+  // for rate < 1).
+  uint64_t threshold = static_cast<uint64_t>(std::llround(std::ldexp(rate, 32)));
+  threshold = std::min<uint64_t>(threshold, 0xffffffffull);
+  bool isDouble = elementOf(in).isF64();
+  std::string scale = floatLiteral(
+      isDouble ? 1.0 / (1.0 - rate) : static_cast<double>(static_cast<float>(1.0 / (1.0 - rate))),
+      isDouble);
+  os << "  MPC_HD void operator()(int64_t i) const {\n"
+     << "    const uint32_t bits = mpc::dropout_bits(static_cast<uint64_t>(" << m[1]
+     << "[0]), static_cast<uint64_t>(" << m[2] << "[0]), " << k.getStream() << "u, i);\n"
+     << "    const " << (isDouble ? "double" : "float") << " x = " << loadExpr(in, m[0], "i")
+     << ";\n"
+     << "    " << m[3] << "[i] = "
+     << storeExpr(out, "bits >= " + std::to_string(threshold) + "u ? x * " + scale + " : " +
+                           (isDouble ? "0.0" : "0.0f"))
+     << ";\n  }\n";
+  int64_t n = product(shapeOf(out));
+  endFunctor(os, k.getSymName(), buffers, written, "mpc::pointwise(" + std::to_string(n) + ", fn)",
              pointwiseGrid(n), 256);
   return success();
 }

@@ -477,6 +477,11 @@ private:
 
   LogicalResult emitGather(llvm::raw_ostream &os, mpk::GatherOp k);
 
+  /// Inverted dropout, element by element (each element draws its Philox
+  /// block again: the four elements of a block are cheaper to recompute
+  /// than to share across threads).
+  LogicalResult emitDropout(llvm::raw_ostream &os, mpk::DropoutOp k);
+
   mpk::ProgramOp program;
   mpc::GeneratedKernels result;
   unsigned valueCount = 0;

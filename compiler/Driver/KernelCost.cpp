@@ -87,6 +87,9 @@ double mpc::driver::estimateFlops(Operation *op) {
       })
       // Each column entry that reads the image is added once.
       .Case([](mpk::Col2ImOp k) { return elements(k.getColumns()); })
+      // A product and a select per element (the mask's integer arithmetic
+      // is no floating-point work).
+      .Case([](mpk::DropoutOp k) { return 2.0 * elements(k.getOutput()); })
       .Default([](Operation *) { return 0.0; });
 }
 

@@ -4,8 +4,8 @@
 //
 // A 'row' or 'single' group lowers its one op: softmax, layer norm and the
 // cross-entropy to row kernels, pooling to window kernels, an embedding to a
-// gather, transpose, slices and concat to copy kernels, and a convolution's
-// gradients to GEMMs (LowerGemm.cpp).
+// gather, a dropout to its own kernel, transpose, slices and concat to copy kernels, and a
+// convolution's gradients to GEMMs (LowerGemm.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +26,16 @@ LogicalResult ProgramLowering::lowerSingle(FusionOp fusion, Operation *op) {
     return lowerRowOp(fusion, op);
   if (llvm::isa<MaxPool2DOp, AvgPool2DOp, MaxPool2DGradOp, AvgPool2DGradOp, EmbeddingOp>(op))
     return lowerWindowOp(op);
+  if (auto dropout = llvm::dyn_cast<DropoutOp>(op)) {
+    if (!dropout.isKeyed())
+      return op->emitError("an unkeyed dropout reached code generation: run mpg-seed-dropout "
+                           "(training) or mpg-remove-dropout (forward-only programs) first");
+    b.create<mpk::DropoutOp>(op->getLoc(), nextKernelName(), bufferOf(dropout.getInput()),
+                             bufferOf(dropout.getKey()[0]), bufferOf(dropout.getKey()[1]),
+                             bufferOf(dropout.getResult()), dropout.getRateAttr(),
+                             b.getI64IntegerAttr(*dropout.getStream()));
+    return success();
+  }
   if (llvm::isa<TransposeOp, SliceOp, SliceGradOp, ConcatOp>(op))
     return lowerCopy(op);
   if (auto grad = llvm::dyn_cast<Conv2DGradInputOp>(op))

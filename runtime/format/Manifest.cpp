@@ -44,6 +44,8 @@ const char *initKindName(InitKind kind) {
     return "glorot_uniform";
   case InitKind::HeNormal:
     return "he_normal";
+  case InitKind::Seed:
+    return "seed";
   }
   return "?";
 }

@@ -46,7 +46,7 @@ inline constexpr DType kAllDtypes[] = {DType::F16, DType::BF16, DType::F32, DTyp
                                        DType::I32, DType::I64,  DType::Bool};
 inline constexpr InitKind kAllInitKinds[] = {
     InitKind::Zeros,   InitKind::Ones,          InitKind::Constant, InitKind::Normal,
-    InitKind::Uniform, InitKind::GlorotUniform, InitKind::HeNormal};
+    InitKind::Uniform, InitKind::GlorotUniform, InitKind::HeNormal, InitKind::Seed};
 inline constexpr Epilogue kAllEpilogues[] = {Epilogue::None, Epilogue::Bias,
                                              Epilogue::Relu, Epilogue::BiasRelu,
                                              Epilogue::Gelu, Epilogue::BiasGelu};
@@ -76,6 +76,7 @@ inline std::vector<InitArg> initArgs(InitKind kind) {
   switch (kind) {
   case InitKind::Zeros:
   case InitKind::Ones:
+  case InitKind::Seed:
     return {};
   case InitKind::Constant:
     return {{"value", 0.0}};

@@ -230,10 +230,9 @@ Status parseInitializer(const Json &value, const std::string &path, Initializer 
       std::begin(kAllInitKinds), std::end(kAllInitKinds),
       [&](InitKind candidate) { return kind == initKindName(candidate); });
   if (known == std::end(kAllInitKinds))
-    return fail(fields.path("kind"),
-                "unknown initializer " + quoteJson(kind) +
-                    " (expected zeros, ones, constant, normal, uniform, "
-                    "glorot_uniform or he_normal)");
+    return fail(fields.path("kind"), "unknown initializer " + quoteJson(kind) +
+                                         " (expected zeros, ones, constant, normal, uniform, "
+                                         "glorot_uniform, he_normal or seed)");
   out.kind = *known;
   out.args.clear();
   if (const Json *args = findMember(value, "args")) {

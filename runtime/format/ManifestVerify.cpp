@@ -389,6 +389,11 @@ private:
     case InitKind::Zeros:
     case InitKind::Ones:
       return Status();
+    case InitKind::Seed:
+      if (spec.dtype != DType::I32 && spec.dtype != DType::I64)
+        return fail(member(path, "kind"), std::string("seed needs an i32 or i64 dtype, the ") +
+                                              "parameter is " + dtypeName(spec.dtype));
+      return Status();
     case InitKind::Constant:
       return constantValue(member(argsPath, "value"), spec.dtype,
                            init.arg("value"));

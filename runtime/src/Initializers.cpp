@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 namespace mpc::rt {
@@ -29,6 +30,8 @@ class TensorRandom {
 public:
   explicit TensorRandom(uint64_t seed) : engine_(seed) {}
 
+  /// 64 random bits.
+  uint64_t bits() { return engine_(); }
   /// Uniform in [0, 1) with 53 random bits.
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1p-53; }
 
@@ -84,9 +87,22 @@ void initializeParam(const ParamSpec &param, uint64_t seed, void *out) {
   size_t count = static_cast<size_t>(elementCount(param.shape).value_or(0));
   if (count == 0)
     return;
-  std::vector<double> values(count);
   const Initializer &init = param.init;
   TensorRandom random(tensorSeed(param.name, seed));
+  if (init.kind == InitKind::Seed) {
+    // Raw bits, which a double would not hold (a verified i32 or i64 dtype).
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t bits = random.bits();
+      if (param.dtype == DType::I64)
+        std::memcpy(static_cast<char *>(out) + 8 * i, &bits, 8);
+      else {
+        uint32_t low = static_cast<uint32_t>(bits);
+        std::memcpy(static_cast<char *>(out) + 4 * i, &low, 4);
+      }
+    }
+    return;
+  }
+  std::vector<double> values(count);
   switch (init.kind) {
   case InitKind::Zeros:
     break;
@@ -114,6 +130,8 @@ void initializeParam(const ParamSpec &param, uint64_t seed, void *out) {
       value = bound * (2.0 * random.uniform() - 1.0);
     break;
   }
+  case InitKind::Seed:
+    break; // (above)
   case InitKind::HeNormal: {
     double std = init.arg("gain") /
                  std::sqrt(static_cast<double>(fans(param.shape).first));

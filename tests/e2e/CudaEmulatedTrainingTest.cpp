@@ -2,7 +2,9 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// Every example's training step, compiled by `mpc compile --step train
+// Every example's training step (and the MLP with dropout of
+// tests/lit/e2e/Inputs, whose masks the two backends draw alike), compiled by `mpc compile --step
+// train
 // --target cpu,sm_90` (fp16 with loss scaling and working copies, bf16,
 // fp32), trained for a few steps on the CPU backend and on the CUDA backend
 // over the emulated GPU (tests/support/CudaEmulator.h) from the same seed
@@ -35,9 +37,15 @@
 namespace {
 
 struct Example {
-  const char *graph;
+  const char *graph; // under the source tree, without .mlir
   const char *precision;
 };
+
+/// The graph's file name without its folder.
+std::string baseName(const char *graph) {
+  std::string path = graph;
+  return path.substr(path.rfind('/') + 1);
+}
 
 void PrintTo(const Example &example, std::ostream *out) {
   *out << example.graph << " " << example.precision;
@@ -115,7 +123,7 @@ TEST_P(CudaEmulatedTraining, MatchesTheCpuBitwiseInOneGraphLaunchPerStep) {
   std::string dir = tempDirectory();
   ASSERT_FALSE(dir.empty());
   std::string bundle = dir + "/train.mpcb";
-  std::string command = std::string("'") + MPC_TOOL + "' compile '" + MPC_EXAMPLES_DIR + "/" +
+  std::string command = std::string("'") + MPC_TOOL + "' compile '" + MPC_SOURCE_DIR + "/" +
                         example.graph + ".mlir' --step train --precision " + example.precision +
                         " --target cpu,sm_90 -o '" + bundle + "'";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
@@ -123,10 +131,10 @@ TEST_P(CudaEmulatedTraining, MatchesTheCpuBitwiseInOneGraphLaunchPerStep) {
   // element per index, MPC_HOST_KERNEL_FORM=elements), the CPU its own rows:
   // the two agree bitwise.
   std::string gpuForm = dir + "/train-elements.mpcb";
-  std::string elementsCommand =
-      std::string("MPC_HOST_KERNEL_FORM=elements '") + MPC_TOOL + "' compile '" +
-      MPC_EXAMPLES_DIR + "/" + example.graph + ".mlir' --step train --precision " +
-      example.precision + " --target cpu -o '" + gpuForm + "'";
+  std::string elementsCommand = std::string("MPC_HOST_KERNEL_FORM=elements '") + MPC_TOOL +
+                                "' compile '" + MPC_SOURCE_DIR + "/" + example.graph +
+                                ".mlir' --step train --precision " + example.precision +
+                                " --target cpu -o '" + gpuForm + "'";
   ASSERT_EQ(std::system(elementsCommand.c_str()), 0) << elementsCommand;
   std::vector<mpc::rt::BundleSection> sections;
   mpc::rt::Status read = mpc::rt::readBundle(gpuForm, sections);
@@ -191,13 +199,17 @@ TEST_P(CudaEmulatedTraining, MatchesTheCpuBitwiseInOneGraphLaunchPerStep) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, CudaEmulatedTraining,
-                         ::testing::Values(Example{"mlp", "fp16"}, Example{"mlp", "fp32"},
-                                           Example{"mlp", "bf16"}, Example{"cnn", "fp16"},
-                                           Example{"transformer_block", "fp16"},
-                                           Example{"transformer_block", "bf16"},
-                                           Example{"char_lstm", "fp16"}),
+                         ::testing::Values(Example{"examples/mlp", "fp16"},
+                                           Example{"examples/mlp", "fp32"},
+                                           Example{"examples/mlp", "bf16"},
+                                           Example{"examples/cnn", "fp16"},
+                                           Example{"examples/transformer_block", "fp16"},
+                                           Example{"examples/transformer_block", "bf16"},
+                                           Example{"examples/char_lstm", "fp16"},
+                                           Example{"tests/lit/e2e/Inputs/mlp_dropout", "fp16"},
+                                           Example{"tests/lit/e2e/Inputs/mlp_dropout", "bf16"}),
                          [](const ::testing::TestParamInfo<Example> &info) {
-                           return std::string(info.param.graph) + "_" + info.param.precision;
+                           return baseName(info.param.graph) + "_" + info.param.precision;
                          });
 
 } // namespace

@@ -114,7 +114,7 @@ import numpy as np
 
 from mpg_testing import (Val, away_from_zero, conv2d_ref, erf, fmt_float, fmt_list, gelu_exact,
                           logsumexp, max_pool_ref, normal, pool_windows, shell_join, sigmoid,
-                          softmax, ttype, unif, GraphText)
+                          softmax, ttype, unif, GraphText, dropout_keep)
 
 SEED = 4321
 U32 = 2.0 ** -24
@@ -438,6 +438,26 @@ register('unary', 'leaky_relu_alpha', _unary_case(
 register('unary', 'gelu', _unary_case('gelu', _data(-4, 4), gelu_exact, gelu_exact_grad))
 register('unary', 'gelu_approximate', _unary_case('gelu', _data(-4, 4), gelu_tanh, gelu_tanh_grad,
                                                   attrs='approximate'))
+
+
+def _dropout_case(rate, seed, run, stream):
+  # Linear in p once the mask is drawn: the gradient is the same mask times
+  # 1 / (1 - rate) (as f32) times r; finite differences move only the kept
+  # elements.
+  def build(b):
+    p, pr = b.param(unif(b.rng, -3, 3, (9, 13)))
+    s, _ = b.input(np.array(seed, np.int64))
+    t, _ = b.input(np.array(run, np.int64))
+    r = b.loss(b.dropout(p, rate, s, t, stream))
+    scale = float(np.float32(1.0 / (1.0 - rate)))
+    keep = dropout_keep(seed, run, stream, (9, 13), rate)
+    b.expect(lambda P: np.where(keep, P[0] * scale, 0.0), [r * keep * scale], yerr=arith_err,
+             h=H_LINEAR)
+  return build
+
+
+register('unary', 'dropout', _dropout_case(0.3, 0x5eed5eed5eed, 41, 2))
+register('unary', 'dropout_half', _dropout_case(0.5, 7, 1 << 33, 0))
 
 
 @case('unary', 'chain')

@@ -43,6 +43,46 @@ def away_from_zero(rng, lo, hi, shape):
   return (rng.uniform(lo, hi, shape) * rng.choice([-1.0, 1.0], shape)).astype(np.float32)
 
 
+def philox4x32_10(c0, c1, c2, c3, k0, k1):
+  """Philox 4x32-10 (Salmon et al., SC 2011) of counters (c0..c3) under key
+  (k0, k1), elementwise over uint64 arrays holding 32-bit words; written
+  from the paper, independently of runtime/device/random.cuh, and checked
+  against Random123's published vectors (check_philox)."""
+  mask = np.uint64(0xFFFFFFFF)
+  c = [np.asarray(w, np.uint64) & mask for w in (c0, c1, c2, c3)]
+  k0, k1 = np.uint64(k0) & mask, np.uint64(k1) & mask
+  for _ in range(10):
+    p0 = np.uint64(0xD2511F53) * c[0]
+    p1 = np.uint64(0xCD9E8D57) * c[2]
+    c = [(p1 >> np.uint64(32)) ^ c[1] ^ k0, p1 & mask,
+         (p0 >> np.uint64(32)) ^ c[3] ^ k1, p0 & mask]
+    k0 = (k0 + np.uint64(0x9E3779B9)) & mask
+    k1 = (k1 + np.uint64(0xBB67AE85)) & mask
+  return c
+
+
+def check_philox():
+  """Random123's known answers for philox4x32 with 10 rounds."""
+  got = [int(w) for w in philox4x32_10(0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344,
+                                         0xa4093822, 0x299f31d0)]
+  assert got == [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1], got
+
+
+def dropout_keep(seed, run, stream, shape, rate):
+  """mpg.dropout's mask (MpgOps.td): element e keeps when word e % 4 of
+  Philox((e / 4, stream, run low, run high), (seed low, seed high)) is at
+  least rate * 2^32, rounded."""
+  check_philox()
+  n = int(np.prod(shape))
+  e = np.arange(n, dtype=np.uint64)
+  seed, run = int(seed) % 2 ** 64, int(run) % 2 ** 64
+  words = philox4x32_10(e >> np.uint64(2), stream, run & 0xFFFFFFFF, run >> 32,
+                        seed & 0xFFFFFFFF, seed >> 32)
+  bits = np.choose((e & np.uint64(3)).astype(np.int64), words)
+  threshold = min(round(rate * 2.0 ** 32), 2 ** 32 - 1)
+  return (bits >= np.uint64(threshold)).reshape(shape)
+
+
 def gelu_exact(x):
   return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
 
@@ -162,6 +202,14 @@ class GraphText:
   def select(self, c, x, y):
     shape = np.broadcast_shapes(c.shape, x.shape, y.shape)
     return self.op('select', [c, x, y], [(shape, x.et)])
+
+  def dropout(self, x, rate, seed, run, stream):
+    """A keyed mpg.dropout of x (seed and run: i64 values)."""
+    y = Val(self._fresh(), x.shape, x.et)
+    self.lines.append('%s = mpg.dropout %s rate %s key(%s, %s) stream %d : %s, tensor<i64>, '
+                      'tensor<i64>' % (y.name, x.name, fmt_float(rate), seed.name, run.name,
+                                       stream, ttype(x.shape, x.et)))
+    return y
 
   def to(self, name, operands, shape, attrs='', et=None):
     """An op with one result of `shape` (arrow syntax), of type `et` or the

@@ -80,7 +80,7 @@ import numpy as np
 
 from mpg_testing import (Val, away_from_zero, conv2d_ref, fmt_float, fmt_list, gelu_exact,
                           logsumexp, max_pool_ref, normal, pool_windows, shell_join, sigmoid,
-                          softmax, ttype, unif, GraphText)
+                          softmax, ttype, unif, GraphText, dropout_keep)
 
 SEED = 1234
 STORAGE_TYPES = ('f32', 'f16', 'bf16')
@@ -387,6 +387,28 @@ def _gelu_case(approximate):
 
 register('pointwise', 'gelu', _gelu_case(False))
 register('pointwise', 'gelu_approximate', _gelu_case(True))
+
+
+def _dropout_case(rate, shape, seed, run, stream):
+  # The mask from a NumPy Philox written from the paper (mpg_testing); the
+  # kept elements times 1 / (1 - rate) rounded to f32: one fp32 product.
+  def build(b):
+    x, xr = b.input(normal(b.rng, 0, 2, shape))
+    y = b.dropout(x, rate, b.constant(seed, 'i64'), b.constant(run, 'i64'), stream)
+    keep = dropout_keep(seed, run, stream, shape, rate)
+    # (A mask of the wrong rate would be a broken reference, not an mpc bug.)
+    assert abs(keep.mean() - (1 - rate)) < 4 * math.sqrt(rate * (1 - rate) / keep.size) + 1e-9
+    scale = float(np.float32(1.0 / (1.0 - rate)))
+    b.check(y, np.where(keep, xr * scale, 0.0), tol_arith(b.dt))
+  return build
+
+
+# 315 elements (not a multiple of Philox's 4 words); a run counter above
+# 2^32 and a seed with both halves set; no dropout at rate 0.
+register('pointwise', 'dropout', _dropout_case(0.25, PW, 0x0123456789abcdef, 7, 3))
+register('pointwise', 'dropout_high_run', _dropout_case(0.5, PW, 12345, (5 << 32) + 9, 0))
+register('pointwise', 'dropout_rate_0', _dropout_case(0.0, PW, 1, 2, 4294967295))
+register('parallel', 'dropout_parallel', _dropout_case(0.1, (96, 300), 99, 1000, 17))
 
 
 # -- pointwise: binary --------------------------------------------------------

@@ -10,6 +10,8 @@ packages=(
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   # tests
   libgtest-dev libgmock-dev
+  # the reference Philox that the kernels' random bits are checked against
+  librandom123-dev
   # fuzzing (tools/fuzz.sh): clang with libFuzzer and the sanitizers' runtimes
   clang-19 libfuzzer-19-dev libclang-rt-19-dev
   # killing a process at a chosen system call (interrupted checkpoint writes)

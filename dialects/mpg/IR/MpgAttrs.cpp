@@ -93,6 +93,7 @@ LogicalResult InitializerAttr::verify(llvm::function_ref<InFlightDiagnostic()> e
   switch (kind) {
   case InitKind::Zeros:
   case InitKind::Ones:
+  case InitKind::Seed:
     break;
   case InitKind::Constant:
     specs = {{"value", true, false}};

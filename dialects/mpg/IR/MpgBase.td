@@ -107,7 +107,8 @@ def Mpg_InitKind : I32EnumAttr<"InitKind", "parameter and state initializer", [
     I32EnumAttrCase<"Normal", 3, "normal">,
     I32EnumAttrCase<"Uniform", 4, "uniform">,
     I32EnumAttrCase<"GlorotUniform", 5, "glorot_uniform">,
-    I32EnumAttrCase<"HeNormal", 6, "he_normal">
+    I32EnumAttrCase<"HeNormal", 6, "he_normal">,
+    I32EnumAttrCase<"Seed", 7, "seed">
   ]> {
   let cppNamespace = "::mlir::mpg";
   let genSpecializedAttr = 0;

@@ -179,7 +179,7 @@ static ParseResult parseKindAndArgs(OpAsmParser &parser, InitializerAttr &attr) 
   if (!kind)
     return parser.emitError(loc) << "unknown initializer '" << kindName
                                  << "'; expected one of: zeros, ones, constant, normal, "
-                                    "uniform, glorot_uniform, he_normal";
+                                    "uniform, glorot_uniform, he_normal, seed";
   attr = InitializerAttr::getChecked([&] { return parser.emitError(loc); },
                                      parser.getContext(), *kind, args);
   return success(static_cast<bool>(attr));
@@ -310,6 +310,10 @@ static LogicalResult verifyInitializer(Operation *op, InitializerAttr init,
   if (random && !llvm::isa<FloatType>(type.getElementType()))
     return op->emitOpError() << "initializer '" << stringifyInitKind(kind)
                              << "' needs a float tensor, got element type "
+                             << type.getElementType();
+  if (kind == InitKind::Seed &&
+      !(type.getElementType().isInteger(64) || type.getElementType().isInteger(32)))
+    return op->emitOpError() << "initializer 'seed' needs an i32 or i64 tensor, got element type "
                              << type.getElementType();
   if (kind == InitKind::Constant) {
     double value = init.getArg("value", 0.0);
@@ -608,6 +612,28 @@ LogicalResult LeakyReluOp::verify() {
   double alpha = getAlpha().convertToDouble();
   if (!std::isfinite(alpha) || alpha < 0)
     return emitOpError() << "expects alpha finite and >= 0, got " << alpha;
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  double rate = getRate().convertToDouble();
+  if (!(rate >= 0 && rate < 1))
+    return emitOpError() << "expects a rate in [0, 1), got " << rate;
+  if (getKey().size() != 0 && getKey().size() != 2)
+    return emitOpError() << "expects a key of two i64 scalars (seed, run), got " << getKey().size()
+                         << " operands";
+  for (Value part : getKey())
+    if (!llvm::cast<RankedTensorType>(part.getType()).getElementType().isInteger(64))
+      return emitOpError() << "expects a key of i64 scalars, got " << part.getType();
+  if (isKeyed() != getStream().has_value())
+    return emitOpError(isKeyed() ? "with a key expects a stream number"
+                                 : "expects a stream number only with a key");
+  if (IntegerAttr stream = getStreamAttr();
+      stream && (stream.getInt() < 0 || stream.getInt() > 0xffffffffll))
+    return emitOpError() << "expects a stream in [0, 2^32), got " << stream.getInt();
+  if (getInput().getType().getNumElements() >= (int64_t(1) << 34))
+    return emitOpError() << "expects fewer than 2^34 elements (the random counter's range), got "
+                         << getInput().getType().getNumElements();
   return success();
 }
 

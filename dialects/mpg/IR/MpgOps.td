@@ -797,6 +797,44 @@ def Mpg_EmbeddingOp : Mpg_Op<"embedding", [Pure, Mpg_Differentiable, InferTypeOp
   }];
 }
 
+def Mpg_DropoutOp : Mpg_Op<"dropout", [Mpg_Differentiable,
+    AllTypesMatch<["input", "result"]>]> {
+  let hasVerifier = 1;
+  let summary = "Zeroes each element with probability `rate`, scales the others by 1 / (1 - rate).";
+  let description = [{
+    Inverted dropout. Without a key the op is the user's request for dropout
+    in training: the training pipeline keys it (mpg-seed-dropout) and a
+    forward-only program (inference, evaluation) drops it (mpg-remove-dropout),
+    so the result is then the input itself.
+
+    With a key (`seed`, `run`: i64 scalars) and a `stream` number the op is
+    deterministic: element e is kept when the 32 bits that Philox 4x32-10
+    draws for it (runtime/device/random.cuh: key = seed, counter =
+    (e / 4, stream, run), word e % 4) are at least `rate * 2^32`, rounded,
+    and its value is then `x * (1 / (1 - rate))` computed in f32. The same
+    key and stream give the same mask on the CPU and the GPU, and the
+    gradient is the same dropout of the incoming gradient (the mask is drawn
+    again, never stored). A tensor has fewer than 2^34 elements.
+
+    ```mlir
+    %y = mpg.dropout %x rate 1.000000e-01 : tensor<8x64xf32>
+    %z = mpg.dropout %x rate 1.000000e-01 key(%seed, %run) stream 3
+        : tensor<8x64xf32>, tensor<i64>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins Mpg_FloatTensor:$input, Variadic<Mpg_IntScalar>:$key, F64Attr:$rate,
+                       OptionalAttr<I64Attr>:$stream);
+  let results = (outs Mpg_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `rate` $rate (`key` `(` $key^ `)` `stream` $stream)? attr-dict
+    `:` type($input) (`,` type($key)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// Whether the op has its key (seed, run) and stream.
+    bool isKeyed() { return !getKey().empty(); }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Training: persistent state
 //===----------------------------------------------------------------------===//

@@ -507,6 +507,19 @@ LogicalResult ConcatOp::buildVjp(OpBuilder &builder, ValueRange grads,
   return success();
 }
 
+// Dropout is linear once its mask is drawn: the gradient is the same dropout
+// (same key, stream and rate, so the same mask) of the incoming gradient.
+LogicalResult DropoutOp::buildVjp(OpBuilder &builder, ValueRange grads,
+                                  SmallVectorImpl<Value> &out) {
+  if (!isKeyed())
+    return emitOpError("has no key to draw its mask again for the gradient: run "
+                       "mpg-seed-dropout before mpg-autodiff (the training pipeline does)");
+  out.assign({builder.create<DropoutOp>(getLoc(), grads[0].getType(), grads[0], getKey(),
+                                        getRateAttr(), getStreamAttr())});
+  out.append(getKey().size(), Value());
+  return success();
+}
+
 LogicalResult EmbeddingOp::buildVjp(OpBuilder &builder, ValueRange grads,
                                     SmallVectorImpl<Value> &out) {
   out.assign({builder.create<EmbeddingGradOp>(getLoc(), getTable().getType(), getIndices(),

@@ -425,6 +425,25 @@ LogicalResult Pool2DGradOp::verify() {
                        getPadding());
 }
 
+LogicalResult DropoutOp::verify() {
+  MemRefType input = memrefOf(getInput()), output = memrefOf(getOutput());
+  if (input != output || !isFloatBuffer(getInput()))
+    return emitOpError() << "expects a floating-point input and an output of its type, got "
+                         << input << " and " << output;
+  for (Value key : {getSeed(), getRun()})
+    if (memrefOf(key).getRank() != 0 || !memrefOf(key).getElementType().isInteger(64))
+      return emitOpError() << "expects an i64 scalar seed and run, got " << key.getType();
+  double rate = getRate().convertToDouble();
+  if (!(rate >= 0 && rate < 1))
+    return emitOpError() << "expects a rate in [0, 1), got " << rate;
+  int64_t stream = getStreamAttr().getInt();
+  if (stream < 0 || stream > 0xffffffffll)
+    return emitOpError() << "expects a stream in [0, 2^32), got " << stream;
+  if (input.getNumElements() >= (int64_t(1) << 34))
+    return emitOpError("expects fewer than 2^34 elements");
+  return success();
+}
+
 LogicalResult GatherOp::verify() {
   MemRefType table = memrefOf(getTable()), indices = memrefOf(getIndices()),
              output = memrefOf(getOutput());

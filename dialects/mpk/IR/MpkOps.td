@@ -482,6 +482,28 @@ def Mpk_GatherOp : Mpk_Op<"gather"> {
   let hasVerifier = 1;
 }
 
+def Mpk_DropoutOp : Mpk_Op<"dropout"> {
+  let summary = "A generated kernel: inverted dropout with a counter-based mask (mpg.dropout).";
+  let description = [{
+    Element e of `output` is `input[e] * (1 / (1 - rate))` (in f32, f64 for
+    f64 buffers) where the 32 Philox bits of element e under key `seed[]`,
+    stream `stream` and run `run[]` (runtime/device/random.cuh) are at least
+    `rate * 2^32` rounded, and zero elsewhere. The same bits on every target.
+
+    ```mlir
+    mpk.dropout @k3 %x, %seed, %run -> %y rate 1.000000e-01 stream 0
+        : memref<8x64xf16>, memref<i64>, memref<i64>, memref<8x64xf16>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_Buffer:$input, Mpk_Buffer:$seed,
+                       Mpk_Buffer:$run, Mpk_Buffer:$output, F64Attr:$rate, I64Attr:$stream);
+  let assemblyFormat = [{
+    $sym_name $input `,` $seed `,` $run `->` $output `rate` $rate `stream` $stream attr-dict
+    `:` type($input) `,` type($seed) `,` type($run) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Library calls
 //===----------------------------------------------------------------------===//

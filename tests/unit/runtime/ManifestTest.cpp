@@ -396,6 +396,10 @@ TEST(Manifest, RefusesSemanticErrors) {
        },
        "params[2].init.kind: normal needs a floating-point dtype, the "
        "parameter is i64"},
+      {[](Manifest &m) {
+         m.params[0].init = {InitKind::Seed, {}};
+       },
+       "params[0].init.kind: seed needs an i32 or i64 dtype, the parameter is f32"},
       {[](Manifest &m) { m.params[2].init.args["value"] = 0.5; },
        "params[2].init.args.value: 0.500000 is not a value of i64"},
       {[](Manifest &m) {
@@ -403,8 +407,7 @@ TEST(Manifest, RefusesSemanticErrors) {
          m.params[2].init.args["value"] = 2;
        },
        "params[2].init.args.value: 2.000000 is not a value of i1"},
-      {[](Manifest &m) { m.constants[0].section = ""; },
-       "constants[0].section: empty"},
+      {[](Manifest &m) { m.constants[0].section = ""; }, "constants[0].section: empty"},
       {[](Manifest &m) { m.constants[0].buffer = arena(0); },
        "constants[0].buffer.space: a constant must live in persistent "
        "memory"},
@@ -414,21 +417,16 @@ TEST(Manifest, RefusesSemanticErrors) {
        "kernels[1].name: another kernel is named \"k0\""},
       {[](Manifest &m) { m.kernels[0].block = 2048; },
        "kernels[0].block: 2048 is outside [1, 1024]"},
-      {[](Manifest &m) { m.kernels[0].grid = 0; },
-       "kernels[0].grid: 0 is outside [1, 2147483647]"},
+      {[](Manifest &m) { m.kernels[0].grid = 0; }, "kernels[0].grid: 0 is outside [1, 2147483647]"},
       {[](Manifest &m) { std::get<LaunchStep>(m.steps[1]).kernel = "k9"; },
        "steps[1].kernel: no kernel named \"k9\" in \"kernels\""},
-      {[](Manifest &m) {
-         std::get<LaunchStep>(m.steps[1]).buffers[2] = arena(5000);
-       },
+      {[](Manifest &m) { std::get<LaunchStep>(m.steps[1]).buffers[2] = arena(5000); },
        "steps[1].buffers[2].offset: 5000 is past the end of the arena "
        "(arena_bytes 4096)"},
-      {[](Manifest &m) { gemmStep(m, 0).m = 0; },
-       "steps[0].m: 0 is outside [1, 2147483647]"},
+      {[](Manifest &m) { gemmStep(m, 0).m = 0; }, "steps[0].m: 0 is outside [1, 2147483647]"},
       {[](Manifest &m) { gemmStep(m, 3).batch = 1ll << 31; },
        "steps[3].batch: 2147483648 is outside [1, 2147483647]"},
-      {[](Manifest &m) { gemmStep(m, 3).offsetA = -1; },
-       "steps[3].offset_a: -1 is negative"},
+      {[](Manifest &m) { gemmStep(m, 3).offsetA = -1; }, "steps[3].offset_a: -1 is negative"},
       {[](Manifest &m) { gemmStep(m, 0).aDtype = DType::I32; },
        "steps[0].a_dtype: a GEMM operand must be f16, bf16, f32 or f64, not "
        "i32"},

@@ -49,26 +49,28 @@ ParamSpec param(std::string name, DType dtype, std::vector<int64_t> shape,
 std::vector<ParamSpec> sampleParams() {
   std::vector<ParamSpec> params = {
       param("fc.weight", DType::F32, {256, 512}, InitKind::GlorotUniform),
-      param("noise", DType::F32, {100000}, InitKind::Normal,
-            {{"mean", 0.5}, {"std", 2.0}}),
+      param("noise", DType::F32, {100000}, InitKind::Normal, {{"mean", 0.5}, {"std", 2.0}}),
       param("conv.weight", DType::F32, {64, 8, 3, 3}, InitKind::HeNormal),
-      param("range", DType::F64, {1000}, InitKind::Uniform,
-            {{"low", -3.0}, {"high", -1.0}}),
-      param("half.weight", DType::F16, {32, 16}, InitKind::GlorotUniform,
-            {{"gain", 2.0}}),
+      param("range", DType::F64, {1000}, InitKind::Uniform, {{"low", -3.0}, {"high", -1.0}}),
+      param("half.weight", DType::F16, {32, 16}, InitKind::GlorotUniform, {{"gain", 2.0}}),
       param("brain.noise", DType::BF16, {2000}, InitKind::Normal),
       param("ones", DType::F16, {4}, InitKind::Ones),
       param("third", DType::BF16, {3}, InitKind::Constant, {{"value", 0.1}}),
       param("counts", DType::I32, {3}, InitKind::Zeros),
       param("flags", DType::Bool, {2}, InitKind::Ones),
-      param("loss_scale", DType::F32, {}, InitKind::Constant,
-            {{"value", 65536.0}}),
+      param("loss_scale", DType::F32, {}, InitKind::Constant, {{"value", 65536.0}}),
       param("step", DType::I64, {}, InitKind::Constant, {{"value", 7.0}}),
+      param("dropout.seed", DType::I64, {}, InitKind::Seed),
+      param("seeds32", DType::I32, {3}, InitKind::Seed),
   };
   params[10].trainable = false;
   params[10].state = true;
   params[11].trainable = false;
   params[11].state = true;
+  params[12].trainable = false;
+  params[12].state = true;
+  params[13].trainable = false;
+  params[13].state = true;
   return params;
 }
 
@@ -157,12 +159,35 @@ TEST_F(ProgramParams, SameSeedSameValues) {
 
 TEST_F(ProgramParams, DifferentSeedsDifferentRandomValues) {
   Values first = loadParams(path_, 1), second = loadParams(path_, 2);
-  for (const char *name : {"fc.weight", "noise", "conv.weight", "range",
-                           "half.weight", "brain.noise"})
+  for (const char *name : {"fc.weight", "noise", "conv.weight", "range", "half.weight",
+                           "brain.noise", "dropout.seed", "seeds32"})
     EXPECT_NE(first[name], second[name]) << name;
   for (const char *name :
        {"ones", "third", "counts", "flags", "loss_scale", "step"})
     EXPECT_EQ(first[name], second[name]) << name;
+}
+
+TEST_F(ProgramParams, SeedInitializerDrawsRawBits) {
+  // 64 bits for an i64, the low 32 of each draw for an i32: not through a
+  // double, so more than 53 of them vary.
+  Values values = loadParams(path_, 3);
+  int64_t seed = 0;
+  ASSERT_EQ(values["dropout.seed"].size(), 8u);
+  std::memcpy(&seed, values["dropout.seed"].data(), 8);
+  EXPECT_NE(seed, 0);
+  std::vector<uint32_t> words(3);
+  ASSERT_EQ(values["seeds32"].size(), 12u);
+  std::memcpy(words.data(), values["seeds32"].data(), 12);
+  EXPECT_NE(words[0], words[1]);
+  EXPECT_NE(words[1], words[2]);
+  uint64_t highBits = 0;
+  for (uint64_t s = 1; s <= 8; ++s) {
+    Values other = loadParams(path_, s);
+    uint64_t bits = 0;
+    std::memcpy(&bits, other["dropout.seed"].data(), 8);
+    highBits |= bits >> 53;
+  }
+  EXPECT_NE(highBits, 0u);
 }
 
 TEST_F(ProgramParams, ValuesDoNotDependOnOrderOrPlacement) {
@@ -262,7 +287,7 @@ TEST(Initializers, TensorSeedsDependOnNameAndSeed) {
 TEST_F(ProgramParams, InfoDescribesParametersAndState) {
   LoadedProgram program;
   ASSERT_EQ(program.load(path_), MPC_OK) << mpc_last_error();
-  ASSERT_EQ(mpc_program_param_count(program.get()), 12u);
+  ASSERT_EQ(mpc_program_param_count(program.get()), 14u);
   mpc_tensor_info info;
   ASSERT_EQ(mpc_program_param_info(program.get(), 0, &info), MPC_OK);
   EXPECT_STREQ(info.name, "fc.weight");
@@ -273,10 +298,8 @@ TEST_F(ProgramParams, InfoDescribesParametersAndState) {
   EXPECT_STREQ(info.dtype, "i64");
   EXPECT_EQ(info.rank, 0u);
   EXPECT_EQ(info.flags, MPC_TENSOR_STATE);
-  EXPECT_EQ(mpc_program_param_info(program.get(), 12, &info),
-            MPC_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(mpc_last_error()).find("index 12 is out of range"),
-            std::string::npos);
+  EXPECT_EQ(mpc_program_param_info(program.get(), 14, &info), MPC_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mpc_last_error()).find("index 14 is out of range"), std::string::npos);
 }
 
 TEST_F(ProgramParams, SetParamReplacesTheValue) {

@@ -88,6 +88,9 @@
 //   dim 0 and fan_out dim 1; for rank >= 3 [out, in, k...], fan_in is
 //   dim 1 * prod(k) and fan_out dim 0 * prod(k). Random initializers need a
 //   floating-point dtype, glorot_uniform and he_normal rank 2 or more.
+//   seed: an i32 or i64 tensor whose elements are the next 64 random bits of
+//   the tensor's stream each, truncated to the dtype (the key of mpg.dropout:
+//   a program seed, kept in checkpoints with the rest of the state).
 //
 //===----------------------------------------------------------------------===//
 
@@ -135,17 +138,9 @@ struct TensorSpec {
 /// The size in bytes of a tensor of `dtype` and `shape` (a verified shape).
 uint64_t tensorBytes(DType dtype, const std::vector<int64_t> &shape);
 
-enum class InitKind {
-  Zeros,
-  Ones,
-  Constant,
-  Normal,
-  Uniform,
-  GlorotUniform,
-  HeNormal
-};
+enum class InitKind { Zeros, Ones, Constant, Normal, Uniform, GlorotUniform, HeNormal, Seed };
 
-/// The manifest spelling: "zeros", ..., "glorot_uniform", "he_normal".
+/// The manifest spelling: "zeros", ..., "glorot_uniform", "he_normal", "seed".
 const char *initKindName(InitKind kind);
 
 struct Initializer {
