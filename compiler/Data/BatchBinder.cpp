@@ -57,6 +57,11 @@ llvm::Error checkClasses(const mpc_program *program, llvm::ArrayRef<int64_t> val
   return llvm::Error::success();
 }
 
+/// Per-example elements of a batch-first input.
+int64_t perExample(const mpc_tensor_info &info) {
+  return info.rank == 0 || info.shape[0] == 0 ? 0 : elementCount(info) / info.shape[0];
+}
+
 std::vector<mpc_tensor_info> inputsOf(const mpc_program *program) {
   std::vector<mpc_tensor_info> inputs(mpc_program_input_count(program));
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -65,6 +70,51 @@ std::vector<mpc_tensor_info> inputsOf(const mpc_program *program) {
 }
 
 } // namespace
+
+llvm::Expected<BatchBinder> BatchBinder::createForRegression(BatchBinder &binder,
+                                                             llvm::ArrayRef<mpc_tensor_info> inputs,
+                                                             const Dataset &data,
+                                                             llvm::StringRef dataName) {
+  std::string expected =
+      (dataName +
+       " holds features and f32 targets (a regression): the "
+       "graph takes two f32 inputs, batch first, the features and "
+       "the targets (named \"targets\", or told apart by their "
+       "sizes: " +
+       llvm::Twine(data.featureSize) + " features and " + llvm::Twine(data.targetSize) +
+       " targets per example); for a classification, save the labels as "
+       "i32 or i64")
+          .str();
+  if (inputs.size() != 2 || llvm::any_of(inputs, [](const mpc_tensor_info &info) {
+        return std::string(info.dtype) != "f32" || info.rank < 1;
+      }))
+    return failure(expected);
+  int targetsAt = -1;
+  for (int i = 0; i < 2; ++i)
+    if (std::string(inputs[i].name) == "targets")
+      targetsAt = i;
+  for (int i = 0; i < 2 && targetsAt < 0; ++i)
+    if (perExample(inputs[i]) == data.targetSize && perExample(inputs[1 - i]) == data.featureSize &&
+        perExample(inputs[1 - i]) != data.targetSize)
+      targetsAt = i;
+  if (targetsAt < 0)
+    return failure(expected);
+  binder.first = inputs[1 - targetsAt];
+  binder.second = inputs[targetsAt];
+  binder.batch = binder.first.shape[0];
+  binder.featureSize = perExample(binder.first);
+  if (binder.second.shape[0] != binder.batch)
+    return failure("the targets input '" + llvm::Twine(binder.second.name) + "' " +
+                   shapeText(binder.second) + " must have the features' batch of " +
+                   llvm::Twine(binder.batch));
+  if (binder.featureSize != data.featureSize || perExample(binder.second) != data.targetSize)
+    return failure("the graph's inputs '" + llvm::Twine(binder.first.name) + "' " +
+                   shapeText(binder.first) + " and '" + binder.second.name + "' " +
+                   shapeText(binder.second) + " do not take " + dataName + "'s " +
+                   llvm::Twine(data.featureSize) + " features and " + llvm::Twine(data.targetSize) +
+                   " targets per example");
+  return std::move(binder);
+}
 
 llvm::Expected<BatchBinder> BatchBinder::create(const mpc_program *program, const Dataset &data,
                                                 llvm::StringRef dataName) {
@@ -113,6 +163,8 @@ llvm::Expected<BatchBinder> BatchBinder::create(const mpc_program *program, cons
     return binder;
   }
 
+  if (data.isRegression())
+    return createForRegression(binder, inputs, data, dataName);
   const char *expected = "mpc train expects a graph with one f32 input (the features) and one "
                          "i32/i64 input (the labels), batch first";
   bool haveFeatures = false, haveLabels = false;
@@ -162,54 +214,71 @@ llvm::Error BatchBinder::setIntegers(mpc_program *program, const mpc_tensor_info
   return status == MPC_OK ? llvm::Error::success() : failure(mpc_last_error());
 }
 
-llvm::Error BatchBinder::bind(mpc_program *program, const int64_t *indices) {
-  targets.clear();
-  slots.clear();
-  if (data->isText()) {
-    // chars[b, t] = text[i_b*T + t]; its target is the next character, at
-    // [b, t] or, time-major, at t*B + b.
-    std::vector<int64_t> chars(batch * window);
-    targets.assign(batch * window, 0);
-    slots.assign(batch * window, 0);
-    for (int64_t b = 0; b < batch; ++b) {
-      const int32_t *text = &data->text[indices[b] * window];
-      for (int64_t t = 0; t < window; ++t) {
-        chars[b * window + t] = text[t];
-        int64_t row = timeMajor ? t * batch + b : b * window + t;
-        targets[row] = text[t + 1];
-        slots[row] = b;
-      }
-    }
-    if (llvm::Error error = setIntegers(program, first, chars))
-      return error;
-    return setIntegers(program, second, targets);
-  }
-  if (data->isSequences()) {
-    std::vector<int64_t> tokens(batch * window);
-    targets.assign(batch * window, 0);
-    slots.assign(batch * window, 0);
+BatchBinder::PreparedBatch BatchBinder::prepare(const int64_t *indices) const {
+  PreparedBatch prepared;
+  if (data->isText() || data->isSequences()) {
+    // Text: chars[b, t] = text[i_b*T + t], its target the next character.
+    // Sequences: the tokens and targets of the example. A target goes to
+    // [b, t] or, time-major, to t*B + b.
+    prepared.integers.resize(batch * window);
+    prepared.targets.assign(batch * window, 0);
+    prepared.slots.assign(batch * window, 0);
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t t = 0; t < window; ++t) {
-        int64_t at = indices[b] * window + t;
-        tokens[b * window + t] = data->tokens[at];
         int64_t row = timeMajor ? t * batch + b : b * window + t;
-        targets[row] = data->tokenTargets[at];
-        slots[row] = b;
+        if (data->isText()) {
+          const int32_t *text = &data->text[indices[b] * window];
+          prepared.integers[b * window + t] = text[t];
+          prepared.targets[row] = text[t + 1];
+        } else {
+          int64_t at = indices[b] * window + t;
+          prepared.integers[b * window + t] = data->tokens[at];
+          prepared.targets[row] = data->tokenTargets[at];
+        }
+        prepared.slots[row] = b;
       }
-    if (llvm::Error error = setIntegers(program, first, tokens))
+    return prepared;
+  }
+  prepared.features.resize(batch * featureSize);
+  for (int64_t b = 0; b < batch; ++b)
+    std::memcpy(&prepared.features[b * featureSize], data->featureRow(indices[b]),
+                sizeof(float) * featureSize);
+  if (data->isRegression()) {
+    int64_t size = data->targetSize;
+    prepared.floatTargets.resize(batch * size);
+    for (int64_t b = 0; b < batch; ++b)
+      std::memcpy(&prepared.floatTargets[b * size], &data->targets[indices[b] * size],
+                  sizeof(float) * size);
+    return prepared;
+  }
+  for (int64_t b = 0; b < batch; ++b) {
+    prepared.targets.push_back(data->labels[indices[b]]);
+    prepared.slots.push_back(b);
+  }
+  return prepared;
+}
+
+llvm::Error BatchBinder::set(mpc_program *program, PreparedBatch prepared) {
+  targets = std::move(prepared.targets);
+  slots = std::move(prepared.slots);
+  if (data->isText() || data->isSequences()) {
+    if (llvm::Error error = setIntegers(program, first, prepared.integers))
       return error;
     return setIntegers(program, second, targets);
   }
-
-  std::vector<float> features(batch * featureSize);
-  for (int64_t b = 0; b < batch; ++b) {
-    std::memcpy(&features[b * featureSize], &data->features[indices[b] * featureSize],
-                sizeof(float) * featureSize);
-    targets.push_back(data->labels[indices[b]]);
-    slots.push_back(b);
-  }
-  if (mpc_program_set_input(program, first.name, features.data(),
-                            features.size() * sizeof(float)) != MPC_OK)
-    return failure(mpc_last_error());
+  auto setFloats = [&](const mpc_tensor_info &input, const std::vector<float> &values) {
+    return mpc_program_set_input(program, input.name, values.data(),
+                                 values.size() * sizeof(float)) == MPC_OK
+               ? llvm::Error::success()
+               : failure(mpc_last_error());
+  };
+  if (llvm::Error error = setFloats(first, prepared.features))
+    return error;
+  if (data->isRegression())
+    return setFloats(second, prepared.floatTargets);
   return setIntegers(program, second, targets);
+}
+
+llvm::Error BatchBinder::bind(mpc_program *program, const int64_t *indices) {
+  return set(program, prepare(indices));
 }

@@ -8,6 +8,9 @@
 // - Classification data (features and labels) goes to a step with one f32
 //   input, batch first, whose per-example size is the data's feature count,
 //   and one i32/i64 input [B] (the labels).
+// - Regression data (features and f32 targets) goes to a step with two f32
+//   inputs, batch first: the targets are the input named "targets", or else
+//   the one whose per-example size is the targets' (and not the features').
 // - Text goes to a step with an integer input [B, T] (the characters) and an
 //   integer input named "targets" of B*T elements, each the character after
 //   the one at the same place: either [B, T], or [T*B] time-major
@@ -52,6 +55,23 @@ public:
   /// text.
   int64_t exampleCount() const;
 
+  /// The inputs of one batch, gathered from the data.
+  struct PreparedBatch {
+    std::vector<float> features, floatTargets;
+    /// Characters or tokens (text and sequences).
+    std::vector<int64_t> integers;
+    /// The labels or integer targets, and each one's batch slot.
+    std::vector<int64_t> targets, slots;
+  };
+
+  /// Gathers the inputs of examples indices[0], ..., indices[B - 1]. It
+  /// only reads the data: another thread may prepare the next batch while
+  /// this thread runs the step (BatchPrefetcher.h).
+  PreparedBatch prepare(const int64_t *indices) const;
+
+  /// Sets the step's inputs to a prepared batch.
+  llvm::Error set(mpc_program *program, PreparedBatch batch);
+
   /// Sets the step's inputs to examples indices[0], ..., indices[B - 1].
   llvm::Error bind(mpc_program *program, const int64_t *indices);
 
@@ -62,14 +82,20 @@ public:
 private:
   BatchBinder(const Dataset &data) : data(&data) {}
 
+  /// create() for regression data.
+  static llvm::Expected<BatchBinder> createForRegression(BatchBinder &binder,
+                                                         llvm::ArrayRef<mpc_tensor_info> inputs,
+                                                         const Dataset &data,
+                                                         llvm::StringRef dataName);
+
   llvm::Error setIntegers(mpc_program *program, const mpc_tensor_info &input,
                           llvm::ArrayRef<int64_t> values);
 
   const Dataset *data;
   mpc_tensor_info first{};  // features, or the characters of text
-  mpc_tensor_info second{}; // labels, or the targets of text
+  mpc_tensor_info second{}; // labels, or the targets of text or regression
   int64_t batch = 0;
-  int64_t featureSize = 0;  // classification
+  int64_t featureSize = 0;  // classification and regression
   int64_t window = 0;       // text and sequences: T
   bool timeMajor = false;   // text and sequences: targets are [T*B]
   std::vector<int64_t> targets, slots;

@@ -134,23 +134,70 @@ llvm::Expected<Dataset> readIdx(const std::string &imagesPath, const std::string
   return data;
 }
 
+/// The error naming the first element of `values` (count x size) that is
+/// NaN or infinite, if one is.
+llvm::Error checkFinite(const float *values, int64_t count, int64_t size, const std::string &path,
+                        llvm::StringRef what) {
+  const float *end = values + count * size;
+  const float *notFinite =
+      std::find_if(values, end, [](float value) { return !std::isfinite(value); });
+  if (notFinite == end)
+    return llvm::Error::success();
+  int64_t at = notFinite - values;
+  return failure("'" + path + "': " + what + " " + llvm::Twine(at % size) + " of example " +
+                 llvm::Twine(at / size) + " is " + (std::isnan(*notFinite) ? "NaN" : "infinite") +
+                 "; " + what + "s must be finite numbers");
+}
+
+/// The f32 features of `path` [N, ...], mapped into memory rather than
+/// copied (copied when the file's elements are not aligned for floats).
+llvm::Error mapFeatures(const std::string &path, const rt::NpyLayout &layout, Dataset &data) {
+  data.count = layout.shape[0];
+  data.featureSize = 1;
+  for (size_t d = 1; d < layout.shape.size(); ++d)
+    data.featureSize *= layout.shape[d];
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(
+      path, /*IsText=*/false, /*RequiresNullTerminator=*/false, /*IsVolatile=*/false);
+  if (!file)
+    return failure("cannot read '" + path + "': " + file.getError().message());
+  if ((*file)->getBufferSize() != layout.dataOffset + layout.dataBytes)
+    return failure("'" + path + "' changed while it was read");
+  const char *elements = (*file)->getBufferStart() + layout.dataOffset;
+  if (reinterpret_cast<uintptr_t>(elements) % alignof(float) == 0) {
+    data.featureFile = std::move(*file);
+    data.mappedFeatures = reinterpret_cast<const float *>(elements);
+  } else {
+    data.features.resize(layout.dataBytes / sizeof(float));
+    std::memcpy(data.features.data(), elements, layout.dataBytes);
+  }
+  // (as the CSV reader does: a NaN or infinite feature would only show later
+  // as a loss that is not finite)
+  if (data.featureSize == 0)
+    return llvm::Error::success();
+  return checkFinite(data.featureRow(0), data.count, data.featureSize, path, "feature");
+}
+
 llvm::Expected<Dataset> readNpyPair(const std::string &featuresPath,
                                     const std::string &labelsPath) {
-  rt::HostTensor features, labels;
-  if (rt::Status status = rt::readNpy(featuresPath, features); !status.isOk())
+  rt::NpyLayout layout;
+  rt::HostTensor labels;
+  if (rt::Status status = rt::readNpyLayout(featuresPath, layout); !status.isOk())
     return failure(status.message());
   if (rt::Status status = rt::readNpy(labelsPath, labels); !status.isOk())
     return failure(status.message());
-  auto isInteger = [](const rt::HostTensor &t) {
-    return t.dtype == rt::DType::I32 || t.dtype == rt::DType::I64;
+  auto isInteger = [](rt::DType dtype) {
+    return dtype == rt::DType::I32 || dtype == rt::DType::I64;
   };
   auto integerAt = [](const rt::HostTensor &t, int64_t i) -> int64_t {
     return t.dtype == rt::DType::I32 ? reinterpret_cast<const int32_t *>(t.bytes.data())[i]
                                      : reinterpret_cast<const int64_t *>(t.bytes.data())[i];
   };
-  if (isInteger(features)) {
+  if (isInteger(layout.dtype)) {
     // A sequence task: a token and a target at every position.
-    if (features.shape.size() != 2 || !isInteger(labels) || labels.shape != features.shape)
+    rt::HostTensor features;
+    if (rt::Status status = rt::readNpy(featuresPath, features); !status.isOk())
+      return failure(status.message());
+    if (features.shape.size() != 2 || !isInteger(labels.dtype) || labels.shape != features.shape)
       return failure("'" + featuresPath + "' holds integers, so it must be tokens [N, T] with "
                      "'" + labelsPath + "' the integer targets [N, T] of the same shape");
     Dataset data;
@@ -164,36 +211,32 @@ llvm::Expected<Dataset> readNpyPair(const std::string &featuresPath,
       return failure("'" + featuresPath + "' holds no tokens");
     return data;
   }
-  if (features.dtype != rt::DType::F32 || features.shape.empty())
+  if (layout.dtype != rt::DType::F32 || layout.shape.empty())
     return failure("'" + featuresPath + "' must hold f32 features [N, ...] or integer tokens "
                    "[N, T]");
-  if ((labels.dtype != rt::DType::I32 && labels.dtype != rt::DType::I64) ||
-      labels.shape.size() != 1 || labels.shape[0] != features.shape[0])
-    return failure("'" + labelsPath + "' must hold " + llvm::Twine(features.shape[0]) +
-                   " i32 or i64 labels");
+  int64_t count = layout.shape[0];
+  bool regression = labels.dtype == rt::DType::F32;
+  if ((!regression && !isInteger(labels.dtype)) || labels.shape.empty() ||
+      labels.shape[0] != count || (!regression && labels.shape.size() != 1))
+    return failure("'" + labelsPath + "' must hold " + llvm::Twine(count) +
+                   " i32 or i64 labels [N], or f32 targets [N, ...] for a regression");
   Dataset data;
-  data.count = features.shape[0];
-  data.featureSize = data.count ? features.numElements() / data.count : 0;
-  data.features.resize(features.numElements());
-  if (!features.bytes.empty())
-    std::memcpy(data.features.data(), features.bytes.data(), features.bytes.size());
-  // (as the CSV reader does: a NaN or infinite feature would only show later
-  // as a loss that is not finite)
-  auto notFinite = std::find_if(data.features.begin(), data.features.end(),
-                                [](float value) { return !std::isfinite(value); });
-  if (notFinite != data.features.end()) {
-    int64_t at = notFinite - data.features.begin();
-    return failure("'" + featuresPath + "': feature " + llvm::Twine(at % data.featureSize) +
-                   " of example " + llvm::Twine(at / data.featureSize) + " is " +
-                   (std::isnan(*notFinite) ? "NaN" : "infinite") +
-                   "; features must be finite numbers");
+  if (llvm::Error error = mapFeatures(featuresPath, layout, data))
+    return std::move(error);
+  if (regression) {
+    data.targetSize = count ? labels.numElements() / count : 1;
+    data.targets.resize(labels.numElements());
+    if (!labels.bytes.empty())
+      std::memcpy(data.targets.data(), labels.bytes.data(), labels.bytes.size());
+    if (data.targetSize == 0)
+      return failure("'" + labelsPath + "' holds no targets");
+    if (llvm::Error error =
+            checkFinite(data.targets.data(), count, data.targetSize, labelsPath, "target"))
+      return std::move(error);
+    return data;
   }
-  for (int64_t i = 0; i < data.count; ++i) {
-    int64_t label = labels.dtype == rt::DType::I32
-                        ? reinterpret_cast<const int32_t *>(labels.bytes.data())[i]
-                        : reinterpret_cast<const int64_t *>(labels.bytes.data())[i];
-    data.labels.push_back(label);
-  }
+  for (int64_t i = 0; i < count; ++i)
+    data.labels.push_back(integerAt(labels, i));
   return data;
 }
 
@@ -277,9 +320,20 @@ llvm::Expected<Dataset> mpc::loadDataset(llvm::StringRef spec) {
   }
   slice.featureSize = data->featureSize;
   slice.count = end - start;
-  slice.features.assign(data->features.begin() + start * data->featureSize,
-                        data->features.begin() + end * data->featureSize);
-  slice.labels.assign(data->labels.begin() + start, data->labels.begin() + end);
+  if (data->mappedFeatures) {
+    slice.featureFile = data->featureFile;
+    slice.mappedFeatures = data->featureRow(start);
+  } else {
+    slice.features.assign(data->features.begin() + start * data->featureSize,
+                          data->features.begin() + end * data->featureSize);
+  }
+  if (data->isRegression()) {
+    slice.targetSize = data->targetSize;
+    slice.targets.assign(data->targets.begin() + start * data->targetSize,
+                         data->targets.begin() + end * data->targetSize);
+  } else {
+    slice.labels.assign(data->labels.begin() + start, data->labels.begin() + end);
+  }
   return slice;
 }
 
@@ -292,6 +346,7 @@ mpc::Dataset mpc::holdOut(Dataset &data, int64_t count, uint64_t seed) {
   std::vector<bool> heldOut(data.count, false);
   Dataset held, kept;
   held.featureSize = kept.featureSize = data.featureSize;
+  held.targetSize = kept.targetSize = data.targetSize;
   held.sequenceLength = kept.sequenceLength = data.sequenceLength;
   auto append = [&](Dataset &to, int64_t i) {
     if (data.isSequences()) {
@@ -301,9 +356,13 @@ mpc::Dataset mpc::holdOut(Dataset &data, int64_t count, uint64_t seed) {
       to.tokenTargets.insert(to.tokenTargets.end(), data.tokenTargets.begin() + i * t,
                              data.tokenTargets.begin() + (i + 1) * t);
     } else {
-      to.features.insert(to.features.end(), data.features.begin() + i * data.featureSize,
-                         data.features.begin() + (i + 1) * data.featureSize);
-      to.labels.push_back(data.labels[i]);
+      const float *row = data.featureRow(i);
+      to.features.insert(to.features.end(), row, row + data.featureSize);
+      if (data.isRegression())
+        to.targets.insert(to.targets.end(), data.targets.begin() + i * data.targetSize,
+                          data.targets.begin() + (i + 1) * data.targetSize);
+      else
+        to.labels.push_back(data.labels[i]);
     }
     ++to.count;
   };

@@ -11,17 +11,22 @@
 //                                     IDX files (Fashion-MNIST)
 //   FEATURES.npy,LABELS.npy[@START:END]
 //                                     f32 features [N, ...] and integer labels
-//                                     [N]; or integer tokens [N, T] and
-//                                     integer targets [N, T] (a sequence task:
-//                                     a target per position)
+//                                     [N]; or f32 features and f32 targets
+//                                     [N, ...] (regression, for mse_loss); or
+//                                     integer tokens [N, T] and integer
+//                                     targets [N, T] (a sequence task: a
+//                                     target per position)
 //   TEXT.txt[.gz][@START:END]         plain text for a character language
 //                                     model; the range counts characters
 //
 // Normalisation: CSV features are divided by the largest absolute value in
 // the file (digits: 16), IDX pixels by 255, .npy features are used as they
-// are. Text is read as printable ASCII and newlines, one id per character
-// (see textCharacterId); a tab reads as a space, a carriage return is
-// dropped, and any other byte is an error that names its line and column.
+// are. The f32 features of a .npy file are memory-mapped, not copied (a
+// hold-out copies the examples, and loading reads them once to refuse NaN
+// and infinity); the file must not change while mpc reads it. Text is read
+// as printable ASCII and newlines, one id per character (see
+// textCharacterId); a tab reads as a space, a carriage return is dropped,
+// and any other byte is an error that names its line and column.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,19 +35,29 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace mpc {
 
-/// Classification data (features and a label per example), sequences (a
-/// token and a target per position of each example), or text (one character
-/// id per element; `count` is the number of characters).
+/// Classification data (features and a label per example), regression data
+/// (features and float targets per example), sequences (a token and a
+/// target per position of each example), or text (one character id per
+/// element; `count` is the number of characters).
 struct Dataset {
-  std::vector<float> features; // count x featureSize, row-major
+  /// The features, count x featureSize row-major: in `features`, or, read
+  /// from a .npy file, at `mappedFeatures` inside the mapped `featureFile`.
+  std::vector<float> features;
+  std::shared_ptr<llvm::MemoryBuffer> featureFile;
+  const float *mappedFeatures = nullptr;
   std::vector<int64_t> labels; // count
+  /// Regression targets, count x targetSize row-major (labels is empty).
+  std::vector<float> targets;
+  int64_t targetSize = 0;
   std::vector<int32_t> text;   // count character ids, for text data
   std::vector<int64_t> tokens, tokenTargets; // count x sequenceLength, for sequences
   int64_t count = 0;
@@ -51,6 +66,11 @@ struct Dataset {
 
   bool isText() const { return !text.empty(); }
   bool isSequences() const { return sequenceLength > 0; }
+  bool isRegression() const { return targetSize > 0; }
+  /// The featureSize features of example `i`.
+  const float *featureRow(int64_t i) const {
+    return (mappedFeatures ? mappedFeatures : features.data()) + i * featureSize;
+  }
 };
 
 /// The character vocabulary of text data: newline is 0, the printable ASCII

@@ -233,13 +233,8 @@ Status formatError(const std::string &path, const std::string &what) {
   return Status::error(MPC_FORMAT_ERROR, path + ": " + what);
 }
 
-} // namespace
-
-Status readNpy(const std::string &path, HostTensor &out) {
-  InputFile file;
-  if (Status status = file.open(path); !status.isOk())
-    return status;
-
+/// readNpyLayout on an open file.
+Status readLayout(const std::string &path, InputFile &file, NpyLayout &out) {
   unsigned char prefix[kMagicSize + 6];
   if (file.size() < kMagicSize + 2 ||
       !file.readAt(0, prefix, kMagicSize + 2, "the magic").isOk() ||
@@ -311,13 +306,35 @@ Status readNpy(const std::string &path, HostTensor &out) {
         path, std::string(available < dataSize ? "truncated" : "trailing") +
                   " data: expected " + std::to_string(dataSize) +
                   " bytes of data, found " + std::to_string(available));
+  out.dtype = *dtype;
+  out.shape = std::move(header.shape);
+  out.dataOffset = dataOffset;
+  out.dataBytes = dataSize;
+  return Status();
+}
 
+} // namespace
+
+Status readNpyLayout(const std::string &path, NpyLayout &out) {
+  InputFile file;
+  if (Status status = file.open(path); !status.isOk())
+    return status;
+  return readLayout(path, file, out);
+}
+
+Status readNpy(const std::string &path, HostTensor &out) {
+  InputFile file;
+  if (Status status = file.open(path); !status.isOk())
+    return status;
+  NpyLayout layout;
+  if (Status status = readLayout(path, file, layout); !status.isOk())
+    return status;
   HostTensor tensor;
-  tensor.dtype = *dtype;
-  tensor.shape = std::move(header.shape);
-  tensor.bytes.resize(dataSize);
+  tensor.dtype = layout.dtype;
+  tensor.shape = std::move(layout.shape);
+  tensor.bytes.resize(layout.dataBytes);
   if (Status status =
-          file.readAt(dataOffset, tensor.bytes.data(), dataSize, "the data");
+          file.readAt(layout.dataOffset, tensor.bytes.data(), layout.dataBytes, "the data");
       !status.isOk())
     return status;
   out = std::move(tensor);

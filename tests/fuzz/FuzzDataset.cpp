@@ -82,11 +82,19 @@ void checkConsistent(const Dataset &data) {
     return;
   }
   FUZZ_CHECK(data.featureSize >= 0, "a negative feature size");
-  FUZZ_CHECK(data.features.size() == static_cast<size_t>(data.count * data.featureSize),
+  FUZZ_CHECK(data.mappedFeatures ||
+                 data.features.size() == static_cast<size_t>(data.count * data.featureSize),
              "features do not hold count x feature size");
-  FUZZ_CHECK(data.labels.size() == static_cast<size_t>(data.count), "labels != count");
-  for (float value : data.features)
-    FUZZ_CHECK(std::isfinite(value), "a feature is not finite");
+  if (data.isRegression())
+    FUZZ_CHECK(data.targets.size() == static_cast<size_t>(data.count * data.targetSize),
+               "targets do not hold count x target size");
+  else
+    FUZZ_CHECK(data.labels.size() == static_cast<size_t>(data.count), "labels != count");
+  for (int64_t i = 0; i < data.count; ++i)
+    for (int64_t f = 0; f < data.featureSize; ++f)
+      FUZZ_CHECK(std::isfinite(data.featureRow(i)[f]), "a feature is not finite");
+  for (float value : data.targets)
+    FUZZ_CHECK(std::isfinite(value), "a target is not finite");
 }
 
 } // namespace

@@ -17,9 +17,24 @@
 #include "mpc/format/HostTensor.h"
 #include "mpc/format/Status.h"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mpc::rt {
+
+/// Where a .npy file's array lies: its element type and shape, and the
+/// bytes of its elements (C order) at dataOffset.
+struct NpyLayout {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  uint64_t dataOffset = 0, dataBytes = 0;
+};
+
+/// Reads and checks the header of the .npy file `path` (as readNpy does,
+/// the file's size included) without reading its elements: what a reader
+/// that maps the file needs.
+Status readNpyLayout(const std::string &path, NpyLayout &out);
 
 /// Reads the array in `path` into `out`; on failure `out` is unchanged and
 /// the message names the file and the problem (MPC_FORMAT_ERROR for a
