@@ -16,11 +16,7 @@
 using namespace mlir;
 using namespace mpc::driver;
 
-namespace {
-
-/// "file:line:col" of the first file location inside `loc` (autodiff's ops
-/// carry their forward op's location), or "-".
-std::string locationText(Location loc) {
+std::string mpc::driver::locationText(Location loc) {
   std::string text = "-";
   loc->walk([&](Location inner) {
     if (auto file = llvm::dyn_cast<FileLineColLoc>(inner)) {
@@ -33,6 +29,8 @@ std::string locationText(Location loc) {
   });
   return text;
 }
+
+namespace {
 
 std::string typeText(Attribute attr) {
   auto type = llvm::dyn_cast_or_null<TypeAttr>(attr);

@@ -36,6 +36,10 @@ struct PrecisionReport {
   std::vector<PrecisionDecision> decisions;
 };
 
+/// "file:line:col" of the first file location inside `loc` (autodiff's ops
+/// carry their forward op's location), or "-".
+std::string locationText(mlir::Location loc);
+
 /// The decisions recorded on `graph` (after mpg-assign-precision).
 PrecisionReport collectPrecisionReport(mlir::mpg::GraphOp graph);
 

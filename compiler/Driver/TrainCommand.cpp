@@ -138,6 +138,7 @@ std::optional<int> prepareBundles(const TrainOptions &options, bool evaluate,
   mpc::CompileOptions forward;
   forward.precision.mode = options.compile.precision.mode;
   forward.precision.workingCopies = options.compile.precision.workingCopies;
+  forward.precision.keepFp32 = options.compile.precision.keepFp32;
   forward.graphName = options.compile.graphName;
   forward.targets.host = options.compile.targets.host;
   if (int code = compileGraphFile(options.source, options.compile, trainBundle))
@@ -276,8 +277,16 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       reportEvaluation(step, *result, log.get());
       return llvm::Error::success();
     };
-  llvm::Expected<TrainingResult> trained =
-      runTrainingSteps(program.get(), *binder, *telemetry, log.get(), options, evaluate);
+  std::unique_ptr<NumericsCheck> numerics;
+  if (options.checkNumerics) {
+    llvm::Expected<std::unique_ptr<NumericsCheck>> created =
+        NumericsCheck::create(options, dir, train);
+    if (!created)
+      return fail(created.takeError());
+    numerics = std::move(*created);
+  }
+  llvm::Expected<TrainingResult> trained = runTrainingSteps(
+      program.get(), *binder, *telemetry, log.get(), options, evaluate, numerics.get());
   if (!trained)
     return fail(trained.takeError());
   if (!options.savePath.empty() &&

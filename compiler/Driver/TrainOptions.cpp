@@ -104,6 +104,12 @@ ArgParser makeTrainParser() {
   parser.addFlag("no-shuffle", "take the batches in the order of the data (to replay batches "
                                 "chosen elsewhere, as bench/ does)");
   parser.addFlag("quiet", "no progress on stderr");
+  parser.addFlag("check-numerics",
+                 "when a step's loss is not finite, run its forward pass again from the "
+                 "parameters it started from with every op's value kept, and report the first "
+                 "op whose value is NaN or infinite: its source location, its precision and the "
+                 "range of its operands (slower: every step waits for the device and keeps a "
+                 "copy of the parameters; needs the graph, not a bundle)");
   return parser;
 }
 
@@ -227,5 +233,11 @@ std::optional<int> mpc::driver::parseTrainOptions(llvm::ArrayRef<std::string> ar
     return kExitUsage;
   options.shuffle = !parser.flag("no-shuffle");
   options.progress = !parser.flag("quiet");
+  options.checkNumerics = parser.flag("check-numerics");
+  if (options.checkNumerics && options.givenBundle) {
+    reportError("--check-numerics compiles the graph with every op's value kept: give the "
+                "graph file, not a bundle");
+    return kExitUsage;
+  }
   return std::nullopt;
 }

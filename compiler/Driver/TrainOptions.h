@@ -38,6 +38,9 @@ struct TrainOptions {
   std::string device;
   std::string logPath, savePath, initPath;
   bool shuffle = true, progress = true;
+  /// --check-numerics: find the op behind a loss that is not finite
+  /// (NumericsCheck.h).
+  bool checkNumerics = false;
   /// --eval-every and --save-every: every so many steps (counted over the
   /// whole training, as the log counts them), evaluate or write a periodic
   /// checkpoint; 0: never.

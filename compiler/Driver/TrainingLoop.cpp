@@ -6,6 +6,7 @@
 
 #include "compiler/Driver/TrainingLoop.h"
 
+#include "compiler/Data/BatchPrefetcher.h"
 #include "compiler/Driver/Driver.h"
 
 #include "mpc/format/Json.h"
@@ -33,15 +34,17 @@ class TrainingLoop {
 public:
   TrainingLoop(mpc_program *program, mpc::BatchBinder &binder, const StepTelemetry &telemetry,
                llvm::raw_ostream *log, const TrainOptions &options,
-               const PeriodicEvaluation &evaluate)
+               const PeriodicEvaluation &evaluate, NumericsCheck *numerics)
       : program(program), binder(binder), telemetry(telemetry), log(log), options(options),
-        evaluate(evaluate), terminal(llvm::sys::Process::StandardErrIsDisplayed()) {}
+        evaluate(evaluate), numerics(numerics),
+        terminal(llvm::sys::Process::StandardErrIsDisplayed()) {}
 
   llvm::Expected<TrainingResult> run();
 
 private:
   llvm::Error readCounters();
-  llvm::Error bindBatch(int64_t index);
+  std::vector<int64_t> examplesOf(int64_t index);
+  llvm::Error runBatch(mpc::BatchPrefetcher &prefetcher, int64_t index, int64_t lastIndex);
   llvm::Error handleCompleted(bool wait);
   llvm::Error checkLossScaleFloor(uint64_t step, const StepValues &values);
   llvm::Error runPeriodicWork(uint64_t step, uint64_t last);
@@ -54,6 +57,7 @@ private:
   llvm::raw_ostream *log;
   const TrainOptions &options;
   const PeriodicEvaluation &evaluate;
+  NumericsCheck *numerics;
   const bool terminal;
 
   /// Steps taken before this run (the optimizer's counter plus the steps
@@ -65,8 +69,9 @@ private:
   /// step's runs so far.
   uint64_t logged = 0;
   double stepLossSum = 0;
-  /// The batch order of the current epoch.
-  std::vector<int64_t> order;
+  /// The batch order of the latest epoch asked for, and the examples of the
+  /// batch the prefetcher prepares.
+  std::vector<int64_t> order, current;
   int64_t epoch = -1;
   Clock::time_point start, lastCompletion, lastDraw;
   TrainingResult result;
@@ -112,11 +117,11 @@ llvm::Error TrainingLoop::readCounters() {
   return llvm::Error::success();
 }
 
-/// Binds batch `index` (counted from 0 over the whole training; a step
-/// takes options.runsPerStep of them). An epoch is the whole steps that fit
-/// the data, so that N runs of batch B take the examples that a batch of
-/// N*B would, epoch after epoch.
-llvm::Error TrainingLoop::bindBatch(int64_t index) {
+/// The examples of batch `index` (counted from 0 over the whole training; a
+/// step takes options.runsPerStep of them). An epoch is the whole steps
+/// that fit the data, so that N runs of batch B take the examples that a
+/// batch of N*B would, epoch after epoch.
+std::vector<int64_t> TrainingLoop::examplesOf(int64_t index) {
   int64_t batch = binder.batchSize();
   int64_t runs = static_cast<int64_t>(options.runsPerStep);
   int64_t batchesPerEpoch = binder.exampleCount() / (batch * runs) * runs;
@@ -129,7 +134,28 @@ llvm::Error TrainingLoop::bindBatch(int64_t index) {
       std::shuffle(order.begin(), order.end(), rng);
   }
   int64_t position = index % batchesPerEpoch;
-  return binder.bind(program, &order[position * batch]);
+  return std::vector<int64_t>(order.begin() + position * batch,
+                              order.begin() + (position + 1) * batch);
+}
+
+/// Runs the step on batch `index`, which `prefetcher` was asked for, after
+/// asking it for the next one (up to `lastIndex`).
+llvm::Error TrainingLoop::runBatch(mpc::BatchPrefetcher &prefetcher, int64_t index,
+                                   int64_t lastIndex) {
+  std::vector<int64_t> examples = current;
+  mpc::BatchBinder::PreparedBatch batch = prefetcher.take();
+  if (index < lastIndex) {
+    current = examplesOf(index + 1);
+    prefetcher.request(current);
+  }
+  if (numerics)
+    if (llvm::Error failure = numerics->keepStart(program, examples.data()))
+      return failure;
+  if (llvm::Error failure = binder.set(program, std::move(batch)))
+    return failure;
+  if (mpc_program_run(program) != MPC_OK)
+    return lastRuntimeError();
+  return llvm::Error::success();
 }
 
 /// Logs the steps that have completed (all of them with `wait`).
@@ -143,6 +169,13 @@ llvm::Error TrainingLoop::handleCompleted(bool wait) {
     StepValues values;
     if (llvm::Error failure = telemetry.read(program, runsBefore + logged, values))
       return failure;
+    if (numerics && !std::isfinite(values.loss)) {
+      // (the failing run's line, as a run without the check logs it)
+      uint64_t step = done + 1 + logged / options.runsPerStep;
+      if (log)
+        telemetry.writeLogLine(*log, step, values, 0);
+      return numerics->diagnose(step, values.loss);
+    }
     // A step is logged at its last run, with the mean loss of its runs and
     // that run's other values (the update's).
     stepLossSum += values.loss;
@@ -162,7 +195,8 @@ llvm::Error TrainingLoop::handleCompleted(bool wait) {
       return llvm::createStringError(
           "the loss is not finite at step " + std::to_string(step) +
           "; lower the learning rate, or check the data (in a graph without an "
-          "output \"logits\", a label outside the model's classes makes the loss NaN)");
+          "output \"logits\", a label outside the model's classes makes the loss NaN); "
+          "--check-numerics finds the op whose value first is not finite");
     if (llvm::Error failure = checkLossScaleFloor(step, values))
       return failure;
     drawProgress(step, now);
@@ -257,14 +291,21 @@ llvm::Expected<TrainingResult> TrainingLoop::run() {
   start = lastCompletion = Clock::now();
   lastDraw = start - std::chrono::seconds(1);
   int64_t runs = static_cast<int64_t>(options.runsPerStep);
-  for (uint64_t step = done + 1, last = done + options.steps; step <= last; ++step) {
+  uint64_t last = done + options.steps;
+  int64_t lastIndex = static_cast<int64_t>(last) * runs - 1;
+  mpc::BatchPrefetcher prefetcher(
+      [&](const std::vector<int64_t> &examples) { return binder.prepare(examples.data()); });
+  current = examplesOf(static_cast<int64_t>(done) * runs);
+  prefetcher.request(current);
+  for (uint64_t step = done + 1; step <= last; ++step) {
     for (int64_t run = 0; run < runs; ++run) {
-      if (llvm::Error failure = bindBatch((static_cast<int64_t>(step) - 1) * runs + run))
+      if (llvm::Error failure =
+              runBatch(prefetcher, (static_cast<int64_t>(step) - 1) * runs + run, lastIndex))
         return std::move(failure);
-      if (mpc_program_run(program) != MPC_OK)
-        return lastRuntimeError();
-      // (each run: a step's runs may outnumber the telemetry the runtime keeps)
-      if (llvm::Error failure = handleCompleted(/*wait=*/false))
+      // (each run: a step's runs may outnumber the telemetry the runtime
+      // keeps; the numerics check diagnoses a run before the next changes
+      // the parameters)
+      if (llvm::Error failure = handleCompleted(/*wait=*/numerics != nullptr))
         return std::move(failure);
     }
     if (llvm::Error failure = runPeriodicWork(step, last))
@@ -281,6 +322,7 @@ llvm::Expected<TrainingResult> TrainingLoop::run() {
 llvm::Expected<TrainingResult>
 mpc::driver::runTrainingSteps(mpc_program *program, mpc::BatchBinder &binder,
                               const StepTelemetry &telemetry, llvm::raw_ostream *log,
-                              const TrainOptions &options, const PeriodicEvaluation &evaluate) {
-  return TrainingLoop(program, binder, telemetry, log, options, evaluate).run();
+                              const TrainOptions &options, const PeriodicEvaluation &evaluate,
+                              NumericsCheck *numerics) {
+  return TrainingLoop(program, binder, telemetry, log, options, evaluate, numerics).run();
 }

@@ -5,7 +5,8 @@
 // One step per batch; batches are consecutive slices of a permutation of the
 // data drawn for each epoch from --seed and the epoch's number, so a run
 // resumed from a checkpoint sees the batches an uninterrupted run would (the
-// last partial batch of an epoch is dropped). The log and the progress line
+// last partial batch of an epoch is dropped). A worker thread gathers the
+// next batch while the step runs (BatchPrefetcher.h). The log and the progress line
 // read each step's telemetry as the step completes: on a GPU the loop never
 // waits for the device except when it runs the runtime's limit of steps
 // ahead. Every --eval-every or --save-every steps it waits for the step,
@@ -18,6 +19,7 @@
 #define MPC_COMPILER_DRIVER_TRAININGLOOP_H
 
 #include "compiler/Data/BatchBinder.h"
+#include "compiler/Driver/NumericsCheck.h"
 #include "compiler/Driver/StepTelemetry.h"
 #include "compiler/Driver/TrainOptions.h"
 
@@ -50,11 +52,13 @@ using PeriodicEvaluation = std::function<llvm::Error(uint64_t step)>;
 /// data, writing a line per step to `log` when it is not null and drawing
 /// progress on stderr; with options.evalEvery, calls `evaluate` every so
 /// many steps but the last. A failure (a non-finite loss included) is an
-/// error that says what happened.
+/// error that says what happened; with `numerics`, every run waits for the
+/// device, and the error of a non-finite loss is the check's report.
 llvm::Expected<TrainingResult> runTrainingSteps(mpc_program *program, mpc::BatchBinder &binder,
                                                 const StepTelemetry &telemetry,
                                                 llvm::raw_ostream *log, const TrainOptions &options,
-                                                const PeriodicEvaluation &evaluate = {});
+                                                const PeriodicEvaluation &evaluate = {},
+                                                NumericsCheck *numerics = nullptr);
 
 } // namespace mpc::driver
 
