@@ -113,6 +113,12 @@ TEST(Concurrency, TwoThreadsOnOneProgramGetAnAnswerOrBusyNeverARace) {
   writeProgramBundle(path, copyManifest());
   LoadedProgram program;
   ASSERT_EQ(program.load(path), MPC_OK) << mpc_last_error();
+  // One run first: reading an output before any run is an error
+  // (MPC_INVALID_ARGUMENT), which a thread whose first run was refused
+  // while the other's was still going would otherwise see.
+  float zeros[4] = {};
+  ASSERT_EQ(mpc_program_set_input(program.get(), "x", zeros, sizeof zeros), MPC_OK);
+  ASSERT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
   // Each thread writes its own input and reads the output back; a call
   // either does its whole work or is refused. A run that went through
   // copies what some thread wrote; no other status appears.
