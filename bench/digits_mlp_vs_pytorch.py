@@ -20,8 +20,14 @@ step takes N batches of 64: mpc train --accumulate N, and in PyTorch N
 backward passes of loss / N before one (clipping and) optimizer step; the
 loss compared is the mean of the step's N batches.
 
+With --precision fp16 or bf16 mpc trains in that precision (fp16 with its
+dynamic loss scaling from 65536) and PyTorch stays in fp32 (PyTorch 1.13
+has no fp16 autocast on the CPU): the differences printed are then those
+of mixed precision against fp32, which a test bounds by a tolerance.
+
 Usage: bench/digits_mlp_vs_pytorch.py [--mpc build/bin/mpc] [--steps 300] [--rounds 3]
                                       [--clip-grad-norm X] [--accumulate N]
+                                      [--precision fp32|fp16|bf16]
 """
 import argparse
 import gzip
@@ -47,9 +53,10 @@ def save_safetensors(path, tensors):
     header, blob, offset = {}, b"", 0
     for name in sorted(tensors):
         array = tensors[name]
-        is_int = array.dtype == np.int64
-        data = np.ascontiguousarray(array, np.int64 if is_int else np.float32).tobytes()
-        header[name] = {"dtype": "I64" if is_int else "F32", "shape": list(array.shape),
+        kind = {np.dtype(np.int64): ("I64", np.int64), np.dtype(np.bool_): ("BOOL", np.bool_)}.get(
+            array.dtype, ("F32", np.float32))
+        data = np.ascontiguousarray(array, kind[1]).tobytes()
+        header[name] = {"dtype": kind[0], "shape": list(array.shape),
                         "data_offsets": [offset, offset + len(data)]}
         offset += len(data)
         blob += data
@@ -64,7 +71,7 @@ def glorot(rng, fan_in, fan_out):
     return rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32)
 
 
-def run_mpc(mpc, work, steps, clip, runs):
+def run_mpc(mpc, work, steps, clip, runs, precision):
     log = os.path.join(work, "mpc.jsonl")
     cmd = [mpc, "train", os.path.join(ROOT, "examples", "mlp.mlir"),
            "--data", os.path.join(work, "x.npy") + "," + os.path.join(work, "y.npy"),
@@ -74,6 +81,7 @@ def run_mpc(mpc, work, steps, clip, runs):
         cmd += ["--clip-grad-norm", repr(clip)]
     if runs > 1:
         cmd += ["--accumulate", str(runs)]
+    cmd += ["--precision", precision]
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit("mpc train failed:\n" + result.stderr)
@@ -120,6 +128,8 @@ def main():
     parser.add_argument("--clip-grad-norm", type=float, default=0.0)
     parser.add_argument("--accumulate", type=int, default=1,
                         help="batches per step (gradient accumulation)")
+    parser.add_argument("--precision", choices=("fp32", "fp16", "bf16"), default="fp32",
+                        help="mpc's precision (PyTorch trains in fp32)")
     args = parser.parse_args()
     if args.accumulate < 1:
         parser.error("--accumulate must be 1 or more")
@@ -150,12 +160,19 @@ def main():
             init[name + ".grad_accum"] = np.zeros_like(init[name])
         init["grad_accum.micro"] = np.zeros((), np.int64)
         init["grad_accum.runs"] = np.array(args.accumulate, np.int64)
+    if args.precision == "fp16":  # (the loss scaler's state at its start)
+        init["loss_scale"] = np.array(65536.0, np.float32)
+        init["loss_scale.good_steps"] = np.zeros((), np.int64)
+        init["loss_scale.skipped_steps"] = np.zeros((), np.int64)
+        if args.accumulate > 1:
+            init["grad_accum.finite"] = np.array(True)
 
     torch.manual_seed(args.seed)
-    print("digits MLP (64-128-10, SGD lr 0.1 momentum 0.9%s), fp32, CPU, %d steps of %s%d, "
+    print("digits MLP (64-128-10, SGD lr 0.1 momentum 0.9%s), mpc %s, PyTorch fp32, CPU, "
+          "%d steps of %s%d, "
           "%d rounds; torch %s with %d threads"
           % (", gradients clipped to norm %g" % args.clip_grad_norm if args.clip_grad_norm else "",
-             args.steps, "%d x " % args.accumulate if args.accumulate > 1 else "", BATCH,
+             args.precision, args.steps, "%d x " % args.accumulate if args.accumulate > 1 else "", BATCH,
              args.rounds, torch.__version__, torch.get_num_threads()))
     ratios, diffs, norm_diffs, clipped = [], [], [], 0
     with tempfile.TemporaryDirectory(prefix="mpc-bench-") as work:
@@ -164,7 +181,8 @@ def main():
         save_safetensors(os.path.join(work, "init.safetensors"), init)
         for r in range(args.rounds):
             mpc_loss, mpc_ms, mpc_norms = run_mpc(args.mpc, work, args.steps,
-                                                  args.clip_grad_norm, args.accumulate)
+                                                  args.clip_grad_norm, args.accumulate,
+                                                  args.precision)
             torch_loss, torch_ms, torch_norms = run_torch(init, x, y, args.steps,
                                                           args.clip_grad_norm, args.accumulate)
             if args.clip_grad_norm:
