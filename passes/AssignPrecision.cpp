@@ -368,6 +368,15 @@ struct MpgAssignPrecisionPass
     for (const std::string &pattern : keepFp32) {
       std::string name = llvm::StringRef(pattern).starts_with("mpg.") ? pattern : "mpg." + pattern;
       if (RegisteredOperationName::lookup(name, &getContext())) {
+        // (declarations, casts and regions hold no computation to keep)
+        if (llvm::is_contained({"mpg.graph", "mpg.input", "mpg.param", "mpg.constant", "mpg.state",
+                                "mpg.output", "mpg.state_write", "mpg.minimize", "mpg.cast",
+                                "mpg.fusion", "mpg.yield"},
+                               llvm::StringRef(name)))
+          return graph.emitError()
+                 << "mpg-assign-precision: keep-fp32 pattern '" << pattern << "' names " << name
+                 << ", which has no precision of its own to keep (keep the "
+                    "ops that read or compute the value instead)";
         kinds[name] = pattern;
         continue;
       }
