@@ -14,6 +14,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <limits>
 
 namespace mpc {
 #define GEN_PASS_DEF_MPGCLIPGRADIENTS
@@ -28,6 +31,53 @@ namespace {
 
 /// PyTorch's clip_grad_norm_ adds this to the norm before dividing by it.
 constexpr double kNormEpsilon = 1e-6;
+
+/// The gradient `gradient` as computed, before loss scaling's unscale.
+Value sourceOf(Value gradient) {
+  auto unscale = gradient.getDefiningOp<UnscaleOp>();
+  return unscale ? unscale.getOperand() : gradient;
+}
+
+/// Loss scaling's overflow check (mpg.all_finite) of `body` becomes
+/// `total < inf`, the sum of the squares being NaN or infinite exactly
+/// when a gradient is (or when the unscaled squares overflow f32, which
+/// would make the step's updates meaningless too): one pass over the
+/// gradients then serves both. Only when the check reads what the norm
+/// reads (each clipped gradient as computed, or, accumulating, its sum
+/// over the window, of which the norm reads the mean) and every reader of
+/// the check follows the norm; otherwise the check stays.
+void replaceFiniteCheck(OpBuilder &b, Location loc, Block &body,
+                        const llvm::SetVector<Value> &gradients, Value total) {
+  auto checks = llvm::to_vector(body.getOps<AllFiniteOp>());
+  if (checks.size() != 1)
+    return;
+  AllFiniteOp check = checks.front();
+  llvm::SmallPtrSet<Value, 8> read;
+  for (Value gradient : gradients) {
+    Value source = sourceOf(gradient);
+    read.insert(source);
+    if (auto mean = source.getDefiningOp<DivOp>())
+      read.insert(mean.getLhs());
+  }
+  if (check->getNumOperands() != gradients.size() ||
+      !llvm::all_of(check->getOperands(), [&](Value v) { return read.contains(v); }))
+    return;
+  Type f32 = b.getF32Type();
+  Value infinity = mpc::scalarConstant(b, loc, f32, std::numeric_limits<double>::infinity());
+  Value finite = b.create<CompareOp>(loc, ComparePredicate::LT, total, infinity);
+  Operation *def = finite.getDefiningOp();
+  if (!llvm::all_of(check->getUsers(),
+                    [&](Operation *user) { return def->isBeforeInBlock(user); })) {
+    infinity.getDefiningOp()->erase();
+    def->erase();
+    return;
+  }
+  check.getResult().replaceAllUsesWith(finite);
+  check.erase();
+  // (the builder was inserting before the next op, which may have been the
+  // check)
+  b.setInsertionPointAfter(def);
+}
 
 struct MpgClipGradientsPass : mpc::impl::MpgClipGradientsBase<MpgClipGradientsPass> {
   void runOnOperation() override {
@@ -67,13 +117,9 @@ struct MpgClipGradientsPass : mpc::impl::MpgClipGradientsBase<MpgClipGradientsPa
     llvm::SetVector<Value> gradients;
     for (Operation *update : updates)
       gradients.insert(gradientOperand(update)->get());
-    auto source = [](Value gradient) -> Value {
-      auto unscale = gradient.getDefiningOp<UnscaleOp>();
-      return unscale ? unscale.getOperand() : gradient;
-    };
     Operation *last = nullptr;
     for (Value gradient : gradients) {
-      llvm::SmallVector<Value, 2> needed{source(gradient)};
+      llvm::SmallVector<Value, 2> needed{sourceOf(gradient)};
       if (auto unscale = gradient.getDefiningOp<UnscaleOp>())
         needed.push_back(unscale.getScale());
       for (Value value : needed)
@@ -105,6 +151,7 @@ struct MpgClipGradientsPass : mpc::impl::MpgClipGradientsBase<MpgClipGradientsPa
             /*keepdim=*/false);
       total = total ? b.create<AddOp>(loc, total, sum).getResult() : sum;
     }
+    replaceFiniteCheck(b, loc, body, gradients, total);
     Value norm = b.create<SqrtOp>(loc, total);
     Value one = scalar(1.0), limit = scalar(maxNorm.getValueAsDouble()),
           epsilon = scalar(kNormEpsilon);

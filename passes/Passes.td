@@ -317,6 +317,10 @@ def MpgClipGradients : Pass<"mpg-clip-gradients", "::mlir::mpg::GraphOp"> {
       factor: pointwise ops that fuse into the update's kernel, so the
       gradients are not read or written once more.
     - The norm is the output "grad_norm" (the training log records it).
+    - With loss scaling, the sum of the squares is also the overflow check:
+      `mpg-insert-loss-scaling`'s `mpg.all_finite` becomes `sum < inf`
+      (NaN or infinite exactly when a gradient is, or when the unscaled
+      squares overflow f32), so the gradients are read once for both.
 
     On a step that overflows, the norm is not finite and so are the
     clipped gradients, but the step is skipped and the state written back

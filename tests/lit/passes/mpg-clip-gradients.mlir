@@ -1,5 +1,6 @@
 // RUN: mpc-opt %s --mpg-autodiff --mpg-clip-gradients -split-input-file | FileCheck %s
 // RUN: mpc-opt %s --mpg-autodiff --mpg-assign-precision=mode=fp16 --mpg-insert-loss-scaling --mpg-clip-gradients -split-input-file | FileCheck %s --check-prefix=SCALED
+// RUN: mpc-opt %s --mpg-autodiff --mpg-assign-precision=mode=fp16 --mpg-insert-loss-scaling --mpg-clip-gradients -split-input-file | FileCheck %s --check-prefix=ONEPASS
 // Without clip_grad_norm the pass changes nothing.
 // RUN: mpc-opt %s --mpg-autodiff -split-input-file | sed -n '/@not_clipped/,$p' > %t.plain
 // RUN: mpc-opt %s --mpg-autodiff --mpg-clip-gradients -split-input-file | sed -n '/@not_clipped/,$p' > %t.clipped
@@ -44,6 +45,17 @@
 // SCALED-NEXT: %[[C:.+]] = mpg.mul %[[G]], %[[F]]
 // SCALED-NEXT: mpg.sgd %{{.+}}, %[[C]]
 // SCALED: mpg.output "grad_norm"
+// The sum of the squares is also the overflow check: no mpg.all_finite
+// reads the gradients again; `sum < inf` decides the step.
+// ONEPASS-LABEL: mpg.graph @linear
+// ONEPASS-NOT: mpg.all_finite
+// ONEPASS: %[[SUM:.+]] = mpg.add %{{.+}}, %{{.+}} : tensor<f32>, tensor<f32> -> tensor<f32>
+// ONEPASS-NEXT: %[[INF:.+]] = mpg.constant dense<0x7F800000> : tensor<f32>
+// ONEPASS-NEXT: %[[OK:.+]] = mpg.compare lt, %[[SUM]], %[[INF]]
+// ONEPASS-NEXT: mpg.sqrt %[[SUM]]
+// ONEPASS-NOT: mpg.all_finite
+// ONEPASS: mpg.select %[[OK]], %{{.+}}, %optimizer.step
+// ONEPASS: mpg.update_loss_scale %{{.+}}, %{{.+}}, %[[OK]]
 mpg.graph @linear {
   %x = mpg.input "x" : tensor<2x8xf32>
   %labels = mpg.input "labels" : tensor<2xi32>
