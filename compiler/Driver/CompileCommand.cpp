@@ -13,6 +13,7 @@
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/HostCompilerOptions.h"
+#include "compiler/Driver/ImportOptions.h"
 #include "compiler/Driver/OptimizerOptions.h"
 #include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Frontend/GraphLoader.h"
@@ -60,6 +61,7 @@ static ArgParser makeCompileParser() {
   addPrecisionOptions(parser);
   addOptimizerOptions(parser);
   addHostCompilerOptions(parser);
+  addImportOptions(parser, /*training=*/false);
   parser.addFlag("timings",
                  "print where compiling went to standard error: reading the graph, the pass "
                  "pipeline (with a line per pass), generating CUDA C++, compiling kernels for "
@@ -147,7 +149,10 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   DiagnosticPrinter diagnostics(sourceMgr, context);
 
   const std::string &input = parser.positionals().front();
-  mlir::OwningOpRef<mlir::ModuleOp> module = mpc::loadGraphFile(input, sourceMgr, context);
+  OnnxImportOptions onnx;
+  if (isOnnxFile(input) && !readImportOptions(parser, options.trainingStep, onnx))
+    return kExitUsage;
+  mlir::OwningOpRef<mlir::ModuleOp> module = loadSource(input, sourceMgr, context, onnx, nullptr);
   if (!module)
     return kExitError;
   double loadSeconds = since(started);
@@ -203,13 +208,16 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
 }
 
 int mpc::driver::compileGraphFile(const std::string &source, const mpc::CompileOptions &options,
-                                  const std::string &bundlePath) {
+                                  const std::string &bundlePath, const OnnxImportOptions *onnx,
+                                  std::map<std::string, rt::HostTensor> *weights) {
   mlir::MLIRContext context;
   context.printOpOnDiagnostic(false);
   mpc::loadGraphDialects(context);
   llvm::SourceMgr sourceMgr;
   DiagnosticPrinter diagnostics(sourceMgr, context);
-  mlir::OwningOpRef<mlir::ModuleOp> module = mpc::loadGraphFile(source, sourceMgr, context);
+  OnnxImportOptions none;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      loadSource(source, sourceMgr, context, onnx ? *onnx : none, weights);
   if (!module)
     return kExitError;
   mpc::CompileOptions named = options;

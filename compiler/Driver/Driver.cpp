@@ -24,6 +24,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 
 using namespace mpc::driver;
 
@@ -37,6 +38,7 @@ struct Command {
 const Command kCommands[] = {
     {"compile", "compile a training graph into a bundle (or an intermediate form)",
      runCompileCommand},
+    {"import", "translate an ONNX model into a graph and a weights file", runImportCommand},
     {"train", "train a graph on a dataset on the CPU and evaluate it", runTrainCommand},
     {"run", "run one step of a bundle on inputs from .npy files", runRunCommand},
     {"report", "show the kernels and the memory plan of a compiled graph", runReportCommand},
@@ -118,6 +120,36 @@ llvm::Error mpc::driver::setParamsFromCheckpoint(mpc_program *program, const std
                               it->second.bytes.size()) != MPC_OK)
       return llvm::createStringError(mpc_last_error());
   }
+  return llvm::Error::success();
+}
+
+llvm::Error mpc::driver::setWeights(mpc_program *program,
+                                    const std::map<std::string, rt::HostTensor> &weights,
+                                    const std::string &from) {
+  std::set<std::string> used;
+  for (size_t i = 0, e = mpc_program_param_count(program); i < e; ++i) {
+    mpc_tensor_info info;
+    mpc_program_param_info(program, i, &info);
+    if (info.flags & (MPC_TENSOR_WORKING_COPY | MPC_TENSOR_STATE))
+      continue; // (a working copy follows its parameter; state starts as initialised)
+    auto it = weights.find(info.name);
+    std::vector<int64_t> shape(info.shape, info.shape + info.rank);
+    if (it == weights.end())
+      return llvm::createStringError(from + " has no tensor '" + info.name + "' (" +
+                                     describeTensor(info) + "), a parameter of the program");
+    if (std::string(rt::dtypeName(it->second.dtype)) != info.dtype || it->second.shape != shape)
+      return llvm::createStringError(
+          from + ": tensor '" + info.name + "' is " + rt::dtypeName(it->second.dtype) +
+          rt::formatShape(it->second.shape) + ", the program needs " + describeTensor(info));
+    if (mpc_program_set_param(program, info.name, it->second.bytes.data(),
+                              it->second.bytes.size()) != MPC_OK)
+      return llvm::createStringError(mpc_last_error());
+    used.insert(info.name);
+  }
+  for (const auto &[name, tensor] : weights)
+    if (!used.count(name))
+      return llvm::createStringError(from + " has a tensor '" + name +
+                                     "' that is no parameter of the program");
   return llvm::Error::success();
 }
 

@@ -12,15 +12,21 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include "mpc/format/HostTensor.h"
 #include "mpc/runtime.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
 namespace mpc {
 struct CompileOptions;
+} // namespace mpc
+
+namespace mpc {
+struct OnnxImportOptions;
 } // namespace mpc
 
 namespace mpc::driver {
@@ -46,6 +52,9 @@ int runRunCommand(llvm::ArrayRef<std::string> args);
 
 /// `mpc train`: train a graph on a dataset and evaluate it.
 int runTrainCommand(llvm::ArrayRef<std::string> args);
+
+/// `mpc import`: an ONNX model into a graph and a weights file.
+int runImportCommand(llvm::ArrayRef<std::string> args);
 
 /// `mpc report`: the kernels and memory plan of a compiled graph.
 int runReportCommand(llvm::ArrayRef<std::string> args);
@@ -81,9 +90,11 @@ bool readIntegerOption(const ArgParser &parser, llvm::StringRef name, uint64_t &
 /// Reads the graph file `source` and compiles it into a bundle at
 /// `bundlePath` (what mpc train and mpc generate do with a graph), printing
 /// diagnostics as mpc compile does. Returns an exit code.
+/// An .onnx `source` is imported with `onnx` first (its initializers'
+/// values into `weights` when not null).
 int compileGraphFile(const std::string &source, const mpc::CompileOptions &options,
-                     const std::string &bundlePath);
-
+                     const std::string &bundlePath, const OnnxImportOptions *onnx = nullptr,
+                     std::map<std::string, rt::HostTensor> *weights = nullptr);
 
 /// Declares `--device cpu|cuda|cuda:N`.
 void addDeviceOption(ArgParser &parser, const char *help);
@@ -110,6 +121,14 @@ ProgramHandle loadProgram(const std::string &path, const std::string &device, ui
 /// program lacks, such as a training checkpoint's optimizer state in a
 /// forward program, are skipped. Errors name the file and the tensor.
 llvm::Error setParamsFromCheckpoint(mpc_program *program, const std::string &path);
+
+/// Sets every parameter of `program` (not its state) from `weights` by
+/// name: the weights-only file of `--init` or an imported model's
+/// initializers. A missing, extra or mismatched tensor is an error naming
+/// `from` and the tensor; optimizer state and step counters keep their
+/// initial values.
+llvm::Error setWeights(mpc_program *program, const std::map<std::string, rt::HostTensor> &weights,
+                       const std::string &from);
 
 /// "f32[64, 10]".
 std::string describeTensor(const mpc_tensor_info &info);

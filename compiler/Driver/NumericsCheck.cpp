@@ -6,6 +6,7 @@
 
 #include "compiler/Driver/NumericsCheck.h"
 
+#include "compiler/Driver/ImportOptions.h"
 #include "compiler/Frontend/GraphLoader.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -130,7 +131,8 @@ NumericsCheck::create(const TrainOptions &options, llvm::StringRef dir, const mp
   mpc::loadGraphDialects(context);
   llvm::SourceMgr sourceMgr;
   DiagnosticPrinter diagnostics(sourceMgr, context);
-  mlir::OwningOpRef<mlir::ModuleOp> module = mpc::loadGraphFile(options.source, sourceMgr, context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      loadSource(options.source, sourceMgr, context, options.onnx, nullptr);
   if (!module)
     return llvm::createStringError("cannot load '" + options.source + "' for --check-numerics");
   llvm::Expected<std::vector<NumericsProbe>> probes =

@@ -17,6 +17,7 @@
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/GraphPicture.h"
 #include "compiler/Driver/HtmlReport.h"
+#include "compiler/Driver/ImportOptions.h"
 #include "compiler/Driver/KernelCost.h"
 #include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Driver/PrecisionReport.h"
@@ -320,6 +321,8 @@ struct ReportRequest {
   bool wantPrecision = true, wantKernels = true, wantMemory = true;
   bool train = false, json = false;
   mpc::PrecisionConfig precision;
+  /// How an .onnx model becomes a graph.
+  mpc::OnnxImportOptions onnx;
   /// --html: the page to write, and the training runs it charts.
   std::string htmlPath;
   std::vector<RunLog> runs;
@@ -360,6 +363,7 @@ std::optional<int> parseReportRequest(llvm::ArrayRef<std::string> args, ReportRe
                     "included)",
                     "forward", {"forward", "train"}});
   addPrecisionOptions(parser);
+  addImportOptions(parser, /*training=*/false);
   parser.addFlag("json", "write JSON instead of text");
   parser.addOption({"html", 0, "FILE",
                     "write the whole report as one HTML page (no network needed to view it)",
@@ -404,6 +408,8 @@ std::optional<int> parseReportRequest(llvm::ArrayRef<std::string> args, ReportRe
   request.wantMemory = section.empty() || section == "memory";
   request.train = *parser.get("step") == "train";
   request.json = parser.flag("json") || html;
+  if (isOnnxFile(request.graphPath) && !readImportOptions(parser, request.train, request.onnx))
+    return kExitUsage;
   if (!readPrecisionOptions(parser, request.precision))
     return kExitUsage;
   return std::nullopt;
@@ -637,7 +643,8 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
   mpc::loadGraphDialects(context);
   llvm::SourceMgr sourceMgr;
   DiagnosticPrinter diagnostics(sourceMgr, context);
-  OwningOpRef<ModuleOp> module = mpc::loadGraphFile(request.graphPath, sourceMgr, context);
+  OwningOpRef<ModuleOp> module =
+      loadSource(request.graphPath, sourceMgr, context, request.onnx, nullptr);
   if (!module || failed(mpc::checkGraphLimits(*module, request.train)))
     return kExitError;
   ReportData data;

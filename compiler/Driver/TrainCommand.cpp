@@ -15,9 +15,12 @@
 #include "compiler/Data/Dataset.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/Evaluation.h"
+#include "compiler/Driver/ImportOptions.h"
 #include "compiler/Driver/StepTelemetry.h"
+
 #include "compiler/Driver/TrainOptions.h"
 #include "compiler/Driver/TrainingLoop.h"
+#include "mpc/format/Safetensors.h"
 
 #include "mpc/runtime.h"
 
@@ -62,6 +65,14 @@ llvm::Error loadInitialState(mpc_program *program, const std::string &bundle,
   options.runsPerStep = runs ? static_cast<uint64_t>(*runs) : 1;
   if (options.initPath.empty())
     return llvm::Error::success();
+  // A file without the step counter holds weights only (mpc import's, or
+  // a model's parameters): the optimizer starts from them at step 0.
+  std::map<std::string, mpc::rt::HostTensor> tensors;
+  if (mpc::rt::Status status = mpc::rt::readSafetensors(options.initPath, tensors, nullptr);
+      !status.isOk())
+    return llvm::createStringError(status.message());
+  if (!tensors.count("optimizer.step"))
+    return setWeights(program, tensors, "weights file '" + options.initPath + "'");
   if (mpc_program_load_params(program, options.initPath.c_str()) != MPC_OK)
     return llvm::createStringError(mpc_last_error());
   std::string from = "checkpoint '" + options.initPath + "'";
@@ -120,9 +131,9 @@ llvm::Error loadData(const TrainOptions &options, mpc::Dataset &train,
 
 /// The bundles of the training and forward steps: those given, or the
 /// graph compiled into `dir`. Returns an exit code on failure.
-std::optional<int> prepareBundles(const TrainOptions &options, bool evaluate,
-                                  llvm::StringRef dir, std::string &trainBundle,
-                                  std::string &forwardBundle) {
+std::optional<int> prepareBundles(const TrainOptions &options, bool evaluate, llvm::StringRef dir,
+                                  std::string &trainBundle, std::string &forwardBundle,
+                                  std::map<std::string, mpc::rt::HostTensor> &weights) {
   if (options.givenBundle) {
     trainBundle = options.source;
     forwardBundle = options.forwardBundle;
@@ -141,10 +152,11 @@ std::optional<int> prepareBundles(const TrainOptions &options, bool evaluate,
   forward.precision.keepFp32 = options.compile.precision.keepFp32;
   forward.graphName = options.compile.graphName;
   forward.targets.host = options.compile.targets.host;
-  if (int code = compileGraphFile(options.source, options.compile, trainBundle))
+  if (int code =
+          compileGraphFile(options.source, options.compile, trainBundle, &options.onnx, &weights))
     return code;
   if (evaluate)
-    if (int code = compileGraphFile(options.source, forward, forwardBundle))
+    if (int code = compileGraphFile(options.source, forward, forwardBundle, &options.onnx))
       return code;
   return std::nullopt;
 }
@@ -211,8 +223,10 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     return fail("cannot create a temporary directory: " + ec.message());
   auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
   std::string trainBundle, forwardBundle;
+  // (an .onnx model's initializers: the parameters' first values)
+  std::map<std::string, mpc::rt::HostTensor> weights;
   if (std::optional<int> code =
-          prepareBundles(options, eval.has_value(), dir, trainBundle, forwardBundle))
+          prepareBundles(options, eval.has_value(), dir, trainBundle, forwardBundle, weights))
     return *code;
 
   ProgramHandle program = loadProgram(trainBundle, options.device, options.seed);
@@ -221,6 +235,9 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   if (!isTrainingStep(program.get()))
     return fail("'" + trainBundle + "' is not a training step (it has no optimizer.step); "
                 "compile it with 'mpc compile GRAPH --step train'");
+  if (!weights.empty() && options.initPath.empty())
+    if (llvm::Error error = setWeights(program.get(), weights, "model '" + options.source + "'"))
+      return fail(std::move(error));
   if (llvm::Error error = loadInitialState(program.get(), trainBundle, options))
     return fail(std::move(error));
   llvm::Expected<mpc::BatchBinder> binder =

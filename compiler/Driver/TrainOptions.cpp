@@ -6,6 +6,8 @@
 
 #include "compiler/Driver/TrainOptions.h"
 
+#include "compiler/Driver/ImportOptions.h"
+
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/HostCompilerOptions.h"
@@ -101,6 +103,7 @@ ArgParser makeTrainParser() {
   addPrecisionOptions(parser);
   addOptimizerOptions(parser);
   addHostCompilerOptions(parser);
+  addImportOptions(parser, /*training=*/true);
   parser.addFlag("no-shuffle", "take the batches in the order of the data (to replay batches "
                                 "chosen elsewhere, as bench/ does)");
   parser.addFlag("quiet", "no progress on stderr");
@@ -167,6 +170,8 @@ bool readCompileOptions(const ArgParser &parser, TrainOptions &options) {
   options.source = parser.positionals().front();
   options.forwardBundle = parser.get("forward").value_or("");
   options.givenBundle = isBundleFile(options.source);
+  if (isOnnxFile(options.source) && !readImportOptions(parser, /*training=*/true, options.onnx))
+    return false;
   if (options.givenBundle) {
     if (std::optional<std::string> option = compileOnlyOption(parser)) {
       reportError(*option + " is chosen when a bundle is compiled; '" + options.source +

@@ -13,6 +13,7 @@
 #define MPC_COMPILER_DRIVER_TRAINOPTIONS_H
 
 #include "compiler/Compile/Compile.h"
+#include "compiler/Frontend/OnnxImporter.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -28,6 +29,8 @@ struct TrainOptions {
   std::string source, forwardBundle;
   /// Whether `source` is a bundle (else a graph to compile).
   bool givenBundle = false;
+  /// How an .onnx source becomes a training graph (--batch, --loss, ...).
+  mpc::OnnxImportOptions onnx;
   /// How a graph is compiled: its training step (the forward step takes the
   /// same precision and working copies).
   mpc::CompileOptions compile;

@@ -1,0 +1,322 @@
+//===- OnnxImporter.cpp - ONNX models as mpg training graphs --------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Frontend/OnnxTranslator.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/Support/GlobPattern.h"
+#include "llvm/Support/Path.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mpc;
+using namespace mpc::onnx;
+
+namespace {
+
+llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The elements of a float tensor as doubles.
+std::vector<double> floatValues(const rt::HostTensor &tensor) {
+  int64_t n = tensor.numElements();
+  std::vector<double> values(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t *at = tensor.bytes.data() + i * rt::dtypeSize(tensor.dtype);
+    if (tensor.dtype == rt::DType::F32) {
+      float v;
+      std::memcpy(&v, at, 4);
+      values[i] = v;
+    } else if (tensor.dtype == rt::DType::F64) {
+      std::memcpy(&values[i], at, 8);
+    } else if (tensor.dtype == rt::DType::F16) {
+      uint16_t bits;
+      std::memcpy(&bits, at, 2);
+      int exponent = (bits >> 10) & 31, mantissa = bits & 1023;
+      double magnitude = exponent == 0    ? std::ldexp(mantissa, -24)
+                         : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                                          : std::ldexp(mantissa | 1024, exponent - 25);
+      values[i] = bits & 0x8000 ? -magnitude : magnitude;
+    }
+  }
+  return values;
+}
+
+bool isFloat(rt::DType dtype) {
+  return dtype == rt::DType::F32 || dtype == rt::DType::F64 || dtype == rt::DType::F16;
+}
+
+} // namespace
+
+Location Translator::locationOf(size_t nodeIndex) {
+  return FileLineColLoc::get(&context, path, static_cast<unsigned>(nodeIndex + 1), 1);
+}
+
+llvm::Error Translator::nodeError(const Node &node, const llvm::Twine &what) const {
+  return failure(path + ": node '" + node.name + "' (" + node.opType + ", opset " +
+                 llvm::Twine(model.opset) + "): " + what);
+}
+
+const rt::HostTensor *Translator::known(const std::string &name) const {
+  auto found = constants.find(name);
+  return found == constants.end() ? nullptr : &found->second;
+}
+
+std::optional<std::vector<int64_t>> Translator::knownInts(const std::string &name) const {
+  const rt::HostTensor *tensor = known(name);
+  if (!tensor || (tensor->dtype != rt::DType::I64 && tensor->dtype != rt::DType::I32))
+    return std::nullopt;
+  std::vector<int64_t> ints(tensor->numElements());
+  for (size_t i = 0; i < ints.size(); ++i) {
+    if (tensor->dtype == rt::DType::I64) {
+      std::memcpy(&ints[i], tensor->bytes.data() + 8 * i, 8);
+    } else {
+      int32_t v;
+      std::memcpy(&v, tensor->bytes.data() + 4 * i, 4);
+      ints[i] = v;
+    }
+  }
+  return ints;
+}
+
+llvm::Expected<Value> Translator::constant(const rt::HostTensor &tensor, Type element) {
+  llvm::SmallVector<int64_t> shape(tensor.shape.begin(), tensor.shape.end());
+  if (isFloat(tensor.dtype)) {
+    auto type = llvm::cast<FloatType>(element ? element : Type(b.getF32Type()));
+    llvm::SmallVector<APFloat> values;
+    for (double v : floatValues(tensor)) {
+      APFloat value(v);
+      bool lost;
+      value.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      values.push_back(value);
+    }
+    return b
+        .create<mpg::ConstantOp>(loc,
+                                 DenseElementsAttr::get(RankedTensorType::get(shape, type), values))
+        .getResult();
+  }
+  if (tensor.dtype == rt::DType::Bool) {
+    llvm::SmallVector<bool> values(tensor.bytes.begin(), tensor.bytes.end());
+    return b
+        .create<mpg::ConstantOp>(
+            loc, DenseElementsAttr::get(RankedTensorType::get(shape, b.getI1Type()), values))
+        .getResult();
+  }
+  unsigned width = tensor.dtype == rt::DType::I64 ? 64 : 32;
+  llvm::SmallVector<APInt> values;
+  for (int64_t i = 0, n = tensor.numElements(); i < n; ++i) {
+    int64_t v = 0;
+    std::memcpy(&v, tensor.bytes.data() + i * (width / 8), width / 8);
+    values.push_back(APInt(width, static_cast<uint64_t>(v), /*isSigned=*/true));
+  }
+  return b
+      .create<mpg::ConstantOp>(
+          loc,
+          DenseElementsAttr::get(RankedTensorType::get(shape, b.getIntegerType(width)), values))
+      .getResult();
+}
+
+llvm::Expected<Value> Translator::value(const std::string &name) {
+  if (Value found = values.lookup(name))
+    return found;
+  if (const rt::HostTensor *tensor = known(name)) {
+    llvm::Expected<Value> made = constant(*tensor);
+    if (made)
+      values[name] = *made;
+    return made;
+  }
+  return failure(path + ": no value named '" + name + "' is defined before it is used");
+}
+
+llvm::Error Translator::addInputs() {
+  for (const ValueInfo &input : model.inputs) {
+    Type element = input.dtype == "f32"   ? Type(b.getF32Type())
+                   : input.dtype == "i64" ? Type(b.getI64Type())
+                   : input.dtype == "i32" ? Type(b.getI32Type())
+                                          : Type();
+    if (!element)
+      return failure(path + ": input '" + input.name + "' holds " + input.dtype +
+                     " elements; mpc takes f32, i32 and i64 inputs");
+    if (!input.hasShape)
+      return failure(path + ": input '" + input.name + "' has no shape");
+    llvm::SmallVector<int64_t> shape;
+    for (auto [axis, dim] : llvm::enumerate(input.shape)) {
+      int64_t value = dim.value;
+      if (value < 0 && !dim.param.empty()) {
+        auto given = options.dims.find(dim.param);
+        if (given != options.dims.end())
+          value = given->second;
+        else if (axis == 0 && options.batch > 0)
+          value = options.batch;
+      }
+      if (value <= 0)
+        return failure(path + ": input '" + input.name + "' axis " + llvm::Twine(axis) +
+                       " is dynamic" + (dim.param.empty() ? "" : " ('" + dim.param + "')") +
+                       "; give it a value with " + (axis == 0 ? "--batch N or " : "") + "--dim " +
+                       (dim.param.empty() ? "NAME" : dim.param) + "=N");
+      shape.push_back(value);
+    }
+    define(input.name,
+           b.create<mpg::InputOp>(loc, RankedTensorType::get(shape, element), input.name));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::addInitializers() {
+  std::vector<llvm::GlobPattern> frozen;
+  for (const std::string &pattern : options.freeze) {
+    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
+    if (!glob)
+      return failure("--freeze '" + pattern +
+                     "' is not a valid glob: " + llvm::toString(glob.takeError()));
+    frozen.push_back(std::move(*glob));
+  }
+  for (const auto &[name, tensor] : model.initializers) {
+    // Float tensors of rank 1 or more are the model's parameters; integers
+    // (shapes, indices) and scalars are constants.
+    if (!isFloat(tensor.dtype) || tensor.shape.empty()) {
+      constants[name] = tensor;
+      continue;
+    }
+    llvm::SmallVector<int64_t> shape(tensor.shape.begin(), tensor.shape.end());
+    bool isFrozen = llvm::any_of(frozen, [&](const llvm::GlobPattern &g) { return g.match(name); });
+    auto init = mpg::InitializerAttr::get(&context, mpg::InitKind::Zeros, b.getDictionaryAttr({}));
+    define(name, b.create<mpg::ParamOp>(loc, RankedTensorType::get(shape, b.getF32Type()), name,
+                                        init, isFrozen));
+    rt::HostTensor weight;
+    weight.dtype = rt::DType::F32;
+    weight.shape = tensor.shape;
+    std::vector<double> values = floatValues(tensor);
+    weight.bytes.resize(values.size() * 4);
+    for (size_t i = 0; i < values.size(); ++i) {
+      float v = static_cast<float>(values[i]);
+      std::memcpy(weight.bytes.data() + 4 * i, &v, 4);
+    }
+    result.weights[name] = std::move(weight);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::addOutputsAndTraining() {
+  for (const ValueInfo &output : model.outputs) {
+    llvm::Expected<Value> v = value(output.name);
+    if (!v)
+      return v.takeError();
+    b.create<mpg::OutputOp>(loc, output.name, *v);
+  }
+  if (options.loss.empty())
+    return llvm::Error::success();
+  std::string lossOutput = options.lossOutput;
+  if (lossOutput.empty()) {
+    if (model.outputs.size() != 1)
+      return failure(path + ": the model has " + llvm::Twine(model.outputs.size()) +
+                     " outputs; name the one the loss reads with --loss KIND:OUTPUT");
+    lossOutput = model.outputs.front().name;
+  }
+  Value out = values.lookup(lossOutput);
+  if (!out)
+    return failure(path + ": the loss reads output '" + lossOutput + "', which the model lacks");
+  auto type = llvm::cast<RankedTensorType>(out.getType());
+  Value loss;
+  if (options.loss == "softmax_cross_entropy") {
+    if (type.getRank() != 2)
+      return failure(path + ": softmax_cross_entropy reads logits [B, C]; output '" + lossOutput +
+                     "' has rank " + llvm::Twine(type.getRank()));
+    Value labels = b.create<mpg::InputOp>(
+        loc, RankedTensorType::get({type.getDimSize(0)}, b.getI32Type()), "labels");
+    loss = b.create<mpg::SoftmaxCrossEntropyOp>(loc, out, labels);
+    if (lossOutput != "logits")
+      b.create<mpg::OutputOp>(loc, "logits", out); // (mpc train's accuracy reads it)
+  } else if (options.loss == "mse") {
+    Value targets = b.create<mpg::InputOp>(loc, type, "targets");
+    loss = b.create<mpg::MseLossOp>(loc, out, targets);
+  } else {
+    return failure("unknown loss '" + options.loss + "'; expected softmax_cross_entropy or mse");
+  }
+  std::optional<mpg::OptimizerKind> kind = mpg::symbolizeOptimizerKind(options.optimizer);
+  if (!kind)
+    return failure("unknown optimizer '" + options.optimizer + "'; expected sgd, adam or adamw");
+  llvm::SmallVector<NamedAttribute> args;
+  for (const auto &[key, number] : options.optimizerArgs)
+    args.push_back(b.getNamedAttr(key, b.getF64FloatAttr(number)));
+  // (a learning rate it needs; --lr and --optimizer-arg replace it when the
+  // graph is compiled)
+  if (!options.optimizerArgs.count("lr"))
+    args.push_back(b.getNamedAttr("lr", b.getF64FloatAttr(0.01)));
+  std::string problem;
+  auto optimizer = mpg::OptimizerAttr::getChecked([&] { return emitError(loc); }, &context, *kind,
+                                                  b.getDictionaryAttr(args));
+  if (!optimizer)
+    return llvm::createStringError("the optimizer's settings are not valid (see above)");
+  b.create<mpg::MinimizeOp>(loc, loss, optimizer);
+  return llvm::Error::success();
+}
+
+llvm::Expected<ImportedModel> Translator::run() {
+  result.module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(result.module->getBody());
+  std::string name = llvm::sys::path::stem(path).str();
+  auto graph = b.create<mpg::GraphOp>(loc, name.empty() ? "model" : name);
+  b.setInsertionPointToEnd(&graph.getBody().front());
+  if (llvm::Error error = addInputs())
+    return std::move(error);
+  if (llvm::Error error = addInitializers())
+    return std::move(error);
+  for (auto [index, node] : llvm::enumerate(model.nodes)) {
+    loc = locationOf(index);
+    if (llvm::Error error = translate(node))
+      return std::move(error);
+  }
+  loc = FileLineColLoc::get(&context, path, static_cast<unsigned>(model.nodes.size() + 1), 1);
+  if (llvm::Error error = addOutputsAndTraining())
+    return std::move(error);
+  // Constants that only fed folded shape arithmetic are left unused.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(graph.getBody().front())))
+    if (llvm::isa<mpg::ConstantOp>(op) && op.use_empty())
+      op.erase();
+  if (failed(verify(*result.module)))
+    return failure(path + ": the imported graph does not verify (see above)");
+  return std::move(result);
+}
+
+/// One line per node, for diagnostics' source lines.
+std::string nodeListing(const Model &model) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (const Node &node : model.nodes) {
+    os << node.opType << " '" << node.name << "' (";
+    llvm::interleaveComma(node.inputs, os);
+    os << ") -> ";
+    llvm::interleaveComma(node.outputs, os);
+    os << "\n";
+  }
+  os << "outputs: ";
+  llvm::interleaveComma(model.outputs, os, [&](const ValueInfo &v) { os << v.name; });
+  os << "\n";
+  return text;
+}
+
+llvm::Expected<ImportedModel> mpc::importOnnx(const std::string &path, MLIRContext &context,
+                                              const OnnxImportOptions &options,
+                                              llvm::SourceMgr *listing) {
+  context.loadDialect<mpg::MpgDialect>();
+  llvm::Expected<Model> model = readModel(path);
+  if (!model)
+    return model.takeError();
+  if (model->opset < 13 || model->opset > 17)
+    return failure(path + ": the model uses opset " + llvm::Twine(model->opset) +
+                   "; mpc imports opsets 13 to 17 (torch.onnx.export(..., opset_version=17))");
+  if (listing)
+    listing->AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(nodeListing(*model), path),
+                                llvm::SMLoc());
+  Translator translator(context, *model, options, path);
+  return translator.run();
+}

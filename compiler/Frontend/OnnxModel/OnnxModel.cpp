@@ -1,0 +1,264 @@
+//===- OnnxModel.cpp - an ONNX model read into plain structures -----------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Frontend/OnnxModel.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace mpc;
+using namespace mpc::onnx;
+
+namespace {
+
+llvm::Error failure(const std::string &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// mpc's dtype for an ONNX element type, or nothing.
+bool dtypeOf(int32_t type, rt::DType &out) {
+  switch (type) {
+  case ::onnx::TensorProto_DataType_FLOAT:
+    out = rt::DType::F32;
+    return true;
+  case ::onnx::TensorProto_DataType_DOUBLE:
+    out = rt::DType::F64;
+    return true;
+  case ::onnx::TensorProto_DataType_FLOAT16:
+    out = rt::DType::F16;
+    return true;
+  case ::onnx::TensorProto_DataType_INT32:
+    out = rt::DType::I32;
+    return true;
+  case ::onnx::TensorProto_DataType_INT64:
+    out = rt::DType::I64;
+    return true;
+  case ::onnx::TensorProto_DataType_BOOL:
+    out = rt::DType::Bool;
+    return true;
+  default:
+    return false;
+  }
+}
+
+std::string typeName(int32_t type) {
+  return ::onnx::TensorProto_DataType_IsValid(type)
+             ? ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(type))
+             : "type " + std::to_string(type);
+}
+
+/// The parent folder of `path` ("" for the current one).
+std::string folderOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+/// Reads `length` bytes at `offset` of an external data file.
+llvm::Error readExternal(const std::string &modelPath, const ::onnx::TensorProto &proto,
+                         std::vector<uint8_t> &out) {
+  std::string location;
+  uint64_t offset = 0, length = 0;
+  bool haveLength = false;
+  for (const auto &entry : proto.external_data()) {
+    if (entry.key() == "location")
+      location = entry.value();
+    else if (entry.key() == "offset")
+      offset = std::stoull(entry.value());
+    else if (entry.key() == "length") {
+      length = std::stoull(entry.value());
+      haveLength = true;
+    }
+  }
+  std::string what = modelPath + ": tensor '" + proto.name() + "'";
+  if (location.empty() || location.find("..") != std::string::npos || location[0] == '/')
+    return failure(what + " has external data at '" + location +
+                   "', which is not a file name beside the model");
+  std::string path = folderOf(modelPath) + location;
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return failure(what + " keeps its data in '" + path + "', which cannot be read");
+  file.seekg(0, std::ios::end);
+  uint64_t size = static_cast<uint64_t>(file.tellg());
+  if (!haveLength)
+    length = size > offset ? size - offset : 0;
+  if (offset > size || length > size - offset || length != out.size())
+    return failure(what + " needs " + std::to_string(out.size()) + " bytes at offset " +
+                   std::to_string(offset) + " of '" + path + "', which holds " +
+                   std::to_string(size));
+  file.seekg(static_cast<std::streamoff>(offset));
+  file.read(reinterpret_cast<char *>(out.data()), static_cast<std::streamsize>(length));
+  if (!file)
+    return failure(what + ": reading '" + path + "' failed");
+  return llvm::Error::success();
+}
+
+llvm::Error readTensor(const std::string &modelPath, const ::onnx::TensorProto &proto,
+                       rt::HostTensor &out) {
+  std::string what = modelPath + ": tensor '" + proto.name() + "'";
+  if (!dtypeOf(proto.data_type(), out.dtype))
+    return failure(what + " holds " + typeName(proto.data_type()) +
+                   " elements; mpc reads FLOAT, DOUBLE, FLOAT16, INT32, INT64 and BOOL");
+  out.shape.assign(proto.dims().begin(), proto.dims().end());
+  std::optional<int64_t> count = rt::elementCount(out.shape);
+  if (!count)
+    return failure(what + " has an invalid shape " + rt::formatShape(out.shape));
+  size_t width = rt::dtypeSize(out.dtype);
+  out.bytes.assign(static_cast<size_t>(*count) * width, 0);
+  if (proto.data_location() == ::onnx::TensorProto_DataLocation_EXTERNAL)
+    return readExternal(modelPath, proto, out.bytes);
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != out.bytes.size())
+      return failure(what + " has " + std::to_string(proto.raw_data().size()) +
+                     " bytes of data for " + std::to_string(*count) + " elements of " +
+                     rt::dtypeName(out.dtype));
+    std::memcpy(out.bytes.data(), proto.raw_data().data(), out.bytes.size());
+    return llvm::Error::success();
+  }
+  // Typed fields: floats, doubles, int64s, or int32s (which also hold
+  // int32, float16 bits and booleans).
+  auto copy = [&](const auto &field, auto convert) -> llvm::Error {
+    if (static_cast<int64_t>(field.size()) != *count)
+      return failure(what + " has " + std::to_string(field.size()) + " values for " +
+                     std::to_string(*count) + " elements");
+    for (int64_t i = 0; i < *count; ++i)
+      convert(field.Get(static_cast<int>(i)), out.bytes.data() + i * width);
+    return llvm::Error::success();
+  };
+  switch (out.dtype) {
+  case rt::DType::F32:
+    return copy(proto.float_data(), [](float v, uint8_t *to) { std::memcpy(to, &v, 4); });
+  case rt::DType::F64:
+    return copy(proto.double_data(), [](double v, uint8_t *to) { std::memcpy(to, &v, 8); });
+  case rt::DType::I64:
+    return copy(proto.int64_data(), [](int64_t v, uint8_t *to) { std::memcpy(to, &v, 8); });
+  case rt::DType::I32:
+    return copy(proto.int32_data(), [](int32_t v, uint8_t *to) { std::memcpy(to, &v, 4); });
+  case rt::DType::F16:
+    return copy(proto.int32_data(), [](int32_t v, uint8_t *to) {
+      uint16_t bits = static_cast<uint16_t>(v);
+      std::memcpy(to, &bits, 2);
+    });
+  case rt::DType::Bool:
+    return copy(proto.int32_data(), [](int32_t v, uint8_t *to) { *to = v != 0; });
+  default:
+    return failure(what + ": unsupported element type");
+  }
+}
+
+llvm::Error readValueInfo(const ::onnx::ValueInfoProto &proto, ValueInfo &out) {
+  out.name = proto.name();
+  if (!proto.type().has_tensor_type())
+    return failure("'" + proto.name() + "' is not a tensor (sequences and maps are not read)");
+  const auto &tensor = proto.type().tensor_type();
+  rt::DType dtype;
+  out.dtype =
+      dtypeOf(tensor.elem_type(), dtype) ? rt::dtypeName(dtype) : typeName(tensor.elem_type());
+  out.hasShape = tensor.has_shape();
+  for (const auto &dim : tensor.shape().dim()) {
+    Dim d;
+    if (dim.has_dim_value())
+      d.value = dim.dim_value();
+    else if (dim.has_dim_param())
+      d.param = dim.dim_param();
+    out.shape.push_back(d);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error readAttribute(const std::string &modelPath, const ::onnx::AttributeProto &proto,
+                          Attribute &out) {
+  switch (proto.type()) {
+  case ::onnx::AttributeProto_AttributeType_INT:
+    out.kind = Attribute::Kind::Int;
+    out.i = proto.i();
+    break;
+  case ::onnx::AttributeProto_AttributeType_FLOAT:
+    out.kind = Attribute::Kind::Float;
+    out.f = proto.f();
+    break;
+  case ::onnx::AttributeProto_AttributeType_STRING:
+    out.kind = Attribute::Kind::String;
+    out.s = proto.s();
+    break;
+  case ::onnx::AttributeProto_AttributeType_INTS:
+    out.kind = Attribute::Kind::Ints;
+    out.ints.assign(proto.ints().begin(), proto.ints().end());
+    break;
+  case ::onnx::AttributeProto_AttributeType_FLOATS:
+    out.kind = Attribute::Kind::Floats;
+    out.floats.assign(proto.floats().begin(), proto.floats().end());
+    break;
+  case ::onnx::AttributeProto_AttributeType_TENSOR:
+    out.kind = Attribute::Kind::Tensor;
+    return readTensor(modelPath, proto.t(), out.tensor);
+  default:
+    out.kind = Attribute::Kind::Other;
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<Model> mpc::onnx::readModel(const std::string &path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return failure("cannot read '" + path + "'");
+  ::onnx::ModelProto proto;
+  if (!proto.ParseFromIstream(&file))
+    return failure(path + ": not an ONNX model, or a truncated one (the protobuf does not parse)");
+  if (!proto.has_graph())
+    return failure(path + ": the model has no graph");
+  Model model;
+  model.producer = proto.producer_name() + " " + proto.producer_version();
+  for (const auto &opset : proto.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      model.opset = opset.version();
+  if (model.opset == 0)
+    return failure(path + ": the model imports no opset of the default ONNX domain");
+  const ::onnx::GraphProto &graph = proto.graph();
+  model.graphName = graph.name();
+  std::set<std::string> initializerNames;
+  for (const auto &tensor : graph.initializer()) {
+    rt::HostTensor host;
+    if (llvm::Error error = readTensor(path, tensor, host))
+      return std::move(error);
+    initializerNames.insert(tensor.name());
+    model.initializers.emplace_back(tensor.name(), std::move(host));
+  }
+  if (graph.sparse_initializer_size() > 0)
+    return failure(path + ": sparse initializers are not read");
+  for (const auto &input : graph.input()) {
+    if (initializerNames.count(input.name()))
+      continue; // (older exporters list the initializers as inputs too)
+    ValueInfo info;
+    if (llvm::Error error = readValueInfo(input, info))
+      return failure(path + ": input " + llvm::toString(std::move(error)));
+    model.inputs.push_back(std::move(info));
+  }
+  for (const auto &output : graph.output()) {
+    ValueInfo info;
+    if (llvm::Error error = readValueInfo(output, info))
+      return failure(path + ": output " + llvm::toString(std::move(error)));
+    model.outputs.push_back(std::move(info));
+  }
+  for (const auto &proto : graph.node()) {
+    Node node;
+    node.opType = proto.op_type();
+    node.name = proto.name();
+    node.domain = proto.domain();
+    node.inputs.assign(proto.input().begin(), proto.input().end());
+    node.outputs.assign(proto.output().begin(), proto.output().end());
+    for (const auto &attribute : proto.attribute())
+      if (llvm::Error error = readAttribute(path, attribute, node.attributes[attribute.name()]))
+        return std::move(error);
+    model.nodes.push_back(std::move(node));
+  }
+  return model;
+}

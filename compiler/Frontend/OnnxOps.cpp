@@ -1,0 +1,615 @@
+//===- OnnxOps.cpp - ONNX nodes as mpg ops --------------------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// One translation per ONNX op, and the folding of shape arithmetic on
+// values known at import (an exporter's Shape -> Gather -> Unsqueeze ->
+// Concat -> Reshape chains for static shapes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Frontend/OnnxTranslator.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cstring>
+#include <numeric>
+
+using namespace mlir;
+using namespace mpc;
+using namespace mpc::onnx;
+
+namespace {
+
+RankedTensorType tensorOf(Value value) { return llvm::cast<RankedTensorType>(value.getType()); }
+
+int64_t intAttr(const Node &node, const std::string &key, int64_t fallback) {
+  const mpc::onnx::Attribute *attribute = node.attribute(key);
+  return attribute && attribute->kind == mpc::onnx::Attribute::Kind::Int ? attribute->i : fallback;
+}
+
+double floatAttr(const Node &node, const std::string &key, double fallback) {
+  const mpc::onnx::Attribute *attribute = node.attribute(key);
+  return attribute && attribute->kind == mpc::onnx::Attribute::Kind::Float ? attribute->f
+                                                                           : fallback;
+}
+
+/// An i64 host tensor of `shape` holding `values`.
+rt::HostTensor intTensor(const std::vector<int64_t> &values, std::vector<int64_t> shape) {
+  rt::HostTensor tensor;
+  tensor.dtype = rt::DType::I64;
+  tensor.shape = std::move(shape);
+  tensor.bytes.resize(values.size() * 8);
+  if (!values.empty())
+    std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
+  return tensor;
+}
+
+/// `axis` in [-rank, rank) as an index in [0, rank), or -1.
+int64_t normalize(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return -1;
+  return axis < 0 ? axis + rank : axis;
+}
+
+} // namespace
+
+const std::vector<std::string> &mpc::supportedOnnxOps() {
+  static const std::vector<std::string> ops = {"Abs",
+                                               "Add",
+                                               "AveragePool",
+                                               "Cast",
+                                               "Concat",
+                                               "Constant",
+                                               "ConstantOfShape",
+                                               "Conv",
+                                               "Div",
+                                               "Dropout",
+                                               "Exp",
+                                               "Flatten",
+                                               "Gather",
+                                               "Gemm",
+                                               "GlobalAveragePool",
+                                               "Identity",
+                                               "LayerNormalization",
+                                               "Log",
+                                               "LogSoftmax",
+                                               "MatMul",
+                                               "MaxPool",
+                                               "Mul",
+                                               "Neg",
+                                               "Pow",
+                                               "Reciprocal",
+                                               "Relu",
+                                               "Reshape",
+                                               "Shape",
+                                               "Sigmoid",
+                                               "Softmax",
+                                               "Sqrt",
+                                               "Squeeze",
+                                               "Sub",
+                                               "Tanh",
+                                               "Transpose",
+                                               "Unsqueeze"};
+  return ops;
+}
+
+llvm::Error Translator::translate(const Node &node) {
+  if (!node.domain.empty() && node.domain != "ai.onnx")
+    return nodeError(node, "the domain '" + node.domain + "' is not imported (only ONNX's own)");
+  if (std::optional<llvm::Error> folded = foldKnown(node))
+    return std::move(*folded);
+  using Handler = llvm::Error (Translator::*)(const Node &);
+  Handler handler =
+      llvm::StringSwitch<Handler>(node.opType)
+          .Case("Gemm", &Translator::translateGemm)
+          .Case("MatMul", &Translator::translateMatMul)
+          .Cases("Add", "Sub", "Mul", "Div", "Pow", &Translator::translateBinary)
+          .Cases("Relu", "Sigmoid", "Tanh", "Exp", "Log", &Translator::translateUnary)
+          .Cases("Sqrt", "Neg", "Abs", "Reciprocal", "Identity", &Translator::translateUnary)
+          .Cases("Softmax", "LogSoftmax", &Translator::translateSoftmax)
+          .Cases("Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze",
+                 &Translator::translateShapeOp)
+          .Cases("Concat", "Gather", "Cast", &Translator::translateShapeOp)
+          .Case("LayerNormalization", &Translator::translateLayerNorm)
+          .Case("Dropout", &Translator::translateDropout)
+          .Case("Conv", &Translator::translateConv)
+          .Cases("MaxPool", "AveragePool", "GlobalAveragePool", &Translator::translatePool)
+          .Default(nullptr);
+  if (!handler) {
+    std::string list;
+    for (const std::string &op : supportedOnnxOps())
+      list += (list.empty() ? "" : ", ") + op;
+    return nodeError(node, "the op " + node.opType + " is not supported; mpc imports " + list);
+  }
+  return (this->*handler)(node);
+}
+
+llvm::Error Translator::translateGemm(const Node &node) {
+  llvm::Expected<Value> a = value(node.inputs[0]), bv = value(node.inputs[1]);
+  if (!a)
+    return a.takeError();
+  if (!bv)
+    return bv.takeError();
+  Value y = b.create<mpg::MatmulOp>(loc, *a, *bv, intAttr(node, "transA", 0) != 0,
+                                    intAttr(node, "transB", 0) != 0);
+  double alpha = floatAttr(node, "alpha", 1.0), beta = floatAttr(node, "beta", 1.0);
+  auto scalar = [&](double v) -> Value {
+    return b.create<mpg::ConstantOp>(
+        loc, DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
+                                    b.getF32FloatAttr(static_cast<float>(v)).getValue()));
+  };
+  if (alpha != 1.0)
+    y = b.create<mpg::MulOp>(loc, y, scalar(alpha));
+  if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+    llvm::Expected<Value> c = value(node.inputs[2]);
+    if (!c)
+      return c.takeError();
+    Value bias = *c;
+    if (beta != 1.0)
+      bias = b.create<mpg::MulOp>(loc, bias, scalar(beta));
+    y = b.create<mpg::AddOp>(loc, y, bias);
+  }
+  define(node.outputs[0], y);
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateMatMul(const Node &node) {
+  llvm::Expected<Value> a = value(node.inputs[0]), bv = value(node.inputs[1]);
+  if (!a)
+    return a.takeError();
+  if (!bv)
+    return bv.takeError();
+  RankedTensorType ta = tensorOf(*a), tb = tensorOf(*bv);
+  if (ta.getRank() == 2 && tb.getRank() == 2) {
+    define(node.outputs[0], b.create<mpg::MatmulOp>(loc, *a, *bv, false, false));
+    return llvm::Error::success();
+  }
+  if (ta.getRank() >= 3 && tb.getRank() == 2) {
+    // [..., K] x [K, N]: the leading dimensions flattened into rows.
+    llvm::ArrayRef<int64_t> lead = ta.getShape().drop_back();
+    int64_t rows = std::accumulate(lead.begin(), lead.end(), int64_t(1), std::multiplies<>());
+    Value flat = b.create<mpg::ReshapeOp>(
+        loc, RankedTensorType::get({rows, ta.getShape().back()}, ta.getElementType()), *a);
+    Value product = b.create<mpg::MatmulOp>(loc, flat, *bv, false, false);
+    llvm::SmallVector<int64_t> shape(lead);
+    shape.push_back(tb.getDimSize(1));
+    define(node.outputs[0], b.create<mpg::ReshapeOp>(
+                                loc, RankedTensorType::get(shape, ta.getElementType()), product));
+    return llvm::Error::success();
+  }
+  if (ta.getRank() >= 3 && ta.getRank() == tb.getRank()) {
+    define(node.outputs[0], b.create<mpg::BatchMatmulOp>(loc, *a, *bv, false, false));
+    return llvm::Error::success();
+  }
+  return nodeError(node, "a MatMul of ranks " + llvm::Twine(ta.getRank()) + " and " +
+                             llvm::Twine(tb.getRank()) +
+                             " is not imported (2 x 2, N x 2 and N x N with N >= 3 are)");
+}
+
+llvm::Error Translator::translateBinary(const Node &node) {
+  llvm::Expected<Value> lhs = value(node.inputs[0]), rhs = value(node.inputs[1]);
+  if (!lhs)
+    return lhs.takeError();
+  if (!rhs)
+    return rhs.takeError();
+  if (tensorOf(*lhs).getElementType() != tensorOf(*rhs).getElementType())
+    return nodeError(node, "its operands' element types differ");
+  Value result = llvm::StringSwitch<std::function<Value()>>(node.opType)
+                     .Case("Add", [&]() -> Value { return b.create<mpg::AddOp>(loc, *lhs, *rhs); })
+                     .Case("Sub", [&]() -> Value { return b.create<mpg::SubOp>(loc, *lhs, *rhs); })
+                     .Case("Mul", [&]() -> Value { return b.create<mpg::MulOp>(loc, *lhs, *rhs); })
+                     .Case("Div", [&]() -> Value { return b.create<mpg::DivOp>(loc, *lhs, *rhs); })
+                     .Default([&]() -> Value { return b.create<mpg::PowOp>(loc, *lhs, *rhs); })();
+  define(node.outputs[0], result);
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateUnary(const Node &node) {
+  llvm::Expected<Value> x = value(node.inputs[0]);
+  if (!x)
+    return x.takeError();
+  const std::string &op = node.opType;
+  Value y;
+  if (op == "Identity")
+    y = *x;
+  else if (op == "Relu")
+    y = b.create<mpg::ReluOp>(loc, *x);
+  else if (op == "Sigmoid")
+    y = b.create<mpg::SigmoidOp>(loc, *x);
+  else if (op == "Tanh")
+    y = b.create<mpg::TanhOp>(loc, *x);
+  else if (op == "Exp")
+    y = b.create<mpg::ExpOp>(loc, *x);
+  else if (op == "Log")
+    y = b.create<mpg::LogOp>(loc, *x);
+  else if (op == "Sqrt")
+    y = b.create<mpg::SqrtOp>(loc, *x);
+  else if (op == "Neg")
+    y = b.create<mpg::NegOp>(loc, *x);
+  else if (op == "Abs")
+    y = b.create<mpg::AbsOp>(loc, *x);
+  else { // Reciprocal
+    Type element = tensorOf(*x).getElementType();
+    Value one = b.create<mpg::ConstantOp>(
+        loc, DenseElementsAttr::get(RankedTensorType::get({}, element),
+                                    b.getFloatAttr(element, 1.0).getValue()));
+    y = b.create<mpg::DivOp>(loc, one, *x);
+  }
+  define(node.outputs[0], y);
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateSoftmax(const Node &node) {
+  llvm::Expected<Value> x = value(node.inputs[0]);
+  if (!x)
+    return x.takeError();
+  int64_t rank = tensorOf(*x).getRank();
+  int64_t axis = normalize(intAttr(node, "axis", -1), rank);
+  if (axis < 0)
+    return nodeError(node, "its axis is outside the operand's rank " + llvm::Twine(rank));
+  if (node.opType == "Softmax")
+    define(node.outputs[0], b.create<mpg::SoftmaxOp>(loc, *x, axis));
+  else
+    define(node.outputs[0], b.create<mpg::LogSoftmaxOp>(loc, *x, axis));
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateLayerNorm(const Node &node) {
+  llvm::Expected<Value> x = value(node.inputs[0]), gamma = value(node.inputs[1]);
+  if (!x)
+    return x.takeError();
+  if (!gamma)
+    return gamma.takeError();
+  if (node.outputs.size() > 1)
+    for (size_t i = 1; i < node.outputs.size(); ++i)
+      if (!node.outputs[i].empty())
+        return nodeError(node, "its mean and inverse deviation outputs are not imported");
+  Value beta;
+  if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+    llvm::Expected<Value> given = value(node.inputs[2]);
+    if (!given)
+      return given.takeError();
+    beta = *given;
+  } else {
+    auto type = tensorOf(*gamma);
+    beta = b.create<mpg::ConstantOp>(
+        loc, DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), 0.0).getValue()));
+  }
+  int64_t axis = intAttr(node, "axis", -1);
+  define(node.outputs[0],
+         b.create<mpg::LayerNormOp>(loc, *x, *gamma, beta, b.getI64IntegerAttr(axis),
+                                    b.getF64FloatAttr(floatAttr(node, "epsilon", 1e-5))));
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateDropout(const Node &node) {
+  llvm::Expected<Value> x = value(node.inputs[0]);
+  if (!x)
+    return x.takeError();
+  // The ratio: an input since opset 12 (default 0.5).
+  double ratio = 0.5;
+  if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
+    const rt::HostTensor *given = known(node.inputs[1]);
+    if (!given || given->numElements() != 1 || given->dtype != rt::DType::F32)
+      return nodeError(node, "its ratio must be a constant f32 scalar");
+    float r;
+    std::memcpy(&r, given->bytes.data(), 4);
+    ratio = r;
+  }
+  if (node.outputs.size() > 1 && !node.outputs[1].empty())
+    return nodeError(node, "its mask output is not imported");
+  // Unkeyed: active in training steps, the identity in forward steps.
+  define(node.outputs[0], b.create<mpg::DropoutOp>(loc, x->getType(), *x, ValueRange{},
+                                                   b.getF64FloatAttr(ratio), IntegerAttr()));
+  return llvm::Error::success();
+}
+
+/// The attribute `key` as two values (a 2-D window's), or `fallback`.
+static llvm::SmallVector<int64_t> pairAttr(const Node &node, const std::string &key,
+                                           llvm::SmallVector<int64_t> fallback) {
+  const mpc::onnx::Attribute *attribute = node.attribute(key);
+  if (!attribute || attribute->kind != mpc::onnx::Attribute::Kind::Ints)
+    return fallback;
+  return llvm::SmallVector<int64_t>(attribute->ints.begin(), attribute->ints.end());
+}
+
+/// Refuses what 2-D windows with explicit padding cannot express.
+static std::optional<std::string> windowProblem(const Node &node, RankedTensorType input) {
+  if (input.getRank() != 4)
+    return "only 2-D windows (NCHW inputs of rank 4) are imported";
+  if (const mpc::onnx::Attribute *pad = node.attribute("auto_pad"))
+    if (pad->s != "NOTSET" && !pad->s.empty())
+      return "auto_pad " + pad->s + " is not imported (explicit pads are)";
+  if (intAttr(node, "ceil_mode", 0) != 0)
+    return "ceil_mode is not imported";
+  return std::nullopt;
+}
+
+llvm::Error Translator::translateConv(const Node &node) {
+  llvm::Expected<Value> x = value(node.inputs[0]), w = value(node.inputs[1]);
+  if (!x)
+    return x.takeError();
+  if (!w)
+    return w.takeError();
+  if (std::optional<std::string> problem = windowProblem(node, tensorOf(*x)))
+    return nodeError(node, *problem);
+  Value y = b.create<mpg::Conv2DOp>(loc, *x, *w,
+                                    b.getDenseI64ArrayAttr(pairAttr(node, "strides", {1, 1})),
+                                    b.getDenseI64ArrayAttr(pairAttr(node, "pads", {0, 0, 0, 0})),
+                                    b.getDenseI64ArrayAttr(pairAttr(node, "dilations", {1, 1})),
+                                    b.getI64IntegerAttr(intAttr(node, "group", 1)));
+  if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+    // The bias [O], added per output channel.
+    llvm::Expected<Value> bias = value(node.inputs[2]);
+    if (!bias)
+      return bias.takeError();
+    RankedTensorType type = tensorOf(*bias);
+    Value channels = b.create<mpg::ReshapeOp>(
+        loc, RankedTensorType::get({type.getDimSize(0), 1, 1}, type.getElementType()), *bias);
+    y = b.create<mpg::AddOp>(loc, y, channels);
+  }
+  define(node.outputs[0], y);
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translatePool(const Node &node) {
+  llvm::Expected<Value> x = value(node.inputs[0]);
+  if (!x)
+    return x.takeError();
+  RankedTensorType type = tensorOf(*x);
+  if (node.opType == "GlobalAveragePool") {
+    if (type.getRank() != 4)
+      return nodeError(node, "only NCHW inputs of rank 4 are imported");
+    Value mean = b.create<mpg::GlobalAvgPoolOp>(loc, *x);
+    define(node.outputs[0],
+           b.create<mpg::ReshapeOp>(
+               loc,
+               RankedTensorType::get({type.getDimSize(0), type.getDimSize(1), 1, 1},
+                                     type.getElementType()),
+               mean));
+    return llvm::Error::success();
+  }
+  if (std::optional<std::string> problem = windowProblem(node, type))
+    return nodeError(node, *problem);
+  if (node.outputs.size() > 1 && !node.outputs[1].empty())
+    return nodeError(node, "its indices output is not imported");
+  if (pairAttr(node, "dilations", {1, 1}) != llvm::SmallVector<int64_t>{1, 1})
+    return nodeError(node, "dilated pooling is not imported");
+  auto kernel = b.getDenseI64ArrayAttr(pairAttr(node, "kernel_shape", {}));
+  auto stride = b.getDenseI64ArrayAttr(pairAttr(node, "strides", {1, 1}));
+  auto padding = b.getDenseI64ArrayAttr(pairAttr(node, "pads", {0, 0, 0, 0}));
+  if (node.opType == "MaxPool")
+    define(node.outputs[0], b.create<mpg::MaxPool2DOp>(loc, *x, kernel, stride, padding));
+  else
+    define(node.outputs[0],
+           b.create<mpg::AvgPool2DOp>(loc, *x, kernel, stride, padding,
+                                      intAttr(node, "count_include_pad", 0) != 0 ? b.getUnitAttr()
+                                                                                 : UnitAttr()));
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateShapeOp(const Node &node) {
+  llvm::Expected<Value> x = value(node.inputs[0]);
+  if (!x)
+    return x.takeError();
+  RankedTensorType type = tensorOf(*x);
+  auto reshape = [&](llvm::ArrayRef<int64_t> shape) -> llvm::Error {
+    define(node.outputs[0],
+           b.create<mpg::ReshapeOp>(loc, RankedTensorType::get(shape, type.getElementType()), *x));
+    return llvm::Error::success();
+  };
+  const std::string &op = node.opType;
+  if (op == "Flatten") {
+    int64_t axis = intAttr(node, "axis", 1);
+    axis = axis < 0 ? axis + type.getRank() : axis;
+    llvm::ArrayRef<int64_t> shape = type.getShape();
+    int64_t rows =
+        std::accumulate(shape.begin(), shape.begin() + axis, int64_t(1), std::multiplies<>());
+    return reshape({rows, type.getNumElements() / std::max<int64_t>(rows, 1)});
+  }
+  if (op == "Reshape") {
+    std::optional<std::vector<int64_t>> target = knownInts(node.inputs[1]);
+    if (!target)
+      return nodeError(node, "its shape is not known at import (a static shape is needed)");
+    llvm::SmallVector<int64_t> shape;
+    int64_t inferred = -1, product = 1;
+    for (auto [i, dim] : llvm::enumerate(*target)) {
+      if (dim == 0 && intAttr(node, "allowzero", 0) == 0)
+        dim = i < static_cast<size_t>(type.getRank()) ? type.getDimSize(i) : 0;
+      if (dim == -1)
+        inferred = static_cast<int64_t>(i);
+      else
+        product *= dim;
+      shape.push_back(dim);
+    }
+    if (inferred >= 0)
+      shape[inferred] = product ? type.getNumElements() / product : 0;
+    return reshape(shape);
+  }
+  if (op == "Transpose") {
+    llvm::SmallVector<int64_t> perm;
+    if (const mpc::onnx::Attribute *given = node.attribute("perm"))
+      perm.assign(given->ints.begin(), given->ints.end());
+    else
+      for (int64_t d = type.getRank() - 1; d >= 0; --d)
+        perm.push_back(d);
+    define(node.outputs[0], b.create<mpg::TransposeOp>(loc, *x, b.getDenseI64ArrayAttr(perm)));
+    return llvm::Error::success();
+  }
+  if (op == "Squeeze" || op == "Unsqueeze") {
+    std::optional<std::vector<int64_t>> axes =
+        node.inputs.size() > 1 ? knownInts(node.inputs[1]) : std::nullopt;
+    if (!axes && op == "Unsqueeze")
+      return nodeError(node, "its axes are not known at import");
+    llvm::SmallVector<int64_t> shape(type.getShape());
+    if (op == "Squeeze") {
+      llvm::SmallVector<int64_t> kept;
+      for (auto [d, dim] : llvm::enumerate(shape)) {
+        bool listed =
+            axes ? llvm::any_of(*axes,
+                                [&](int64_t a) {
+                                  return normalize(a, type.getRank()) == static_cast<int64_t>(d);
+                                })
+                 : dim == 1;
+        if (!listed)
+          kept.push_back(dim);
+      }
+      return reshape(kept);
+    }
+    int64_t rank = type.getRank() + static_cast<int64_t>(axes->size());
+    std::vector<bool> inserted(rank, false);
+    for (int64_t a : *axes)
+      if (int64_t d = normalize(a, rank); d >= 0)
+        inserted[d] = true;
+    llvm::SmallVector<int64_t> out;
+    size_t next = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      out.push_back(inserted[d] ? 1 : shape[next++]);
+    return reshape(out);
+  }
+  if (op == "Concat") {
+    llvm::SmallVector<Value> operands;
+    for (const std::string &name : node.inputs) {
+      llvm::Expected<Value> v = value(name);
+      if (!v)
+        return v.takeError();
+      operands.push_back(*v);
+    }
+    int64_t axis = normalize(intAttr(node, "axis", 0), type.getRank());
+    define(node.outputs[0], b.create<mpg::ConcatOp>(loc, operands, axis));
+    return llvm::Error::success();
+  }
+  if (op == "Gather") {
+    // An embedding: rows of a [V, D] table by integer indices.
+    llvm::Expected<Value> indices = value(node.inputs[1]);
+    if (!indices)
+      return indices.takeError();
+    if (intAttr(node, "axis", 0) != 0 || type.getRank() != 2)
+      return nodeError(node, "only a Gather of rows of a [V, D] table (axis 0) is imported");
+    define(node.outputs[0], b.create<mpg::EmbeddingOp>(loc, *x, *indices));
+    return llvm::Error::success();
+  }
+  // Cast: between float types; an integer cast of a value is refused.
+  int64_t to = intAttr(node, "to", 1);
+  if (to == 1 && llvm::isa<FloatType>(type.getElementType())) {
+    define(node.outputs[0],
+           type.getElementType().isF32()
+               ? *x
+               : Value(b.create<mpg::CastOp>(loc, type.clone(b.getF32Type()), *x)));
+    return llvm::Error::success();
+  }
+  return nodeError(node, "a Cast of a computed value to ONNX type " + llvm::Twine(to) +
+                             " is not imported (casts to FLOAT are)");
+}
+
+std::optional<llvm::Error> Translator::foldKnown(const Node &node) {
+  const std::string &op = node.opType;
+  auto done = [&](rt::HostTensor tensor) -> std::optional<llvm::Error> {
+    constants[node.outputs[0]] = std::move(tensor);
+    return llvm::Error::success();
+  };
+  if (op == "Constant") {
+    for (const auto &[key, attribute] : node.attributes) {
+      if (key == "value")
+        return done(attribute.tensor);
+      if (key == "value_int")
+        return done(intTensor({attribute.i}, {}));
+      if (key == "value_ints")
+        return done(intTensor(attribute.ints, {static_cast<int64_t>(attribute.ints.size())}));
+      if (key == "value_float" || key == "value_floats") {
+        std::vector<double> values =
+            key == "value_float" ? std::vector<double>{attribute.f} : attribute.floats;
+        rt::HostTensor tensor;
+        tensor.dtype = rt::DType::F32;
+        if (key == "value_floats")
+          tensor.shape = {static_cast<int64_t>(values.size())};
+        for (double v : values) {
+          float f = static_cast<float>(v);
+          const uint8_t *bytes = reinterpret_cast<const uint8_t *>(&f);
+          tensor.bytes.insert(tensor.bytes.end(), bytes, bytes + 4);
+        }
+        return done(std::move(tensor));
+      }
+    }
+    return nodeError(node, "it holds no value this importer reads");
+  }
+  if (op == "Shape") {
+    Value x = values.lookup(node.inputs[0]);
+    const rt::HostTensor *constant = known(node.inputs[0]);
+    if (!x && !constant)
+      return std::nullopt;
+    std::vector<int64_t> shape =
+        x ? std::vector<int64_t>(tensorOf(x).getShape().begin(), tensorOf(x).getShape().end())
+          : constant->shape;
+    return done(intTensor(shape, {static_cast<int64_t>(shape.size())}));
+  }
+  // The others fold when every input is a known integer tensor.
+  std::vector<std::vector<int64_t>> ints;
+  std::vector<const rt::HostTensor *> tensors;
+  for (const std::string &name : node.inputs) {
+    std::optional<std::vector<int64_t>> values = knownInts(name);
+    if (!values)
+      return std::nullopt;
+    ints.push_back(std::move(*values));
+    tensors.push_back(known(name));
+  }
+  if (ints.empty())
+    return std::nullopt;
+  const std::vector<int64_t> &first = ints[0];
+  if (op == "Gather" && ints.size() == 2 && tensors[0]->shape.size() == 1) {
+    std::vector<int64_t> out;
+    for (int64_t index : ints[1]) {
+      int64_t at = index < 0 ? index + static_cast<int64_t>(first.size()) : index;
+      if (at < 0 || at >= static_cast<int64_t>(first.size()))
+        return nodeError(node, "an index is out of range");
+      out.push_back(first[at]);
+    }
+    return done(intTensor(out, tensors[1]->shape));
+  }
+  if ((op == "Unsqueeze" || op == "Squeeze") && ints.size() == 2) {
+    std::vector<int64_t> shape = tensors[0]->shape;
+    if (op == "Unsqueeze")
+      for (int64_t axis : ints[1])
+        shape.insert(shape.begin() + normalize(axis, shape.size() + 1), 1);
+    else
+      shape.erase(std::remove(shape.begin(), shape.end(), 1), shape.end());
+    return done(intTensor(first, shape));
+  }
+  if (op == "Concat") {
+    std::vector<int64_t> out;
+    for (const auto &part : ints)
+      out.insert(out.end(), part.begin(), part.end());
+    return done(intTensor(out, {static_cast<int64_t>(out.size())}));
+  }
+  if (op == "Cast" && (intAttr(node, "to", 0) == 7 || intAttr(node, "to", 0) == 6))
+    return done(intTensor(first, tensors[0]->shape));
+  if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && ints.size() == 2) {
+    const std::vector<int64_t> &a = ints[0], &c = ints[1];
+    size_t n = std::max(a.size(), c.size());
+    if (!(a.size() == n || a.size() == 1) || !(c.size() == n || c.size() == 1))
+      return std::nullopt;
+    std::vector<int64_t> out(n);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t x = a[a.size() == 1 ? 0 : i], y = c[c.size() == 1 ? 0 : i];
+      if (op == "Div" && y == 0)
+        return nodeError(node, "it divides by zero");
+      out[i] = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+    }
+    return done(intTensor(out, a.size() == n ? tensors[0]->shape : tensors[1]->shape));
+  }
+  if (op == "ConstantOfShape") {
+    int64_t count = std::accumulate(first.begin(), first.end(), int64_t(1), std::multiplies<>());
+    rt::HostTensor tensor;
+    const mpc::onnx::Attribute *fill = node.attribute("value");
+    tensor.dtype = fill ? fill->tensor.dtype : rt::DType::F32;
+    tensor.shape = first;
+    size_t width = rt::dtypeSize(tensor.dtype);
+    tensor.bytes.resize(count * width, 0);
+    if (fill && fill->tensor.bytes.size() == width)
+      for (int64_t i = 0; i < count; ++i)
+        std::memcpy(tensor.bytes.data() + i * width, fill->tensor.bytes.data(), width);
+    return done(std::move(tensor));
+  }
+  return std::nullopt;
+}

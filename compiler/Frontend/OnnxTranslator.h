@@ -1,0 +1,87 @@
+//===- OnnxTranslator.h - the state of one ONNX import ----------*- C++ -*-===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Shared by OnnxImporter.cpp (the graph's inputs, parameters, outputs and
+// training side) and OnnxOps.cpp (one translation per ONNX op).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_COMPILER_FRONTEND_ONNXTRANSLATOR_H
+#define MPC_COMPILER_FRONTEND_ONNXTRANSLATOR_H
+
+#include "compiler/Frontend/OnnxImporter.h"
+#include "compiler/Frontend/OnnxModel.h"
+
+#include "dialects/mpg/IR/MpgOps.h"
+
+#include "mlir/IR/Builders.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+
+namespace mpc::onnx {
+
+class Translator {
+public:
+  Translator(mlir::MLIRContext &context, const Model &model, const OnnxImportOptions &options,
+             std::string path)
+      : context(context), model(model), options(options), path(std::move(path)), b(&context) {}
+
+  llvm::Expected<ImportedModel> run();
+
+  /// Translates `node` (OnnxOps.cpp).
+  llvm::Error translate(const Node &node);
+
+private:
+  // -- values ---------------------------------------------------------------
+  /// The value named `name`: an mpg value, or a known constant made one.
+  llvm::Expected<mlir::Value> value(const std::string &name);
+  /// The known constant named `name`, if it is one.
+  const rt::HostTensor *known(const std::string &name) const;
+  /// A known constant's elements as integers (i32/i64) or nothing.
+  std::optional<std::vector<int64_t>> knownInts(const std::string &name) const;
+  /// An mpg.constant holding `tensor`, of element type `element` when
+  /// given (a float constant converted to its user's type).
+  llvm::Expected<mlir::Value> constant(const rt::HostTensor &tensor, mlir::Type element = nullptr);
+  void define(const std::string &name, mlir::Value value) { values[name] = value; }
+
+  // -- translations (OnnxOps.cpp) ---------------------------------------------
+  llvm::Error translateGemm(const Node &node);
+  llvm::Error translateMatMul(const Node &node);
+  llvm::Error translateBinary(const Node &node);
+  llvm::Error translateUnary(const Node &node);
+  llvm::Error translateSoftmax(const Node &node);
+  llvm::Error translateShapeOp(const Node &node);
+  llvm::Error translateLayerNorm(const Node &node);
+  llvm::Error translateDropout(const Node &node);
+  llvm::Error translateConv(const Node &node);
+  llvm::Error translatePool(const Node &node);
+  /// Shape arithmetic on known constants, folded (Shape, Gather, Unsqueeze,
+  /// Squeeze, Concat, Cast, ConstantOfShape, integer Add/Sub/Mul/Div).
+  std::optional<llvm::Error> foldKnown(const Node &node);
+
+  // -- graph parts (OnnxImporter.cpp) ----------------------------------------
+  llvm::Error addInputs();
+  llvm::Error addInitializers();
+  llvm::Error addOutputsAndTraining();
+
+  /// An error about `node`: its name, op type and the model's opset.
+  llvm::Error nodeError(const Node &node, const llvm::Twine &what) const;
+  mlir::Location locationOf(size_t nodeIndex);
+
+  mlir::MLIRContext &context;
+  const Model &model;
+  const OnnxImportOptions &options;
+  std::string path;
+  mlir::OpBuilder b;
+  mlir::Location loc = mlir::UnknownLoc::get(&context);
+  llvm::StringMap<mlir::Value> values;
+  llvm::StringMap<rt::HostTensor> constants;
+  ImportedModel result;
+};
+
+} // namespace mpc::onnx
+
+#endif // MPC_COMPILER_FRONTEND_ONNXTRANSLATOR_H

@@ -1,0 +1,53 @@
+"""Writes the small ONNX models that onnx.test imports, into FOLDER:
+
+- mlp.onnx: Linear(64, 128) - ReLU - Linear(128, 10), batch dynamic
+  ("batch"), exported for training (no constant folding);
+- erf.onnx: a model with an Erf node, which mpc does not import;
+- external.onnx: mlp.onnx with its initializers in external.bin beside it
+  (onnx.save_model's external data), and external-missing.onnx whose data
+  file is not there;
+- truncated.onnx: the first 100 bytes of mlp.onnx.
+
+usage: onnx_models.py FOLDER
+"""
+import os
+import sys
+
+import onnx
+import torch
+
+folder = sys.argv[1]
+at = lambda name: os.path.join(folder, name)  # noqa: E731
+torch.manual_seed(0)
+mlp = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
+torch.onnx.export(mlp, torch.zeros(32, 64), at("mlp.onnx"), opset_version=17,
+                  input_names=["pixels"], output_names=["logits"],
+                  dynamic_axes={"pixels": {0: "batch"}, "logits": {0: "batch"}},
+                  training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+
+
+class WithErf(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(64, 10)
+
+    def forward(self, x):
+        return torch.erf(self.fc(x))
+
+
+torch.onnx.export(WithErf(), torch.zeros(32, 64), at("erf.onnx"), opset_version=17,
+                  input_names=["pixels"], output_names=["logits"],
+                  training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+
+model = onnx.load(at("mlp.onnx"))
+onnx.save_model(model, at("external.onnx"), save_as_external_data=True,
+                all_tensors_to_one_file=True, location="external.bin", size_threshold=0)
+model = onnx.load(at("mlp.onnx"))
+onnx.save_model(model, at("external-missing.onnx"), save_as_external_data=True,
+                all_tensors_to_one_file=True, location="missing.bin", size_threshold=0)
+os.remove(at("missing.bin"))
+with open(at("mlp.onnx"), "rb") as f:
+    head = f.read(100)
+with open(at("truncated.onnx"), "wb") as f:
+    f.write(head)
+print("written")
