@@ -130,9 +130,13 @@ llvm::Error mpc::driver::setWeights(mpc_program *program,
   for (size_t i = 0, e = mpc_program_param_count(program); i < e; ++i) {
     mpc_tensor_info info;
     mpc_program_param_info(program, i, &info);
-    if (info.flags & (MPC_TENSOR_WORKING_COPY | MPC_TENSOR_STATE))
-      continue; // (a working copy follows its parameter; state starts as initialised)
+    if (info.flags & MPC_TENSOR_WORKING_COPY)
+      continue; // (follows its parameter)
     auto it = weights.find(info.name);
+    // (state, such as optimizer moments, starts as initialised unless the
+    // weights hold it: a model's running statistics)
+    if ((info.flags & MPC_TENSOR_STATE) && it == weights.end())
+      continue;
     std::vector<int64_t> shape(info.shape, info.shape + info.rank);
     if (it == weights.end())
       return llvm::createStringError(from + " has no tensor '" + info.name + "' (" +

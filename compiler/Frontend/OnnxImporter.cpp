@@ -13,6 +13,7 @@
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/Path.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -189,8 +190,11 @@ llvm::Error Translator::addInitializers() {
     llvm::SmallVector<int64_t> shape(tensor.shape.begin(), tensor.shape.end());
     bool isFrozen = llvm::any_of(frozen, [&](const llvm::GlobPattern &g) { return g.match(name); });
     auto init = mpg::InitializerAttr::get(&context, mpg::InitKind::Zeros, b.getDictionaryAttr({}));
-    define(name, b.create<mpg::ParamOp>(loc, RankedTensorType::get(shape, b.getF32Type()), name,
-                                        init, isFrozen));
+    auto type = RankedTensorType::get(shape, b.getF32Type());
+    if (runningStats.count(name))
+      define(name, b.create<mpg::StateOp>(loc, type, name, init));
+    else
+      define(name, b.create<mpg::ParamOp>(loc, type, name, init, isFrozen));
     rt::HostTensor weight;
     weight.dtype = rt::DType::F32;
     weight.shape = tensor.shape;
@@ -230,8 +234,24 @@ llvm::Error Translator::addOutputsAndTraining() {
     if (type.getRank() != 2)
       return failure(path + ": softmax_cross_entropy reads logits [B, C]; output '" + lossOutput +
                      "' has rank " + llvm::Twine(type.getRank()));
-    Value labels = b.create<mpg::InputOp>(
-        loc, RankedTensorType::get({type.getDimSize(0)}, b.getI32Type()), "labels");
+    // A model of token sequences (an integer input [B, T]) with logits
+    // [B*T, C] predicts a target per token: its labels are mpc train's
+    // "targets" of sequence data, [B, T], flattened for the loss.
+    int64_t rows = type.getDimSize(0);
+    Value labels;
+    for (const ValueInfo &input : model.inputs) {
+      auto tokens = llvm::cast<RankedTensorType>(values.lookup(input.name).getType());
+      if (tokens.getRank() == 2 && llvm::isa<IntegerType>(tokens.getElementType()) &&
+          tokens.getNumElements() == rows) {
+        Value targets = b.create<mpg::InputOp>(
+            loc, RankedTensorType::get(tokens.getShape(), b.getI32Type()), "targets");
+        labels =
+            b.create<mpg::ReshapeOp>(loc, RankedTensorType::get({rows}, b.getI32Type()), targets);
+        break;
+      }
+    }
+    if (!labels)
+      labels = b.create<mpg::InputOp>(loc, RankedTensorType::get({rows}, b.getI32Type()), "labels");
     loss = b.create<mpg::SoftmaxCrossEntropyOp>(loc, out, labels);
     if (lossOutput != "logits")
       b.create<mpg::OutputOp>(loc, "logits", out); // (mpc train's accuracy reads it)
@@ -266,12 +286,29 @@ llvm::Expected<ImportedModel> Translator::run() {
   std::string name = llvm::sys::path::stem(path).str();
   auto graph = b.create<mpg::GraphOp>(loc, name.empty() ? "model" : name);
   b.setInsertionPointToEnd(&graph.getBody().front());
+  for (auto [index, node] : llvm::enumerate(model.nodes)) {
+    for (const std::string &input : node.inputs)
+      readers[input].push_back(index);
+    for (const std::string &output : node.outputs)
+      producer[output] = index;
+    if (node.opType == "BatchNormalization")
+      for (size_t i = 3; i < 5 && i < node.inputs.size(); ++i)
+        runningStats.insert(node.inputs[i]);
+  }
   if (llvm::Error error = addInputs())
     return std::move(error);
   if (llvm::Error error = addInitializers())
     return std::move(error);
+  std::set<size_t> covered;
   for (auto [index, node] : llvm::enumerate(model.nodes)) {
+    if (covered.count(index))
+      continue;
     loc = locationOf(index);
+    if (node.opType == "Div")
+      if (std::optional<std::vector<size_t>> gelu = matchGelu(index)) {
+        covered.insert(gelu->begin(), gelu->end());
+        continue;
+      }
     if (llvm::Error error = translate(node))
       return std::move(error);
   }

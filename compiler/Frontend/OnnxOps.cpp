@@ -58,6 +58,7 @@ const std::vector<std::string> &mpc::supportedOnnxOps() {
   static const std::vector<std::string> ops = {"Abs",
                                                "Add",
                                                "AveragePool",
+                                               "BatchNormalization",
                                                "Cast",
                                                "Concat",
                                                "Constant",
@@ -65,13 +66,20 @@ const std::vector<std::string> &mpc::supportedOnnxOps() {
                                                "Conv",
                                                "Div",
                                                "Dropout",
+                                               "Equal",
+                                               "Erf (in GELU)",
                                                "Exp",
+                                               "Expand",
                                                "Flatten",
                                                "Gather",
                                                "Gemm",
                                                "GlobalAveragePool",
+                                               "Greater",
+                                               "GreaterOrEqual",
                                                "Identity",
                                                "LayerNormalization",
+                                               "Less",
+                                               "LessOrEqual",
                                                "Log",
                                                "LogSoftmax",
                                                "MatMul",
@@ -80,17 +88,23 @@ const std::vector<std::string> &mpc::supportedOnnxOps() {
                                                "Neg",
                                                "Pow",
                                                "Reciprocal",
+                                               "ReduceMax",
+                                               "ReduceMean",
+                                               "ReduceSum",
                                                "Relu",
                                                "Reshape",
                                                "Shape",
                                                "Sigmoid",
+                                               "Slice",
                                                "Softmax",
+                                               "Split",
                                                "Sqrt",
                                                "Squeeze",
                                                "Sub",
                                                "Tanh",
                                                "Transpose",
-                                               "Unsqueeze"};
+                                               "Unsqueeze",
+                                               "Where"};
   return ops;
 }
 
@@ -114,6 +128,14 @@ llvm::Error Translator::translate(const Node &node) {
           .Case("LayerNormalization", &Translator::translateLayerNorm)
           .Case("Dropout", &Translator::translateDropout)
           .Case("Conv", &Translator::translateConv)
+          .Cases("ReduceSum", "ReduceMean", "ReduceMax", &Translator::translateReduce)
+          .Cases("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+                 &Translator::translateCompare)
+          .Case("Where", &Translator::translateWhere)
+          .Case("Slice", &Translator::translateSlice)
+          .Case("Split", &Translator::translateSplit)
+          .Case("Expand", &Translator::translateExpand)
+          .Case("BatchNormalization", &Translator::translateBatchNorm)
           .Cases("MaxPool", "AveragePool", "GlobalAveragePool", &Translator::translatePool)
           .Default(nullptr);
   if (!handler) {
@@ -612,4 +634,278 @@ std::optional<llvm::Error> Translator::foldKnown(const Node &node) {
     return done(std::move(tensor));
   }
   return std::nullopt;
+}
+
+llvm::Error Translator::translateReduce(const Node &node) {
+  llvm::Expected<Value> x = value(node.inputs[0]);
+  if (!x)
+    return x.takeError();
+  int64_t rank = tensorOf(*x).getRank();
+  // Axes: an attribute (ReduceMean, ReduceMax), an input (ReduceSum, opset
+  // 13 on); none or empty: every axis, unless noop_with_empty_axes.
+  std::vector<int64_t> axes;
+  if (const mpc::onnx::Attribute *given = node.attribute("axes")) {
+    axes = given->ints;
+  } else if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
+    std::optional<std::vector<int64_t>> listed = knownInts(node.inputs[1]);
+    if (!listed)
+      return nodeError(node, "its axes are not known at import");
+    axes = *listed;
+  }
+  if (axes.empty()) {
+    if (intAttr(node, "noop_with_empty_axes", 0)) {
+      define(node.outputs[0], *x);
+      return llvm::Error::success();
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  for (int64_t &axis : axes)
+    if ((axis = normalize(axis, rank)) < 0)
+      return nodeError(node, "an axis is outside the operand's rank " + llvm::Twine(rank));
+  auto attr = b.getDenseI64ArrayAttr(axes);
+  bool keep = intAttr(node, "keepdims", 1) != 0;
+  Value y;
+  if (node.opType == "ReduceSum")
+    y = b.create<mpg::ReduceSumOp>(loc, *x, attr, keep);
+  else if (node.opType == "ReduceMean")
+    y = b.create<mpg::ReduceMeanOp>(loc, *x, attr, keep);
+  else
+    y = b.create<mpg::ReduceMaxOp>(loc, *x, attr, keep);
+  define(node.outputs[0], y);
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateCompare(const Node &node) {
+  llvm::Expected<Value> lhs = value(node.inputs[0]), rhs = value(node.inputs[1]);
+  if (!lhs)
+    return lhs.takeError();
+  if (!rhs)
+    return rhs.takeError();
+  auto predicate = llvm::StringSwitch<mpg::ComparePredicate>(node.opType)
+                       .Case("Equal", mpg::ComparePredicate::EQ)
+                       .Case("Less", mpg::ComparePredicate::LT)
+                       .Case("LessOrEqual", mpg::ComparePredicate::LE)
+                       .Case("Greater", mpg::ComparePredicate::GT)
+                       .Default(mpg::ComparePredicate::GE);
+  define(node.outputs[0], b.create<mpg::CompareOp>(loc, predicate, *lhs, *rhs));
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateWhere(const Node &node) {
+  llvm::Expected<Value> cond = value(node.inputs[0]), x = value(node.inputs[1]),
+                        y = value(node.inputs[2]);
+  if (!cond)
+    return cond.takeError();
+  if (!x)
+    return x.takeError();
+  if (!y)
+    return y.takeError();
+  define(node.outputs[0], b.create<mpg::SelectOp>(loc, *cond, *x, *y));
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateSlice(const Node &node) {
+  llvm::Expected<Value> x = value(node.inputs[0]);
+  if (!x)
+    return x.takeError();
+  RankedTensorType type = tensorOf(*x);
+  int64_t rank = type.getRank();
+  auto input = [&](size_t i) -> std::optional<std::vector<int64_t>> {
+    return i < node.inputs.size() && !node.inputs[i].empty() ? knownInts(node.inputs[i])
+                                                             : std::nullopt;
+  };
+  std::optional<std::vector<int64_t>> starts = input(1), ends = input(2), axes = input(3),
+                                      steps = input(4);
+  if (!starts || !ends || starts->size() != ends->size())
+    return nodeError(node, "its starts and ends are not known at import");
+  llvm::SmallVector<int64_t> start(rank, 0), limit(type.getShape()), step(rank, 1);
+  for (size_t i = 0; i < starts->size(); ++i) {
+    int64_t axis = axes ? normalize((*axes)[i], rank) : static_cast<int64_t>(i);
+    int64_t by = steps ? (*steps)[i] : 1;
+    if (axis < 0 || by < 1)
+      return nodeError(node, "an axis is out of range or a step is not positive (negative "
+                             "steps are not imported)");
+    int64_t dim = type.getDimSize(axis);
+    auto clamp = [&](int64_t v) {
+      v = v < 0 ? v + dim : v;
+      return std::min(std::max<int64_t>(v, 0), dim);
+    };
+    start[axis] = clamp((*starts)[i]);
+    limit[axis] = std::max(start[axis], clamp((*ends)[i]));
+    step[axis] = by;
+  }
+  define(node.outputs[0],
+         b.create<mpg::SliceOp>(loc, *x, b.getDenseI64ArrayAttr(start),
+                                b.getDenseI64ArrayAttr(limit), b.getDenseI64ArrayAttr(step)));
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateSplit(const Node &node) {
+  llvm::Expected<Value> x = value(node.inputs[0]);
+  if (!x)
+    return x.takeError();
+  RankedTensorType type = tensorOf(*x);
+  int64_t axis = normalize(intAttr(node, "axis", 0), type.getRank());
+  if (axis < 0)
+    return nodeError(node, "its axis is outside the operand's rank");
+  std::vector<int64_t> sizes;
+  if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
+    std::optional<std::vector<int64_t>> given = knownInts(node.inputs[1]);
+    if (!given)
+      return nodeError(node, "its split sizes are not known at import");
+    sizes = *given;
+  } else if (const mpc::onnx::Attribute *given = node.attribute("split")) {
+    sizes = given->ints;
+  } else {
+    int64_t parts = static_cast<int64_t>(node.outputs.size());
+    if (type.getDimSize(axis) % parts != 0)
+      return nodeError(node, "its axis does not split evenly into its outputs");
+    sizes.assign(parts, type.getDimSize(axis) / parts);
+  }
+  if (sizes.size() != node.outputs.size())
+    return nodeError(node, "it has " + llvm::Twine(node.outputs.size()) + " outputs for " +
+                               llvm::Twine(sizes.size()) + " split sizes");
+  int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t(0));
+  if (total != type.getDimSize(axis))
+    return nodeError(node, "its split sizes do not add up to the axis's " +
+                               llvm::Twine(type.getDimSize(axis)));
+  int64_t offset = 0;
+  for (auto [i, size] : llvm::enumerate(sizes)) {
+    llvm::SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
+        step(type.getRank(), 1);
+    start[axis] = offset;
+    limit[axis] = offset + size;
+    offset += size;
+    define(node.outputs[i],
+           b.create<mpg::SliceOp>(loc, *x, b.getDenseI64ArrayAttr(start),
+                                  b.getDenseI64ArrayAttr(limit), b.getDenseI64ArrayAttr(step)));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateExpand(const Node &node) {
+  llvm::Expected<Value> x = value(node.inputs[0]);
+  if (!x)
+    return x.takeError();
+  std::optional<std::vector<int64_t>> shape = knownInts(node.inputs[1]);
+  if (!shape)
+    return nodeError(node, "its shape is not known at import");
+  RankedTensorType type = tensorOf(*x);
+  // NumPy broadcasting of the operand's shape and the given one.
+  size_t rank = std::max<size_t>(shape->size(), type.getRank());
+  llvm::SmallVector<int64_t> out(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    size_t own = rank - type.getRank(), given = rank - shape->size();
+    int64_t a = i < own ? 1 : type.getDimSize(i - own);
+    int64_t c = i < given ? 1 : (*shape)[i - given];
+    if (a != c && a != 1 && c != 1)
+      return nodeError(node, "the shapes do not broadcast");
+    out[i] = std::max(a, c);
+  }
+  define(node.outputs[0],
+         b.create<mpg::BroadcastToOp>(loc, RankedTensorType::get(out, type.getElementType()), *x));
+  return llvm::Error::success();
+}
+
+llvm::Error Translator::translateBatchNorm(const Node &node) {
+  llvm::SmallVector<Value, 5> v;
+  for (size_t i = 0; i < 5; ++i) {
+    llvm::Expected<Value> got = value(node.inputs[i]);
+    if (!got)
+      return got.takeError();
+    v.push_back(*got);
+  }
+  double eps = floatAttr(node, "epsilon", 1e-5);
+  // ONNX's momentum weighs the running statistics, PyTorch's and mpc's the
+  // batch's.
+  double momentum = 1.0 - floatAttr(node, "momentum", 0.9);
+  if (intAttr(node, "training_mode", 0) != 0) {
+    auto norm = b.create<mpg::BatchNormOp>(loc, v[0], v[1], v[2], v[3], v[4],
+                                           b.getF64FloatAttr(momentum), b.getF64FloatAttr(eps));
+    define(node.outputs[0], norm->getResult(0));
+    for (size_t i = 1; i < 3; ++i) {
+      Value updated = norm->getResult(i);
+      if (v[2 + i].getDefiningOp<mpg::StateOp>())
+        b.create<mpg::StateWriteOp>(loc, v[2 + i], updated);
+      if (i < node.outputs.size() && !node.outputs[i].empty())
+        define(node.outputs[i], updated);
+    }
+    return llvm::Error::success();
+  }
+  // Inference: the running statistics, per channel (dimension 1).
+  RankedTensorType type = tensorOf(v[0]);
+  llvm::SmallVector<int64_t> channel(type.getRank() - 1, 1);
+  channel[0] = type.getDimSize(1);
+  auto perChannel = [&](Value x) -> Value {
+    return b.create<mpg::ReshapeOp>(
+        loc, RankedTensorType::get(channel, tensorOf(x).getElementType()), x);
+  };
+  Value epsilon = b.create<mpg::ConstantOp>(
+      loc, DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
+                                  b.getF32FloatAttr(static_cast<float>(eps)).getValue()));
+  Value deviation = b.create<mpg::SqrtOp>(loc, b.create<mpg::AddOp>(loc, v[4], epsilon));
+  Value scale = b.create<mpg::DivOp>(loc, v[1], deviation);
+  Value centred = b.create<mpg::SubOp>(loc, v[0], perChannel(v[3]));
+  Value y = b.create<mpg::AddOp>(loc, b.create<mpg::MulOp>(loc, centred, perChannel(scale)),
+                                 perChannel(v[2]));
+  define(node.outputs[0], y);
+  return llvm::Error::success();
+}
+
+std::optional<std::vector<size_t>> Translator::matchGelu(size_t index) {
+  const Node &div = model.nodes[index];
+  // (a constant may come from a Constant node after the Div: exporters put
+  // each constant just before its reader)
+  auto scalarNear = [&](const std::string &name, double want) {
+    const rt::HostTensor *tensor = known(name);
+    if (auto made = producer.find(name); !tensor && made != producer.end()) {
+      const Node &node = model.nodes[made->second];
+      if (const mpc::onnx::Attribute *value = node.attribute("value");
+          node.opType == "Constant" && value)
+        tensor = &value->tensor;
+    }
+    if (!tensor || tensor->dtype != rt::DType::F32 || tensor->numElements() != 1)
+      return false;
+    float v;
+    std::memcpy(&v, tensor->bytes.data(), 4);
+    return std::abs(v - want) < 1e-3 * std::abs(want);
+  };
+  // The one node reading `name`, if it has that op type.
+  auto onlyReader = [&](const std::string &name, const char *op) -> std::optional<size_t> {
+    auto found = readers.find(name);
+    if (found == readers.end() || found->second.size() != 1 ||
+        model.nodes[found->second[0]].opType != op)
+      return std::nullopt;
+    return found->second[0];
+  };
+  // The operand of a binary `node` that is not `name`, or "".
+  auto other = [](const Node &node, const std::string &name) -> std::string {
+    if (node.inputs.size() != 2)
+      return "";
+    return node.inputs[0] == name ? node.inputs[1] : node.inputs[1] == name ? node.inputs[0] : "";
+  };
+  if (div.inputs.size() != 2 || !scalarNear(div.inputs[1], std::sqrt(2.0)))
+    return std::nullopt;
+  const std::string &x = div.inputs[0];
+  std::optional<size_t> erf = onlyReader(div.outputs[0], "Erf");
+  if (!erf)
+    return std::nullopt;
+  const std::string &erfOut = model.nodes[*erf].outputs[0];
+  std::optional<size_t> add = onlyReader(erfOut, "Add");
+  if (!add || !scalarNear(other(model.nodes[*add], erfOut), 1.0))
+    return std::nullopt;
+  const std::string &addOut = model.nodes[*add].outputs[0];
+  std::optional<size_t> mul = onlyReader(addOut, "Mul");
+  if (!mul || other(model.nodes[*mul], addOut) != x)
+    return std::nullopt;
+  const std::string &mulOut = model.nodes[*mul].outputs[0];
+  std::optional<size_t> half = onlyReader(mulOut, "Mul");
+  if (!half || !scalarNear(other(model.nodes[*half], mulOut), 0.5))
+    return std::nullopt;
+  Value input = values.lookup(x);
+  if (!input)
+    return std::nullopt;
+  define(model.nodes[*half].outputs[0], b.create<mpg::GeluOp>(loc, input, /*approximate=*/false));
+  return std::vector<size_t>{index, *erf, *add, *mul, *half};
 }

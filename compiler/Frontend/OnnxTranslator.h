@@ -19,7 +19,9 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
 #include <optional>
+#include <set>
 
 namespace mpc::onnx {
 
@@ -58,6 +60,17 @@ private:
   llvm::Error translateDropout(const Node &node);
   llvm::Error translateConv(const Node &node);
   llvm::Error translatePool(const Node &node);
+  llvm::Error translateReduce(const Node &node);
+  llvm::Error translateCompare(const Node &node);
+  llvm::Error translateWhere(const Node &node);
+  llvm::Error translateSlice(const Node &node);
+  llvm::Error translateSplit(const Node &node);
+  llvm::Error translateExpand(const Node &node);
+  llvm::Error translateBatchNorm(const Node &node);
+  /// PyTorch's exact GELU, exported as x * 0.5 * (1 + Erf(x / sqrt 2)) in
+  /// any order of its products, starting at the Div of node `index`: the
+  /// nodes it covers, or none when the nodes there are not that pattern.
+  std::optional<std::vector<size_t>> matchGelu(size_t index);
   /// Shape arithmetic on known constants, folded (Shape, Gather, Unsqueeze,
   /// Squeeze, Concat, Cast, ConstantOfShape, integer Add/Sub/Mul/Div).
   std::optional<llvm::Error> foldKnown(const Node &node);
@@ -79,6 +92,11 @@ private:
   mlir::Location loc = mlir::UnknownLoc::get(&context);
   llvm::StringMap<mlir::Value> values;
   llvm::StringMap<rt::HostTensor> constants;
+  /// The nodes that read each value, and the node that computes it.
+  std::map<std::string, std::vector<size_t>> readers;
+  std::map<std::string, size_t> producer;
+  /// Running statistics of batch normalisation: state, not parameters.
+  std::set<std::string> runningStats;
   ImportedModel result;
 };
 

@@ -8,7 +8,13 @@ per-step losses, of the trained parameters, and of the outputs of the
 reloaded model against PyTorch's trained one.
 
 usage: onnx_vs_pytorch.py MPC FOLDER MODEL PRECISION [STEPS]
-  MODEL: mlp (Linear-ReLU-Linear) or cnn (Conv-ReLU-MaxPool-Flatten-Linear)
+  MODEL: mlp (Linear-ReLU-Linear), cnn (Conv-ReLU-MaxPool-Flatten-Linear),
+         bncnn (Conv-BatchNorm-ReLU-GlobalAveragePool-Linear: running
+         statistics as state, compared too) or gpt (a GPT-style decoder:
+         token and position embeddings, pre-LN causal self-attention written
+         with matmul, softmax and an additive mask, a GELU MLP, a head tied
+         to the token embedding; next-pixel prediction on the digits, 8
+         pixels a sequence, 17 grey levels a vocabulary)
 """
 import copy
 import gzip
@@ -28,27 +34,82 @@ at = lambda name: os.path.join(folder, name)  # noqa: E731
 DIGITS = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
 BATCH, LR = 32, 0.1
 
+T, VOCAB, WIDTH, HEADS = 8, 17, 32, 2
+MASK = np.triu(np.full((T, T), -1e4, np.float32), 1)
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln1, self.ln2 = torch.nn.LayerNorm(WIDTH), torch.nn.LayerNorm(WIDTH)
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(WIDTH, WIDTH) for _ in range(4))
+        self.up, self.down = torch.nn.Linear(WIDTH, 4 * WIDTH), torch.nn.Linear(4 * WIDTH, WIDTH)
+        self.gelu = torch.nn.GELU()
+
+    def forward(self, x):
+        b, t, c = x.shape
+        h = self.ln1(x)
+        heads = lambda z: z.reshape(b, t, HEADS, c // HEADS).transpose(1, 2)  # noqa: E731
+        q, k, v = heads(self.q(h)), heads(self.k(h)), heads(self.v(h))
+        scores = q @ k.transpose(-2, -1) / float(np.sqrt(c // HEADS))
+        attention = torch.softmax(scores + torch.from_numpy(MASK), dim=-1)
+        x = x + self.o((attention @ v).transpose(1, 2).reshape(b, t, c))
+        return x + self.down(self.gelu(self.up(self.ln2(x))))
+
+
+class Gpt(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wte, self.wpe = torch.nn.Embedding(VOCAB, WIDTH), torch.nn.Embedding(T, WIDTH)
+        self.block, self.ln = Block(), torch.nn.LayerNorm(WIDTH)
+
+    def forward(self, tokens):
+        x = self.wte(tokens) + self.wpe(torch.arange(T))
+        x = self.ln(self.block(x))
+        return (x @ self.wte.weight.t()).reshape(-1, VOCAB)
+
+
 torch.manual_seed(0)
 if kind == "mlp":
     model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
     shape = (64,)
-else:
+elif kind == "cnn":
     model = torch.nn.Sequential(torch.nn.Conv2d(1, 8, 3, padding=1), torch.nn.ReLU(),
                                 torch.nn.MaxPool2d(2), torch.nn.Flatten(),
                                 torch.nn.Linear(8 * 4 * 4, 10))
     shape = (1, 8, 8)
-start = {k: v.detach().clone() for k, v in model.state_dict().items()}
+elif kind == "bncnn":
+    model = torch.nn.Sequential(torch.nn.Conv2d(1, 8, 3, padding=1), torch.nn.BatchNorm2d(8),
+                                torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1),
+                                torch.nn.Flatten(), torch.nn.Linear(8, 10))
+    shape = (1, 8, 8)
+else:
+    model = Gpt()
+    shape = (T,)
 
 data = np.loadtxt(gzip.open(DIGITS), delimiter=",")
-x = (data[:, :64] / 16.0).astype(np.float32)[:steps * BATCH]
-y = data[:, 64].astype(np.int32)[:steps * BATCH]
-np.save(at("x.npy"), x.reshape((-1,) + shape))
+if kind == "gpt":
+    # Sequences of 8 pixels (grey levels 0..16) and the pixel after each.
+    pixels = data[:, :64].astype(np.int64)
+    x = np.concatenate([pixels[:, s:s + T] for s in range(0, 56, T)])[:steps * BATCH]
+    y = np.concatenate([pixels[:, s + 1:s + T + 1] for s in range(0, 56, T)])[:steps * BATCH]
+    example = torch.zeros((BATCH, T), dtype=torch.int64)
+    names = (["tokens"], {"tokens": {0: "batch"}})
+else:
+    x = (data[:, :64] / 16.0).astype(np.float32)[:steps * BATCH].reshape((-1,) + shape)
+    y = data[:, 64].astype(np.int32)[:steps * BATCH]
+    example = torch.zeros((BATCH,) + shape)
+    names = (["pixels"], {"pixels": {0: "batch"}, "logits": {0: "batch"}})
+np.save(at("x.npy"), x)
 np.save(at("y.npy"), y)
 
-torch.onnx.export(model, torch.zeros((BATCH,) + shape), at("model.onnx"), opset_version=17,
-                  input_names=["pixels"], output_names=["logits"],
-                  dynamic_axes={"pixels": {0: "batch"}, "logits": {0: "batch"}},
+torch.onnx.export(model, example, at("model.onnx"), opset_version=17, input_names=names[0],
+                  output_names=["logits"], dynamic_axes=names[1],
                   training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+# The state the model was exported with, which PyTorch starts from too (the
+# export's trace runs the model once in training mode, moving a batch
+# norm's running statistics).
+start = {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 result = subprocess.run(
     [mpc, "train", at("model.onnx"), "--data", at("x.npy") + "," + at("y.npy"), "--batch",
@@ -61,13 +122,14 @@ mpc_losses = [r["loss"] for r in map(json.loads, open(at("log.jsonl")))
               if "loss" in r and not r.get("summary")]
 
 model.load_state_dict(start)
+model.train()
 opt = torch.optim.SGD(model.parameters(), lr=LR)
-xs, ys = torch.tensor(x.reshape((-1,) + shape)), torch.tensor(y.astype(np.int64))
+xs, ys = torch.tensor(x), torch.tensor(y.astype(np.int64))
 losses = []
 for s in range(steps):
     opt.zero_grad()
     loss = torch.nn.functional.cross_entropy(model(xs[s * BATCH:(s + 1) * BATCH]),
-                                             ys[s * BATCH:(s + 1) * BATCH])
+                                             ys[s * BATCH:(s + 1) * BATCH].reshape(-1))
     loss.backward()
     opt.step()
     losses.append(loss.item())
@@ -75,10 +137,15 @@ for s in range(steps):
 # mpc's checkpoint in PyTorch: the parameters keep the model's names and
 # layouts, so load_state_dict takes them as they are.
 trained = read(at("trained.safetensors"))
-state = {k: torch.tensor(np.array(trained[k], np.float32)) for k in model.state_dict()}
-mine = {k: v.detach().clone() for k, v in model.state_dict().items()}
+# (a batch norm's step counter is PyTorch's own: mpc has none)
+state = {k: torch.tensor(np.array(trained[k])) if k in trained else v
+         for k, v in model.state_dict().items()}
+mine = {k: v.detach().clone() for k, v in model.state_dict().items()
+        if k in trained}
 model_mpc = copy.deepcopy(model)
 model_mpc.load_state_dict(state)
+model.eval()
+model_mpc.eval()
 with torch.no_grad():
     probe = xs[:BATCH]
     out_torch, out_mpc = model(probe), model_mpc(probe)
