@@ -17,6 +17,9 @@
 #include "compiler/Driver/OptimizerOptions.h"
 #include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Frontend/GraphLoader.h"
+#include "mpc/format/Safetensors.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -152,7 +155,8 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   OnnxImportOptions onnx;
   if (isOnnxFile(input) && !readImportOptions(parser, options.trainingStep, onnx))
     return kExitUsage;
-  mlir::OwningOpRef<mlir::ModuleOp> module = loadSource(input, sourceMgr, context, onnx, nullptr);
+  std::map<std::string, rt::HostTensor> weights;
+  mlir::OwningOpRef<mlir::ModuleOp> module = loadSource(input, sourceMgr, context, onnx, &weights);
   if (!module)
     return kExitError;
   double loadSeconds = since(started);
@@ -161,6 +165,17 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   if (!compiled) {
     reportCompileError(compiled.takeError());
     return kExitError;
+  }
+  // An .onnx model's bundle starts from its initializers only with them:
+  // they go beside the bundle, for mpc run --params and mpc train --init.
+  if (!weights.empty() && stage == mpc::CompileStage::Bundle) {
+    llvm::SmallString<256> path(output);
+    llvm::sys::path::replace_extension(path, ".safetensors");
+    if (rt::Status status = rt::writeSafetensors(path.str().str(), weights, {}); !status.isOk()) {
+      reportError(status.message());
+      return kExitError;
+    }
+    llvm::outs() << "the model's weights: " << path << " (mpc run --params, mpc train --init)\n";
   }
 
   auto printTimes = [&](const mpc::BundleTimings *bundle) {

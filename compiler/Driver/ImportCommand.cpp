@@ -62,11 +62,19 @@ int mpc::driver::runImportCommand(llvm::ArrayRef<std::string> args) {
     reportError("'" + model + "' is not an .onnx model");
     return kExitUsage;
   }
+  if (output == model) {
+    reportError("-o would overwrite the model '" + model + "'");
+    return kExitUsage;
+  }
   std::string weightsPath = parser.get("weights").value_or("");
   if (weightsPath.empty()) {
     llvm::SmallString<256> path(output);
     llvm::sys::path::replace_extension(path, ".safetensors");
     weightsPath = path.str().str();
+  }
+  if (weightsPath == output || weightsPath == model) {
+    reportError("the weights file '" + weightsPath + "' would overwrite the graph or the model");
+    return kExitUsage;
   }
   OnnxImportOptions onnx;
   if (!readImportOptions(parser, /*training=*/false, onnx))

@@ -19,7 +19,7 @@ void mpc::driver::addImportOptions(ArgParser &parser, bool training) {
                     0,
                     "N",
                     "an .onnx model: the batch size, the value of every input's first "
-                    "dimension that is dynamic and not given with --dim",
+                    "dimension that is dynamic (named or not) and not given with --dim",
                     "",
                     {}});
   parser.addOption({"dim",
@@ -42,7 +42,8 @@ void mpc::driver::addImportOptions(ArgParser &parser, bool training) {
   parser.addOption({"optimizer",
                     0,
                     "NAME",
-                    "an .onnx model: the optimizer (its learning rate from --lr, default 0.01)",
+                    std::string("an .onnx model: the optimizer (learning rate 0.01") +
+                        (training ? ", or --lr)" : "; mpc train --lr replaces it)"),
                     "sgd",
                     {"sgd", "adam", "adamw"}});
   parser.addOption({"freeze",
@@ -50,6 +51,15 @@ void mpc::driver::addImportOptions(ArgParser &parser, bool training) {
                     "PATTERN",
                     "an .onnx model: keep the initializers whose names match the glob frozen "
                     "(fine-tuning; repeatable)",
+                    "",
+                    {},
+                    /*repeatable=*/true});
+  parser.addOption({"constant",
+                    0,
+                    "PATTERN",
+                    "an .onnx model: float initializers whose names match the glob are "
+                    "constants, not parameters (a registered buffer such as a mask; "
+                    "repeatable)",
                     "",
                     {},
                     /*repeatable=*/true});
@@ -89,6 +99,7 @@ bool mpc::driver::readImportOptions(const ArgParser &parser, bool training,
   }
   options.optimizer = parser.get("optimizer").value_or("sgd");
   options.freeze = parser.getAll("freeze");
+  options.constants = parser.getAll("constant");
   return true;
 }
 

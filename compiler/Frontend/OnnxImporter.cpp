@@ -151,18 +151,19 @@ llvm::Error Translator::addInputs() {
     llvm::SmallVector<int64_t> shape;
     for (auto [axis, dim] : llvm::enumerate(input.shape)) {
       int64_t value = dim.value;
-      if (value < 0 && !dim.param.empty()) {
-        auto given = options.dims.find(dim.param);
+      if (value < 0) {
+        auto given = dim.param.empty() ? options.dims.end() : options.dims.find(dim.param);
         if (given != options.dims.end())
           value = given->second;
         else if (axis == 0 && options.batch > 0)
           value = options.batch;
       }
       if (value <= 0)
-        return failure(path + ": input '" + input.name + "' axis " + llvm::Twine(axis) +
-                       " is dynamic" + (dim.param.empty() ? "" : " ('" + dim.param + "')") +
-                       "; give it a value with " + (axis == 0 ? "--batch N or " : "") + "--dim " +
-                       (dim.param.empty() ? "NAME" : dim.param) + "=N");
+        return failure(
+            path + ": input '" + input.name + "' axis " + llvm::Twine(axis) + " is dynamic" +
+            (dim.param.empty() ? "" : " ('" + dim.param + "')") + "; give it a value with " +
+            (axis == 0 ? "--batch N" : "") +
+            (dim.param.empty() ? "" : (axis == 0 ? " or --dim " : "--dim ") + dim.param + "=N"));
       shape.push_back(value);
     }
     define(input.name,
@@ -172,18 +173,27 @@ llvm::Error Translator::addInputs() {
 }
 
 llvm::Error Translator::addInitializers() {
-  std::vector<llvm::GlobPattern> frozen;
-  for (const std::string &pattern : options.freeze) {
-    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
-    if (!glob)
-      return failure("--freeze '" + pattern +
-                     "' is not a valid glob: " + llvm::toString(glob.takeError()));
-    frozen.push_back(std::move(*glob));
-  }
+  auto globs = [](const std::vector<std::string> &patterns, const char *option,
+                  std::vector<llvm::GlobPattern> &out) -> llvm::Error {
+    for (const std::string &pattern : patterns) {
+      llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
+      if (!glob)
+        return failure(llvm::Twine("--") + option + " '" + pattern +
+                       "' is not a valid glob: " + llvm::toString(glob.takeError()));
+      out.push_back(std::move(*glob));
+    }
+    return llvm::Error::success();
+  };
+  std::vector<llvm::GlobPattern> frozen, fixed;
+  if (llvm::Error error = globs(options.freeze, "freeze", frozen))
+    return error;
+  if (llvm::Error error = globs(options.constants, "constant", fixed))
+    return error;
   for (const auto &[name, tensor] : model.initializers) {
     // Float tensors of rank 1 or more are the model's parameters; integers
     // (shapes, indices) and scalars are constants.
-    if (!isFloat(tensor.dtype) || tensor.shape.empty()) {
+    if (!isFloat(tensor.dtype) || tensor.shape.empty() ||
+        llvm::any_of(fixed, [&](const llvm::GlobPattern &g) { return g.match(name); })) {
       constants[name] = tensor;
       continue;
     }

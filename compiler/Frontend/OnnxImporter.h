@@ -52,6 +52,10 @@ struct OnnxImportOptions {
   std::map<std::string, double> optimizerArgs;
   /// Globs of initializer names that stay frozen (--freeze).
   std::vector<std::string> freeze;
+  /// Globs of float initializers that are constants, not parameters
+  /// (--constant: a registered buffer such as a mask). Integer and scalar
+  /// initializers are constants always.
+  std::vector<std::string> constants;
 };
 
 struct ImportedModel {

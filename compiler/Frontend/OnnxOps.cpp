@@ -52,6 +52,62 @@ int64_t normalize(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+/// `shape` with a dimension of 1 inserted at each of `axes` (of the
+/// result's rank), or nothing when an axis is out of range or repeated.
+std::optional<std::vector<int64_t>> unsqueezed(llvm::ArrayRef<int64_t> shape,
+                                               llvm::ArrayRef<int64_t> axes) {
+  int64_t rank = static_cast<int64_t>(shape.size() + axes.size());
+  std::vector<bool> inserted(rank, false);
+  for (int64_t axis : axes) {
+    int64_t d = normalize(axis, rank);
+    if (d < 0 || inserted[d])
+      return std::nullopt;
+    inserted[d] = true;
+  }
+  std::vector<int64_t> out;
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    out.push_back(inserted[d] ? 1 : shape[next++]);
+  return out;
+}
+
+/// `shape` without the dimensions `axes` (each of size 1), or without every
+/// dimension of size 1 when `axes` is nothing; nothing when an axis is out
+/// of range or not of size 1.
+std::optional<std::vector<int64_t>> squeezed(llvm::ArrayRef<int64_t> shape,
+                                             const std::optional<std::vector<int64_t>> &axes) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  std::vector<bool> removed(rank, false);
+  if (axes) {
+    for (int64_t axis : *axes) {
+      int64_t d = normalize(axis, rank);
+      if (d < 0 || shape[d] != 1)
+        return std::nullopt;
+      removed[d] = true;
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      removed[d] = shape[d] == 1;
+  }
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!removed[d])
+      out.push_back(shape[d]);
+  return out;
+}
+
+/// The fewest inputs each op needs.
+size_t minimumInputs(llvm::StringRef op) {
+  return llvm::StringSwitch<size_t>(op)
+      .Cases("Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Pow", 2)
+      .Cases("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", 2)
+      .Cases("Reshape", "Expand", "Gather", "Conv", "LayerNormalization", 2)
+      .Cases("Where", "Slice", 3)
+      .Case("BatchNormalization", 5)
+      .Cases("Constant", "ConstantOfShape", 0)
+      .Default(1);
+}
+
 } // namespace
 
 const std::vector<std::string> &mpc::supportedOnnxOps() {
@@ -111,6 +167,14 @@ const std::vector<std::string> &mpc::supportedOnnxOps() {
 llvm::Error Translator::translate(const Node &node) {
   if (!node.domain.empty() && node.domain != "ai.onnx")
     return nodeError(node, "the domain '" + node.domain + "' is not imported (only ONNX's own)");
+  if (node.outputs.empty() || node.outputs[0].empty())
+    return nodeError(node, "it has no output");
+  size_t needed = minimumInputs(node.opType);
+  if (node.inputs.size() < needed ||
+      llvm::any_of(llvm::ArrayRef<std::string>(node.inputs).take_front(needed),
+                   [](const std::string &name) { return name.empty(); }))
+    return nodeError(node, "it has " + llvm::Twine(node.inputs.size()) + " inputs; it needs " +
+                               llvm::Twine(needed));
   if (std::optional<llvm::Error> folded = foldKnown(node))
     return std::move(*folded);
   using Handler = llvm::Error (Translator::*)(const Node &);
@@ -460,35 +524,17 @@ llvm::Error Translator::translateShapeOp(const Node &node) {
     return llvm::Error::success();
   }
   if (op == "Squeeze" || op == "Unsqueeze") {
-    std::optional<std::vector<int64_t>> axes =
-        node.inputs.size() > 1 ? knownInts(node.inputs[1]) : std::nullopt;
-    if (!axes && op == "Unsqueeze")
+    bool given = node.inputs.size() > 1 && !node.inputs[1].empty();
+    std::optional<std::vector<int64_t>> axes = given ? knownInts(node.inputs[1]) : std::nullopt;
+    if (given && !axes)
       return nodeError(node, "its axes are not known at import");
-    llvm::SmallVector<int64_t> shape(type.getShape());
-    if (op == "Squeeze") {
-      llvm::SmallVector<int64_t> kept;
-      for (auto [d, dim] : llvm::enumerate(shape)) {
-        bool listed =
-            axes ? llvm::any_of(*axes,
-                                [&](int64_t a) {
-                                  return normalize(a, type.getRank()) == static_cast<int64_t>(d);
-                                })
-                 : dim == 1;
-        if (!listed)
-          kept.push_back(dim);
-      }
-      return reshape(kept);
-    }
-    int64_t rank = type.getRank() + static_cast<int64_t>(axes->size());
-    std::vector<bool> inserted(rank, false);
-    for (int64_t a : *axes)
-      if (int64_t d = normalize(a, rank); d >= 0)
-        inserted[d] = true;
-    llvm::SmallVector<int64_t> out;
-    size_t next = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      out.push_back(inserted[d] ? 1 : shape[next++]);
-    return reshape(out);
+    if (op == "Unsqueeze" && !axes)
+      return nodeError(node, "it has no axes");
+    std::optional<std::vector<int64_t>> shape =
+        op == "Squeeze" ? squeezed(type.getShape(), axes) : unsqueezed(type.getShape(), *axes);
+    if (!shape)
+      return nodeError(node, "an axis is out of range, repeated, or (Squeeze) not of size 1");
+    return reshape(*shape);
   }
   if (op == "Concat") {
     llvm::SmallVector<Value> operands;
@@ -564,6 +610,13 @@ std::optional<llvm::Error> Translator::foldKnown(const Node &node) {
     std::vector<int64_t> shape =
         x ? std::vector<int64_t>(tensorOf(x).getShape().begin(), tensorOf(x).getShape().end())
           : constant->shape;
+    // (opset 15: a range of the dimensions, clamped as Slice's)
+    int64_t rank = static_cast<int64_t>(shape.size());
+    auto clamp = [&](int64_t v) {
+      return std::min(std::max<int64_t>(v < 0 ? v + rank : v, 0), rank);
+    };
+    int64_t from = clamp(intAttr(node, "start", 0)), to = clamp(intAttr(node, "end", rank));
+    shape = std::vector<int64_t>(shape.begin() + from, shape.begin() + std::max(from, to));
     return done(intTensor(shape, {static_cast<int64_t>(shape.size())}));
   }
   // The others fold when every input is a known integer tensor.
@@ -589,14 +642,16 @@ std::optional<llvm::Error> Translator::foldKnown(const Node &node) {
     }
     return done(intTensor(out, tensors[1]->shape));
   }
-  if ((op == "Unsqueeze" || op == "Squeeze") && ints.size() == 2) {
-    std::vector<int64_t> shape = tensors[0]->shape;
-    if (op == "Unsqueeze")
-      for (int64_t axis : ints[1])
-        shape.insert(shape.begin() + normalize(axis, shape.size() + 1), 1);
-    else
-      shape.erase(std::remove(shape.begin(), shape.end(), 1), shape.end());
-    return done(intTensor(first, shape));
+  if ((op == "Unsqueeze" || op == "Squeeze") && ints.size() <= 2) {
+    std::optional<std::vector<int64_t>> axes =
+        ints.size() == 2 ? std::optional<std::vector<int64_t>>(ints[1]) : std::nullopt;
+    if (op == "Unsqueeze" && !axes)
+      return nodeError(node, "it has no axes");
+    std::optional<std::vector<int64_t>> shape =
+        op == "Squeeze" ? squeezed(tensors[0]->shape, axes) : unsqueezed(tensors[0]->shape, *axes);
+    if (!shape)
+      return nodeError(node, "an axis is out of range, repeated, or (Squeeze) not of size 1");
+    return done(intTensor(first, *shape));
   }
   if (op == "Concat") {
     std::vector<int64_t> out;
@@ -606,6 +661,18 @@ std::optional<llvm::Error> Translator::foldKnown(const Node &node) {
   }
   if (op == "Cast" && (intAttr(node, "to", 0) == 7 || intAttr(node, "to", 0) == 6))
     return done(intTensor(first, tensors[0]->shape));
+  if (op == "Cast" && intAttr(node, "to", 0) == 1) {
+    // (a shape's numbers as floats, for a scale such as 1 / sqrt(head size))
+    rt::HostTensor tensor;
+    tensor.dtype = rt::DType::F32;
+    tensor.shape = tensors[0]->shape;
+    for (int64_t v : first) {
+      float f = static_cast<float>(v);
+      const uint8_t *bytes = reinterpret_cast<const uint8_t *>(&f);
+      tensor.bytes.insert(tensor.bytes.end(), bytes, bytes + 4);
+    }
+    return done(std::move(tensor));
+  }
   if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && ints.size() == 2) {
     const std::vector<int64_t> &a = ints[0], &c = ints[1];
     size_t n = std::max(a.size(), c.size());
@@ -717,8 +784,12 @@ llvm::Error Translator::translateSlice(const Node &node) {
   };
   std::optional<std::vector<int64_t>> starts = input(1), ends = input(2), axes = input(3),
                                       steps = input(4);
-  if (!starts || !ends || starts->size() != ends->size())
+  if (!starts || !ends)
     return nodeError(node, "its starts and ends are not known at import");
+  if (ends->size() != starts->size() || (axes && axes->size() != starts->size()) ||
+      (steps && steps->size() != starts->size()) ||
+      (!axes && starts->size() > static_cast<size_t>(rank)))
+    return nodeError(node, "its starts, ends, axes and steps differ in length");
   llvm::SmallVector<int64_t> start(rank, 0), limit(type.getShape()), step(rank, 1);
   for (size_t i = 0; i < starts->size(); ++i) {
     int64_t axis = axes ? normalize((*axes)[i], rank) : static_cast<int64_t>(i);
@@ -897,15 +968,34 @@ std::optional<std::vector<size_t>> Translator::matchGelu(size_t index) {
     return std::nullopt;
   const std::string &addOut = model.nodes[*add].outputs[0];
   std::optional<size_t> mul = onlyReader(addOut, "Mul");
-  if (!mul || other(model.nodes[*mul], addOut) != x)
+  if (!mul)
     return std::nullopt;
-  const std::string &mulOut = model.nodes[*mul].outputs[0];
-  std::optional<size_t> half = onlyReader(mulOut, "Mul");
-  if (!half || !scalarNear(other(model.nodes[*half], mulOut), 0.5))
-    return std::nullopt;
+  const std::string &factor = other(model.nodes[*mul], addOut);
+  std::vector<size_t> nodes{index, *erf, *add, *mul};
+  std::string result;
+  if (factor == x) {
+    // (x * (1 + erf)) * 0.5: PyTorch's order
+    const std::string &mulOut = model.nodes[*mul].outputs[0];
+    std::optional<size_t> half = onlyReader(mulOut, "Mul");
+    if (!half || !scalarNear(other(model.nodes[*half], mulOut), 0.5))
+      return std::nullopt;
+    nodes.push_back(*half);
+    result = model.nodes[*half].outputs[0];
+  } else {
+    // (x * 0.5) * (1 + erf): the order of other exporters, the half
+    // computed before the Div
+    auto made = producer.find(factor);
+    if (made == producer.end() || model.nodes[made->second].opType != "Mul" || made->second > index)
+      return std::nullopt;
+    const Node &half = model.nodes[made->second];
+    if (other(half, x).empty() || !scalarNear(other(half, x), 0.5) || readers[factor].size() != 1)
+      return std::nullopt;
+    // (the half was translated already, as a Mul nothing else reads)
+    result = model.nodes[*mul].outputs[0];
+  }
   Value input = values.lookup(x);
   if (!input)
     return std::nullopt;
-  define(model.nodes[*half].outputs[0], b.create<mpg::GeluOp>(loc, input, /*approximate=*/false));
-  return std::vector<size_t>{index, *erf, *add, *mul, *half};
+  define(result, b.create<mpg::GeluOp>(loc, input, /*approximate=*/false));
+  return nodes;
 }

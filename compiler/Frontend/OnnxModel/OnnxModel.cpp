@@ -8,8 +8,10 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -60,23 +62,39 @@ std::string folderOf(const std::string &path) {
   return slash == std::string::npos ? "" : path.substr(0, slash + 1);
 }
 
-/// Reads `length` bytes at `offset` of an external data file.
+/// A decimal count of bytes, or nothing.
+std::optional<uint64_t> parseCount(const std::string &text) {
+  if (text.empty() || text.size() > 19 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text)
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  return value;
+}
+
+/// Reads the `expected` bytes of an external data file at the offset the
+/// tensor names into `out`.
 llvm::Error readExternal(const std::string &modelPath, const ::onnx::TensorProto &proto,
-                         std::vector<uint8_t> &out) {
+                         uint64_t expected, std::vector<uint8_t> &out) {
   std::string location;
   uint64_t offset = 0, length = 0;
   bool haveLength = false;
-  for (const auto &entry : proto.external_data()) {
-    if (entry.key() == "location")
-      location = entry.value();
-    else if (entry.key() == "offset")
-      offset = std::stoull(entry.value());
-    else if (entry.key() == "length") {
-      length = std::stoull(entry.value());
-      haveLength = true;
-    }
-  }
   std::string what = modelPath + ": tensor '" + proto.name() + "'";
+  for (const auto &entry : proto.external_data()) {
+    if (entry.key() == "location") {
+      location = entry.value();
+      continue;
+    }
+    if (entry.key() != "offset" && entry.key() != "length")
+      continue;
+    std::optional<uint64_t> value = parseCount(entry.value());
+    if (!value)
+      return failure(what + ": its external data's " + entry.key() + " '" + entry.value() +
+                     "' is not a count of bytes");
+    (entry.key() == "offset" ? offset : length) = *value;
+    haveLength |= entry.key() == "length";
+  }
   if (location.empty() || location.find("..") != std::string::npos || location[0] == '/')
     return failure(what + " has external data at '" + location +
                    "', which is not a file name beside the model");
@@ -88,10 +106,11 @@ llvm::Error readExternal(const std::string &modelPath, const ::onnx::TensorProto
   uint64_t size = static_cast<uint64_t>(file.tellg());
   if (!haveLength)
     length = size > offset ? size - offset : 0;
-  if (offset > size || length > size - offset || length != out.size())
-    return failure(what + " needs " + std::to_string(out.size()) + " bytes at offset " +
+  if (offset > size || length > size - offset || length != expected)
+    return failure(what + " needs " + std::to_string(expected) + " bytes at offset " +
                    std::to_string(offset) + " of '" + path + "', which holds " +
                    std::to_string(size));
+  out.assign(expected, 0);
   file.seekg(static_cast<std::streamoff>(offset));
   file.read(reinterpret_cast<char *>(out.data()), static_cast<std::streamsize>(length));
   if (!file)
@@ -110,15 +129,20 @@ llvm::Error readTensor(const std::string &modelPath, const ::onnx::TensorProto &
   if (!count)
     return failure(what + " has an invalid shape " + rt::formatShape(out.shape));
   size_t width = rt::dtypeSize(out.dtype);
-  out.bytes.assign(static_cast<size_t>(*count) * width, 0);
+  // (the sizes are checked against the data present before anything is
+  // allocated: a damaged shape cannot ask for more memory than the file
+  // holds)
+  uint64_t expected = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(*count), width, &expected))
+    return failure(what + " has a shape too large to hold: " + rt::formatShape(out.shape));
   if (proto.data_location() == ::onnx::TensorProto_DataLocation_EXTERNAL)
-    return readExternal(modelPath, proto, out.bytes);
+    return readExternal(modelPath, proto, expected, out.bytes);
   if (proto.has_raw_data()) {
-    if (proto.raw_data().size() != out.bytes.size())
+    if (proto.raw_data().size() != expected)
       return failure(what + " has " + std::to_string(proto.raw_data().size()) +
                      " bytes of data for " + std::to_string(*count) + " elements of " +
                      rt::dtypeName(out.dtype));
-    std::memcpy(out.bytes.data(), proto.raw_data().data(), out.bytes.size());
+    out.bytes.assign(proto.raw_data().begin(), proto.raw_data().end());
     return llvm::Error::success();
   }
   // Typed fields: floats, doubles, int64s, or int32s (which also hold
@@ -127,6 +151,7 @@ llvm::Error readTensor(const std::string &modelPath, const ::onnx::TensorProto &
     if (static_cast<int64_t>(field.size()) != *count)
       return failure(what + " has " + std::to_string(field.size()) + " values for " +
                      std::to_string(*count) + " elements");
+    out.bytes.assign(expected, 0);
     for (int64_t i = 0; i < *count; ++i)
       convert(field.Get(static_cast<int>(i)), out.bytes.data() + i * width);
     return llvm::Error::success();

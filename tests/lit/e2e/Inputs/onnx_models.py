@@ -6,7 +6,12 @@
 - external.onnx: mlp.onnx with its initializers in external.bin beside it
   (onnx.save_model's external data), and external-missing.onnx whose data
   file is not there;
-- truncated.onnx: the first 100 bytes of mlp.onnx.
+- truncated.onnx: the first 100 bytes of mlp.onnx;
+- gelu_other_order.onnx: GELU written x * 0.5 * (1 + erf(x / sqrt 2)), the
+  order other exporters use;
+- buffer.onnx: a linear layer times a registered buffer "scale";
+- bad_unsqueeze.onnx: an Unsqueeze whose axis is out of range (written with
+  onnx.helper).
 
 usage: onnx_models.py FOLDER
 """
@@ -50,4 +55,44 @@ with open(at("mlp.onnx"), "rb") as f:
     head = f.read(100)
 with open(at("truncated.onnx"), "wb") as f:
     f.write(head)
+
+
+class OtherOrder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(64, 10)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return h * 0.5 * (1.0 + torch.erf(h / 1.4142135623730951))
+
+
+torch.onnx.export(OtherOrder(), torch.zeros(32, 64), at("gelu_other_order.onnx"),
+                  opset_version=17, input_names=["pixels"], output_names=["logits"],
+                  training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+
+
+class WithBuffer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(64, 10)
+        self.register_buffer("scale", torch.full((10,), 2.0))
+
+    def forward(self, x):
+        return self.fc(x) * self.scale
+
+
+torch.onnx.export(WithBuffer(), torch.zeros(32, 64), at("buffer.onnx"), opset_version=17,
+                  input_names=["pixels"], output_names=["logits"],
+                  training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+
+from onnx import TensorProto, helper  # noqa: E402
+
+graph = helper.make_graph(
+    [helper.make_node("Unsqueeze", ["x", "axes"], ["y"], name="bad")], "bad",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    [helper.make_tensor("axes", TensorProto.INT64, [1], [5])])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+          at("bad_unsqueeze.onnx"))
 print("written")
