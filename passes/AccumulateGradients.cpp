@@ -109,11 +109,7 @@ private:
   /// Refuses a graph that already has state of the names this pass uses.
   LogicalResult checkNames(Block &body) {
     for (Operation &op : body) {
-      llvm::StringRef name;
-      if (auto state = llvm::dyn_cast<StateOp>(op))
-        name = state.getName();
-      else if (auto param = llvm::dyn_cast<ParamOp>(op))
-        name = param.getName();
+      llvm::StringRef name = mpc::persistentName(op);
       if (name.starts_with(kStatePrefix) || name.ends_with(kAccumulatorSuffix))
         return op.emitError() << "mpg-accumulate-gradients names its state \"" << kStatePrefix
                               << "*\" and \"<param>" << kAccumulatorSuffix

@@ -46,11 +46,7 @@ struct MpgSeedDropoutPass : mpc::impl::MpgSeedDropoutBase<MpgSeedDropoutPass> {
       return;
     Block &body = graph.getBody().front();
     for (Operation &op : body) {
-      llvm::StringRef name;
-      if (auto state = llvm::dyn_cast<StateOp>(op))
-        name = state.getName();
-      else if (auto param = llvm::dyn_cast<ParamOp>(op))
-        name = param.getName();
+      llvm::StringRef name = mpc::persistentName(op);
       if (name == kSeedState || name == kRunState) {
         op.emitError() << "mpg-seed-dropout keeps the dropout key in the state \"" << kSeedState
                        << "\" and \"" << kRunState

@@ -39,6 +39,16 @@ inline mlir::Value booleanConstant(mlir::OpBuilder &b, mlir::Location loc, bool 
                                         b.getBoolAttr(value)));
 }
 
+/// The name of a parameter or piece of state (names the passes' new state
+/// must not take), or "" for another op.
+inline llvm::StringRef persistentName(mlir::Operation &op) {
+  if (auto state = llvm::dyn_cast<mlir::mpg::StateOp>(op))
+    return state.getName();
+  if (auto param = llvm::dyn_cast<mlir::mpg::ParamOp>(op))
+    return param.getName();
+  return "";
+}
+
 /// An mpg.state of `type` named `name`: zeros, or the constant `value`.
 inline mlir::Value newState(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                             mlir::Type type, std::optional<double> value = std::nullopt) {

@@ -22,52 +22,18 @@ using namespace mpc::driver;
 
 namespace {
 
-double halfToDouble(uint16_t bits) {
-  int exponent = (bits >> 10) & 31, mantissa = bits & 1023;
-  double magnitude = exponent == 0    ? std::ldexp(mantissa, -24)
-                     : exponent == 31 ? (mantissa ? std::numeric_limits<double>::quiet_NaN()
-                                                  : std::numeric_limits<double>::infinity())
-                                      : std::ldexp(mantissa | 1024, exponent - 25);
-  return bits & 0x8000 ? -magnitude : magnitude;
-}
-
-/// The elements of a tensor of `dtype` as doubles; empty for integers and
-/// booleans.
+/// The elements of a tensor of `dtype` (its name) as doubles; empty for
+/// integers and booleans.
 std::vector<double> floatElements(llvm::StringRef dtype, const std::vector<char> &bytes) {
-  std::vector<double> values;
-  auto each = [&](size_t width, auto convert) {
-    values.resize(bytes.size() / width);
-    for (size_t i = 0; i < values.size(); ++i)
-      values[i] = convert(bytes.data() + i * width);
-  };
-  if (dtype == "f32")
-    each(4, [](const char *p) {
-      float v;
-      std::memcpy(&v, p, 4);
-      return static_cast<double>(v);
-    });
-  else if (dtype == "f64")
-    each(8, [](const char *p) {
-      double v;
-      std::memcpy(&v, p, 8);
-      return v;
-    });
-  else if (dtype == "f16")
-    each(2, [](const char *p) {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return halfToDouble(v);
-    });
-  else if (dtype == "bf16")
-    each(2, [](const char *p) {
-      uint16_t half;
-      std::memcpy(&half, p, 2);
-      uint32_t bits = static_cast<uint32_t>(half) << 16;
-      float v;
-      std::memcpy(&v, &bits, 4);
-      return static_cast<double>(v);
-    });
-  return values;
+  mpc::rt::HostTensor tensor;
+  for (mpc::rt::DType candidate :
+       {mpc::rt::DType::F16, mpc::rt::DType::BF16, mpc::rt::DType::F32, mpc::rt::DType::F64})
+    if (dtype == mpc::rt::dtypeName(candidate)) {
+      tensor.dtype = candidate;
+      tensor.bytes.assign(bytes.begin(), bytes.end());
+      return mpc::rt::floatValues(tensor);
+    }
+  return {};
 }
 
 /// How many elements are NaN or infinite, and the range of the others.

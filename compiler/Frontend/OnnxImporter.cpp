@@ -26,31 +26,6 @@ llvm::Error failure(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// The elements of a float tensor as doubles.
-std::vector<double> floatValues(const rt::HostTensor &tensor) {
-  int64_t n = tensor.numElements();
-  std::vector<double> values(n);
-  for (int64_t i = 0; i < n; ++i) {
-    const uint8_t *at = tensor.bytes.data() + i * rt::dtypeSize(tensor.dtype);
-    if (tensor.dtype == rt::DType::F32) {
-      float v;
-      std::memcpy(&v, at, 4);
-      values[i] = v;
-    } else if (tensor.dtype == rt::DType::F64) {
-      std::memcpy(&values[i], at, 8);
-    } else if (tensor.dtype == rt::DType::F16) {
-      uint16_t bits;
-      std::memcpy(&bits, at, 2);
-      int exponent = (bits >> 10) & 31, mantissa = bits & 1023;
-      double magnitude = exponent == 0    ? std::ldexp(mantissa, -24)
-                         : exponent == 31 ? (mantissa ? NAN : INFINITY)
-                                          : std::ldexp(mantissa | 1024, exponent - 25);
-      values[i] = bits & 0x8000 ? -magnitude : magnitude;
-    }
-  }
-  return values;
-}
-
 bool isFloat(rt::DType dtype) {
   return dtype == rt::DType::F32 || dtype == rt::DType::F64 || dtype == rt::DType::F16;
 }
@@ -93,7 +68,7 @@ llvm::Expected<Value> Translator::constant(const rt::HostTensor &tensor, Type el
   if (isFloat(tensor.dtype)) {
     auto type = llvm::cast<FloatType>(element ? element : Type(b.getF32Type()));
     llvm::SmallVector<APFloat> values;
-    for (double v : floatValues(tensor)) {
+    for (double v : rt::floatValues(tensor)) {
       APFloat value(v);
       bool lost;
       value.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
@@ -208,7 +183,7 @@ llvm::Error Translator::addInitializers() {
     rt::HostTensor weight;
     weight.dtype = rt::DType::F32;
     weight.shape = tensor.shape;
-    std::vector<double> values = floatValues(tensor);
+    std::vector<double> values = rt::floatValues(tensor);
     weight.bytes.resize(values.size() * 4);
     for (size_t i = 0; i < values.size(); ++i) {
       float v = static_cast<float>(values[i]);

@@ -6,6 +6,11 @@
 
 #include "mpc/format/HostTensor.h"
 
+// (the kernels' own f16 and bf16 types, header-only)
+#include "mpc/device/types.cuh"
+
+#include <cstring>
+
 #include <limits>
 
 namespace mpc::rt {
@@ -45,6 +50,34 @@ const char *dtypeName(DType dtype) {
     return "i1";
   }
   return "?";
+}
+
+std::vector<double> floatValues(const HostTensor &tensor) {
+  auto widen = [&](auto element) {
+    using T = decltype(element);
+    std::vector<double> values(tensor.bytes.size() / sizeof(T));
+    for (size_t i = 0; i < values.size(); ++i) {
+      T v;
+      std::memcpy(&v, tensor.bytes.data() + i * sizeof(T), sizeof(T));
+      if constexpr (std::is_same_v<T, mpc::half_t> || std::is_same_v<T, mpc::bf16_t>)
+        values[i] = mpc::to_f32(v);
+      else
+        values[i] = v;
+    }
+    return values;
+  };
+  switch (tensor.dtype) {
+  case DType::F16:
+    return widen(mpc::half_t{});
+  case DType::BF16:
+    return widen(mpc::bf16_t{});
+  case DType::F32:
+    return widen(float{});
+  case DType::F64:
+    return widen(double{});
+  default:
+    return {};
+  }
 }
 
 std::optional<int64_t> elementCount(const std::vector<int64_t> &shape) {

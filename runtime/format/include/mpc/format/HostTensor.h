@@ -53,6 +53,10 @@ struct HostTensor {
   int64_t numElements() const;
 };
 
+/// The elements of a float tensor (f16, bf16, f32, f64) as doubles, widened
+/// exactly; empty for integer and boolean tensors.
+std::vector<double> floatValues(const HostTensor &tensor);
+
 /// Checks that `tensor` is well formed (no negative dimension, exactly
 /// numElements() elements of bytes); MPC_INVALID_ARGUMENT naming `what`
 /// otherwise.
