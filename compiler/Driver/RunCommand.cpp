@@ -2,15 +2,20 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// Loads a bundle with the runtime's C API, binds inputs from .npy files by
-// name, runs one step and writes outputs as .npy files (or safetensors files,
-// which keep bf16). Shapes and dtypes are checked against the program and
-// mismatches are reported by name.
+// Loads a bundle with the runtime's C API (or compiles an .onnx model's
+// forward step into a temporary one, its parameters from the model's
+// initializers), binds inputs from .npy files by name, runs one step and
+// writes outputs as .npy files (or safetensors files, which keep bf16).
+// Shapes and dtypes are checked against the program and mismatches are
+// reported by name; an integer input also takes another integer type's file
+// when every value fits (NumPy's and PyTorch's indices are int64).
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Compile/Compile.h"
 #include "compiler/Driver/ArgParser.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/ImportOptions.h"
 
 #include "mpc/format/HostTensor.h"
 #include "mpc/format/Npy.h"
@@ -18,7 +23,9 @@
 
 #include "mpc/runtime.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -68,15 +75,87 @@ int fail(const std::string &message) {
   return kExitError;
 }
 
+bool isIntegerType(rt::DType dtype) { return dtype == rt::DType::I32 || dtype == rt::DType::I64; }
+
+/// `tensor`'s integers as `to` (i32 or i64); false when a value does not fit.
+bool convertIntegers(rt::HostTensor &tensor, rt::DType to) {
+  if (tensor.dtype == to)
+    return true;
+  size_t count = tensor.numElements();
+  std::vector<int64_t> values(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (tensor.dtype == rt::DType::I64) {
+      std::memcpy(&values[i], tensor.bytes.data() + 8 * i, 8);
+    } else {
+      int32_t v;
+      std::memcpy(&v, tensor.bytes.data() + 4 * i, 4);
+      values[i] = v;
+    }
+  }
+  size_t width = to == rt::DType::I64 ? 8 : 4;
+  std::vector<uint8_t> bytes(count * width);
+  for (size_t i = 0; i < count; ++i) {
+    if (width == 8) {
+      std::memcpy(bytes.data() + 8 * i, &values[i], 8);
+      continue;
+    }
+    if (values[i] < INT32_MIN || values[i] > INT32_MAX)
+      return false;
+    int32_t v = static_cast<int32_t>(values[i]);
+    std::memcpy(bytes.data() + 4 * i, &v, 4);
+  }
+  tensor.bytes = std::move(bytes);
+  tensor.dtype = to;
+  return true;
+}
+
+/// The bundle that `mpc run SOURCE` loads: SOURCE itself, or an .onnx
+/// model's forward step compiled into `dir` (its initializers into
+/// `weights`). Returns an exit code on failure.
+std::optional<int> prepareBundle(const ArgParser &parser, const std::string &source,
+                                 llvm::SmallString<128> &dir, std::string &bundle,
+                                 std::map<std::string, rt::HostTensor> &weights) {
+  bool onnx = isOnnxFile(source);
+  for (const char *option : {"batch", "dim", "loss", "freeze", "constant", "precision"})
+    if (!onnx && parser.isSet(option)) {
+      reportError(llvm::Twine("--") + option + " applies to .onnx models; '" + source +
+                  "' is a bundle");
+      return kExitUsage;
+    }
+  if (!onnx) {
+    bundle = source;
+    return std::nullopt;
+  }
+  mpc::OnnxImportOptions import;
+  if (!readImportOptions(parser, /*training=*/false, import))
+    return kExitUsage;
+  mpc::CompileOptions options;
+  options.trainingStep = false;
+  options.precision.mode = parser.get("precision").value_or("fp32");
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("mpc-run", dir)) {
+    reportError("cannot create a temporary directory: " + ec.message());
+    return kExitError;
+  }
+  bundle = (dir + "/forward.mpcb").str();
+  if (int code = compileGraphFile(source, options, bundle, &import, &weights))
+    return code;
+  return std::nullopt;
+}
+
 } // namespace
 
 int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
-  ArgParser parser("run", "mpc run BUNDLE --input NAME=FILE.npy ... [--output NAME=FILE.npy ...]",
-                   "Loads a bundle, binds every input from a .npy file, runs one step and "
-                   "writes the\nrequested outputs as .npy files (all outputs are summarised when "
-                   "none is requested).\nParameters start from their initializers (--seed) or "
-                   "from a safetensors file (--params).");
-  parser.setPositionals("BUNDLE", "a bundle written by mpc compile", 1, 1);
+  ArgParser parser("run",
+                   "mpc run BUNDLE|MODEL.onnx --input NAME=FILE.npy ... [--output NAME=FILE.npy "
+                   "...]",
+                   "Loads a bundle (or compiles an .onnx model's forward step), binds every input "
+                   "from a\n.npy file, runs one step and writes the requested outputs as .npy "
+                   "files (all outputs\nare summarised when none is requested). Parameters start "
+                   "from their initializers\n(--seed; an .onnx model's own values) or from a "
+                   "safetensors file (--params).");
+  parser.setPositionals("BUNDLE|MODEL.onnx",
+                        "a bundle written by mpc compile, or an ONNX model (its forward step)", 1,
+                        1);
   parser.addOption({"input", 'i', "NAME=FILE", "bind input NAME to a .npy file", "", {}, true});
   parser.addOption({"output", 'o', "NAME=FILE",
                     "write output NAME to a .npy file, or to a .safetensors file (one tensor, "
@@ -92,6 +171,13 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
                     "", {}});
   parser.addOption({"seed", 0, "N", "seed of the parameter initializers", "0", {}});
   addDeviceOption(parser, "where to run");
+  parser.addOption({"precision",
+                    0,
+                    "MODE",
+                    "an .onnx model: fp32, or fp16/bf16 mixed precision as mpc compile's",
+                    "",
+                    {"fp32", "fp16", "bf16"}});
+  addImportOptions(parser, /*training=*/false);
   if (std::optional<int> code = parseCommandLine(parser, args))
     return *code;
   uint64_t seed = 0;
@@ -101,14 +187,28 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
   std::string device;
   if (int code = resolveDeviceOption(parser, device))
     return code;
-  ProgramHandle owner = loadProgram(parser.positionals().front(), device, seed);
+  const std::string &source = parser.positionals().front();
+  llvm::SmallString<128> dir;
+  auto cleanup = llvm::make_scope_exit([&] {
+    if (!dir.empty())
+      llvm::sys::fs::remove_directories(dir);
+  });
+  std::string bundle;
+  std::map<std::string, rt::HostTensor> weights;
+  if (std::optional<int> code = prepareBundle(parser, source, dir, bundle, weights))
+    return *code;
+  ProgramHandle owner = loadProgram(bundle, device, seed);
   if (!owner)
     return kExitError;
   mpc_program *program = owner.get();
 
-  if (auto params = parser.get("params"); params && !params->empty())
+  if (auto params = parser.get("params"); params && !params->empty()) {
     if (llvm::Error error = setParamsFromCheckpoint(program, *params))
       return fail(llvm::toString(std::move(error)));
+  } else if (!weights.empty()) {
+    if (llvm::Error error = setWeights(program, weights, "model '" + source + "'"))
+      return fail(llvm::toString(std::move(error)));
+  }
 
   auto inputs = describe(program, mpc_program_input_count, mpc_program_input_info);
   auto outputs = describe(program, mpc_program_output_count, mpc_program_output_info);
@@ -131,6 +231,11 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
       return fail(status.message());
     const mpc_tensor_info &info = it->second;
     std::vector<int64_t> expected(info.shape, info.shape + info.rank);
+    for (rt::DType integer : {rt::DType::I32, rt::DType::I64})
+      if (info.dtype == std::string(rt::dtypeName(integer)) && isIntegerType(tensor.dtype) &&
+          !convertIntegers(tensor, integer))
+        return fail("input '" + name + "' is " + info.dtype + ", and " + file +
+                    " holds a value outside its range");
     if (std::string(rt::dtypeName(tensor.dtype)) != info.dtype || tensor.shape != expected)
       return fail("input '" + name + "' expects " + describeTensor(info) + ", but " + file +
                   " holds " + rt::dtypeName(tensor.dtype) + rt::formatShape(tensor.shape));

@@ -309,8 +309,37 @@ llvm::Expected<ImportedModel> Translator::run() {
   return std::move(result);
 }
 
+/// Opsets 13 to 17 are imported; an older model too when each of its ops
+/// is defined at its opset as at opset 13 (ONNX's own node tests declare
+/// the opset at which an op last changed, e.g. Conv's 11).
+static llvm::Error checkOpset(const std::string &path, const Model &model) {
+  const char *hint = " (torch.onnx.export(..., opset_version=17))";
+  if (model.opset > 17)
+    return failure(path + ": the model uses opset " + llvm::Twine(model.opset) +
+                   "; mpc imports opsets 13 to 17" + hint);
+  if (model.opset >= 13)
+    return llvm::Error::success();
+  for (const Node &node : model.nodes) {
+    const std::vector<std::string> &supported = supportedOnnxOps();
+    if ((!node.domain.empty() && node.domain != "ai.onnx") ||
+        !llvm::is_contained(supported, node.opType))
+      continue; // (refused as an unsupported op)
+    int64_t version = definitionVersion(node.opType, model.opset);
+    int64_t current = definitionVersion(node.opType, 13);
+    if (version != current)
+      return failure(path + ": node '" + node.name + "' (" + node.opType + ", opset " +
+                     llvm::Twine(model.opset) + "): the model uses " + node.opType + "-" +
+                     llvm::Twine(version) + ", and mpc imports " + node.opType +
+                     " as opsets 13 "
+                     "to 17 define it (" +
+                     node.opType + "-" + llvm::Twine(current) +
+                     "); export the model with opset 13 or later" + hint);
+  }
+  return llvm::Error::success();
+}
+
 /// One line per node, for diagnostics' source lines.
-std::string nodeListing(const Model &model) {
+static std::string nodeListing(const Model &model) {
   std::string text;
   llvm::raw_string_ostream os(text);
   for (const Node &node : model.nodes) {
@@ -333,9 +362,8 @@ llvm::Expected<ImportedModel> mpc::importOnnx(const std::string &path, MLIRConte
   llvm::Expected<Model> model = readModel(path);
   if (!model)
     return model.takeError();
-  if (model->opset < 13 || model->opset > 17)
-    return failure(path + ": the model uses opset " + llvm::Twine(model->opset) +
-                   "; mpc imports opsets 13 to 17 (torch.onnx.export(..., opset_version=17))");
+  if (llvm::Error error = checkOpset(path, *model))
+    return std::move(error);
   if (listing)
     listing->AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(nodeListing(*model), path),
                                 llvm::SMLoc());

@@ -76,6 +76,12 @@ struct Model {
   std::vector<Node> nodes;
 };
 
+/// The version of the definition of ONNX op `opType` (default domain) in
+/// effect at `opset`, from the ONNX library's schema registry: the op's
+/// "since version". 0 when ONNX defines no such op at that opset. Two
+/// opsets that give the same version define the op identically.
+int64_t definitionVersion(const std::string &opType, int64_t opset);
+
 /// Reads and checks the model at `path`. Errors name the file and what is
 /// wrong: not an ONNX model, a truncated file, external data that is
 /// missing or short, a tensor type mpc does not read.

@@ -151,6 +151,7 @@ const std::vector<std::string> &mpc::supportedOnnxOps() {
                                                "Reshape",
                                                "Shape",
                                                "Sigmoid",
+                                               "Size",
                                                "Slice",
                                                "Softmax",
                                                "Split",
@@ -347,10 +348,6 @@ llvm::Error Translator::translateLayerNorm(const Node &node) {
     return x.takeError();
   if (!gamma)
     return gamma.takeError();
-  if (node.outputs.size() > 1)
-    for (size_t i = 1; i < node.outputs.size(); ++i)
-      if (!node.outputs[i].empty())
-        return nodeError(node, "its mean and inverse deviation outputs are not imported");
   Value beta;
   if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
     llvm::Expected<Value> given = value(node.inputs[2]);
@@ -363,9 +360,37 @@ llvm::Error Translator::translateLayerNorm(const Node &node) {
         loc, DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), 0.0).getValue()));
   }
   int64_t axis = intAttr(node, "axis", -1);
+  double eps = floatAttr(node, "epsilon", 1e-5);
   define(node.outputs[0],
          b.create<mpg::LayerNormOp>(loc, *x, *gamma, beta, b.getI64IntegerAttr(axis),
-                                    b.getF64FloatAttr(floatAttr(node, "epsilon", 1e-5))));
+                                    b.getF64FloatAttr(eps)));
+  bool statistics = (node.outputs.size() > 1 && !node.outputs[1].empty()) ||
+                    (node.outputs.size() > 2 && !node.outputs[2].empty());
+  if (!statistics)
+    return llvm::Error::success();
+  // The optional Mean and InvStdDev outputs (keeping the normalised
+  // dimensions with size 1), computed beside the fused op.
+  int64_t rank = tensorOf(*x).getRank();
+  if (axis < -rank || axis >= rank)
+    return nodeError(node, "axis " + llvm::Twine(axis) + " is out of range for rank " +
+                               llvm::Twine(rank));
+  llvm::SmallVector<int64_t> axes;
+  for (int64_t a = axis < 0 ? axis + rank : axis; a < rank; ++a)
+    axes.push_back(a);
+  auto attr = b.getDenseI64ArrayAttr(axes);
+  Value mean = b.create<mpg::ReduceMeanOp>(loc, *x, attr, b.getUnitAttr());
+  Value centred = b.create<mpg::SubOp>(loc, *x, mean);
+  Value variance = b.create<mpg::ReduceMeanOp>(loc, b.create<mpg::MulOp>(loc, centred, centred),
+                                               attr, b.getUnitAttr());
+  auto scalarType = RankedTensorType::get({}, tensorOf(variance).getElementType());
+  Value epsilon = b.create<mpg::ConstantOp>(
+      loc, DenseElementsAttr::get(scalarType,
+                                  b.getFloatAttr(scalarType.getElementType(), eps).getValue()));
+  if (node.outputs.size() > 1 && !node.outputs[1].empty())
+    define(node.outputs[1], mean);
+  if (node.outputs.size() > 2 && !node.outputs[2].empty())
+    define(node.outputs[2],
+           b.create<mpg::RsqrtOp>(loc, b.create<mpg::AddOp>(loc, variance, epsilon)));
   return llvm::Error::success();
 }
 
@@ -619,6 +644,14 @@ std::optional<llvm::Error> Translator::foldKnown(const Node &node) {
     shape = std::vector<int64_t>(shape.begin() + from, shape.begin() + std::max(from, to));
     return done(intTensor(shape, {static_cast<int64_t>(shape.size())}));
   }
+  if (op == "Size") {
+    Value x = values.lookup(node.inputs[0]);
+    const rt::HostTensor *constant = known(node.inputs[0]);
+    if (!x && !constant)
+      return std::nullopt;
+    int64_t size = x ? tensorOf(x).getNumElements() : constant->numElements();
+    return done(intTensor({size}, {}));
+  }
   // The others fold when every input is a known integer tensor.
   std::vector<std::vector<int64_t>> ints;
   std::vector<const rt::HostTensor *> tensors;
@@ -686,6 +719,29 @@ std::optional<llvm::Error> Translator::foldKnown(const Node &node) {
       out[i] = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
     }
     return done(intTensor(out, a.size() == n ? tensors[0]->shape : tensors[1]->shape));
+  }
+  if (op == "Slice" && ints.size() >= 3 && tensors[0]->shape.size() == 1) {
+    // (a range of a shape, e.g. its leading dimensions; axes can only be 0)
+    if (ints.size() > 3 && (ints[3].size() != 1 || (ints[3][0] != 0 && ints[3][0] != -1)))
+      return nodeError(node, "the axis of a 1-D slice is not 0");
+    if (ints[1].size() != 1 || ints[2].size() != 1)
+      return nodeError(node, "a 1-D slice has one start and one end");
+    int64_t step = ints.size() > 4 && ints[4].size() == 1 ? ints[4][0] : 1;
+    if (step == 0)
+      return nodeError(node, "its step is 0");
+    int64_t size = static_cast<int64_t>(first.size());
+    auto clamp = [&](int64_t v, int64_t low, int64_t high) {
+      return std::min(std::max(v < 0 ? v + size : v, low), high);
+    };
+    std::vector<int64_t> out;
+    if (step > 0)
+      for (int64_t i = clamp(ints[1][0], 0, size), e = clamp(ints[2][0], 0, size); i < e; i += step)
+        out.push_back(first[i]);
+    else
+      for (int64_t i = clamp(ints[1][0], -1, size - 1), e = clamp(ints[2][0], -1, size - 1); i > e;
+           i += step)
+        out.push_back(first[i]);
+    return done(intTensor(out, {static_cast<int64_t>(out.size())}));
   }
   if (op == "ConstantOfShape") {
     int64_t count = std::accumulate(first.begin(), first.end(), int64_t(1), std::multiplies<>());

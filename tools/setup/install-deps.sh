@@ -23,6 +23,8 @@ packages=(
   # ONNX models in (mpc import): the ONNX library's protobuf classes; the
   # tests export models with PyTorch and write odd ones with python3-onnx
   libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx
+  # ONNX's own backend node tests, and torchvision's ResNet-18 exported
+  libonnx-testdata python3-torchvision
   # reference implementations (NumPy, PyTorch) and the real data sets the
   # tests and benchmarks read (digits, Fashion-MNIST, the King James Bible)
   python3-numpy python3-torch python3-sklearn dataset-fashion-mnist bible-kjv

@@ -6,6 +6,7 @@
 
 #include "compiler/Frontend/OnnxModel.h"
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -286,4 +287,10 @@ llvm::Expected<Model> mpc::onnx::readModel(const std::string &path) {
     model.nodes.push_back(std::move(node));
   }
   return model;
+}
+
+int64_t mpc::onnx::definitionVersion(const std::string &opType, int64_t opset) {
+  const ::onnx::OpSchema *schema =
+      ::onnx::OpSchemaRegistry::Schema(opType, static_cast<int>(opset), "");
+  return schema ? schema->SinceVersion() : 0;
 }
