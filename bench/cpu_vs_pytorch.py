@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """mpc's training step against PyTorch's on the CPU, side by side.
 
-Models (mpc's examples, the same shapes, batch sizes and optimizers in
-PyTorch, bench/gpu/torch_peer.py): the digits MLP, the wide MLP
+Models (defined once in PyTorch, bench/gpu/torch_peer.py, and exported to
+ONNX for mpc, with their optimizers; --source mlir compiles mpc's
+hand-written examples of the same models instead): the digits MLP, the wide MLP
 (784-1024-1024-10, batch 256), the Fashion-MNIST CNN and the transformer
 block. Modes: mpc fp32, bf16 and fp16 (their training bundles, timed by
 mpc-bench); PyTorch fp32 and bf16 autocast (forward, backward and optimizer
@@ -45,6 +46,11 @@ import tempfile
 # its thread count when it is loaded.
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 os.environ.update(ONE_THREAD)
+# These machines set OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE (a safety
+# setting for old OpenBLAS builds), which hold OpenBLAS (PyTorch's fp32
+# GEMMs) to older kernels: unset for both sides (mpc-bench inherits this
+# environment); the JSON records which kernels ran.
+UNSET = [name for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if os.environ.pop(name, None)]
 import torch  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -74,11 +80,14 @@ class CnnPeer(torch.nn.Module):
         self.b2 = torch.nn.BatchNorm2d(16)
         self.fc = torch.nn.Linear(16, 10)
 
-    def forward(self, x, labels):
+    def outputs(self, x):
         x = torch.nn.functional.max_pool2d(torch.relu(self.b1(self.c1(x))), 2)
         x = torch.nn.functional.max_pool2d(torch.relu(self.b2(self.c2(x))), 2)
         logits = self.fc(x.mean((2, 3)))
-        self.probs = logits.softmax(-1)
+        return logits, logits.softmax(-1)
+
+    def forward(self, x, labels):
+        logits, self.probs = self.outputs(x)
         return torch.nn.functional.cross_entropy(logits, labels)
 
 
@@ -91,6 +100,43 @@ def torch_model(name):
                     torch.randint(0, 10, (32,), generator=generator)) for _ in range(8)]
         return model, lambda p: torch.optim.Adam(p, lr=1e-3), batches
     return torch_peer.make(name)
+
+
+# The optimizers of torch_model's models, as mpc takes them for an .onnx
+# model (the same as examples/*.mlir's).
+OPTIMIZER_OPTIONS = {
+    "mlp": ["--optimizer", "sgd", "--lr", "0.1", "--optimizer-arg", "momentum=0.9"],
+    "wide_mlp": ["--optimizer", "sgd", "--lr", "0.05", "--optimizer-arg", "momentum=0.9"],
+    "fashion_mlp": ["--optimizer", "adam", "--lr", "1e-3"],
+    "cnn": ["--optimizer", "adam", "--lr", "1e-3"],
+    "transformer_block": ["--optimizer", "adamw", "--lr", "1e-3", "--optimizer-arg",
+                          "weight_decay=0.01"],
+}
+
+
+class Outputs(torch.nn.Module):
+    """A peer model's outputs (its loss aside), for torch.onnx.export."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model.outputs(x)
+
+
+def export_model(name, folder):
+    """The PyTorch model of `name` exported to ONNX (training mode, static
+    shapes), and the options that make mpc train it as PyTorch does: the
+    model mpc compiles is the one PyTorch runs."""
+    torch.manual_seed(0)
+    model, _, batches = torch_model(name)
+    path = os.path.join(folder, name + ".onnx")
+    outputs = ["logits", "probs"] if name == "cnn" else ["logits"]
+    torch.onnx.export(Outputs(model), (batches[0][0],), path, opset_version=17,
+                      input_names=["input"], output_names=outputs,
+                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+    return path, ["--loss", "softmax_cross_entropy:logits"] + OPTIMIZER_OPTIONS[name]
 
 
 def time_torch(name, mode, steps, warmup):
@@ -128,10 +174,12 @@ def time_mpc(bench, bundle, steps, warmup):
     return json.loads(result.stdout)["ms_per_step"]
 
 
-def mpc_report(mpc, graph, precision):
-    """`mpc report --json` of the training step in `precision`."""
-    out = subprocess.run([mpc, "report", graph, "--step", "train", "--precision", precision,
-                          "--json"], capture_output=True, text=True, check=True).stdout
+def mpc_report(mpc, source, precision):
+    """`mpc report --json` of the training step in `precision`; `source`:
+    the source file and its import options."""
+    out = subprocess.run([mpc, "report", source[0], "--step", "train", "--precision", precision,
+                          "--json"] + source[1], capture_output=True, text=True,
+                         check=True).stdout
     return json.loads(out)[0]
 
 
@@ -206,6 +254,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=0, help="steps per timing (default: by model)")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--source", choices=["onnx", "mlir"], default="onnx",
+                        help="what mpc compiles: the PyTorch models exported to ONNX (the same "
+                        "models on both sides), or the hand-written examples/*.mlir")
     parser.add_argument("--json")
     args = parser.parse_args()
     bench = args.mpc_bench or os.path.join(os.path.dirname(args.mpc), "mpc-bench")
@@ -216,12 +267,15 @@ def main():
     torch.set_num_threads(1)
 
     work = tempfile.mkdtemp(prefix="mpc-cpu-bench-")
-    bundles = {}
+    bundles, sources = {}, {}
     for model in models:
+        sources[model] = (export_model(model, work) if args.source == "onnx" else
+                          (os.path.join(ROOT, "examples", model + ".mlir"), []))
         for mode in MPC_MODES:
             bundle = os.path.join(work, "%s-%s.mpcb" % (model, mode))
-            subprocess.run([args.mpc, "compile", os.path.join(ROOT, "examples", model + ".mlir"),
-                            "--step", "train", "--precision", mode, "-o", bundle], check=True)
+            subprocess.run([args.mpc, "compile", sources[model][0], "--step", "train",
+                            "--precision", mode, "-o", bundle] + sources[model][1],
+                           check=True, stdout=subprocess.DEVNULL)
             bundles[model, mode] = bundle
 
     times, peaks = {}, []
@@ -280,9 +334,9 @@ def main():
             for name, (top, bottom) in pairs.items()}
         entry["median_round_ratio"] = {name: statistics.median(values)
                                        for name, values in entry["round_ratios"].items()}
-        graph = os.path.join(ROOT, "examples", model + ".mlir")
-        fp32_report = mpc_report(args.mpc, graph, "fp32")
-        entry["static"] = static_measures(mpc_report(args.mpc, graph, "fp16"), fp32_report)
+        fp32_report = mpc_report(args.mpc, sources[model], "fp32")
+        entry["static"] = static_measures(mpc_report(args.mpc, sources[model], "fp16"),
+                                          fp32_report)
         gflop = gemm_gflop(fp32_report)
         entry["floor"] = {"gemm_gflop": gflop,
                           "fp32": compute_floor(gflop, peak["fp32"], peak["fp32_kernel"], m32,
@@ -344,13 +398,23 @@ def main():
                 cells += (["%.3f" % f["floor_ms"], share(f, "mpc"), share(f, "target")]
                           if f else ["-"] * 3)
             print("| %s | %.3f | %s |" % (model, entry["floor"]["gemm_gflop"], " | ".join(cells)))
+    try:
+        import threadpoolctl
+        libraries = [{k: v for k, v in info.items() if k in ("internal_api", "version",
+                                                              "architecture", "num_threads")}
+                     for info in threadpoolctl.threadpool_info()]
+    except ImportError:
+        libraries = "threadpoolctl is not installed"
+    print("\nunset for both sides: %s; BLAS/OpenMP libraries of PyTorch's process: %s"
+          % (", ".join(UNSET) or "nothing (none was set)", libraries))
     met = all(all(e["targets"].values()) for e in results.values())
     print("\nall CPU targets met: %s" % ("yes" if met else "no"))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rounds": rounds, "models": results, "targets_met": met,
                        "peak_gflops": peak, "peak_gflops_rounds": peaks,
-                       "torch": torch.__version__}, f, indent=1)
+                       "torch": torch.__version__, "source": args.source,
+                       "unset": UNSET, "threadpool_info": libraries}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -39,12 +39,15 @@ class Mlp(nn.Module):
         super().__init__()
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
 
-    def forward(self, x, labels):
+    def outputs(self, x):
         for i, layer in enumerate(self.layers):
             x = layer(x)
             if i + 1 < len(self.layers):
                 x = F.relu(x)
-        return F.cross_entropy(x, labels)
+        return x
+
+    def forward(self, x, labels):
+        return F.cross_entropy(self.outputs(x), labels)
 
 
 class TransformerBlock(nn.Module):
@@ -67,7 +70,7 @@ class TransformerBlock(nn.Module):
         self.ln_f = nn.LayerNorm(width)
         self.head = nn.Linear(width, vocab)
 
-    def forward(self, tokens, targets):
+    def outputs(self, tokens):
         b, s = tokens.shape
         x = self.tok(tokens) + self.pos
         h = self.ln1(x)
@@ -80,8 +83,10 @@ class TransformerBlock(nn.Module):
         ctx = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, s, -1)
         x = x + self.out(ctx)
         x = x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
-        logits = self.head(self.ln_f(x)).reshape(b * s, -1)
-        return F.cross_entropy(logits, targets.reshape(-1))
+        return self.head(self.ln_f(x)).reshape(b * s, -1)
+
+    def forward(self, tokens, targets):
+        return F.cross_entropy(self.outputs(tokens), targets.reshape(-1))
 
 
 def make(name):

@@ -50,11 +50,31 @@ llvm::Error selectGraph(ModuleOp module, const std::string &name) {
   return llvm::Error::success();
 }
 
-/// Sets `args` in the optimizer of every mpg.minimize of `module`; an error
-/// at the op when the result is not a valid optimizer, or when a graph has
-/// none to set them in.
-LogicalResult setOptimizerArgs(ModuleOp module,
-                               llvm::ArrayRef<std::pair<std::string, double>> args) {
+/// The pass pipeline up to `stage` (Fused: the graph pipeline; later: the
+/// whole pipeline to mpk programs).
+LogicalResult runPasses(ModuleOp module, mpc::CompileStage stage,
+                        const mpc::CompileOptions &options) {
+  PassManager pm(module.getContext());
+  if (stage == mpc::CompileStage::Fused)
+    mpc::buildGraphPipeline(pm, options.trainingStep, options.precision);
+  else if (options.trainingStep)
+    mpc::buildTrainingPipeline(pm, options.precision);
+  else
+    mpc::buildForwardPipeline(pm, options.precision);
+  std::optional<TimingScope> scope;
+  if (options.passTiming) {
+    scope = options.passTiming->getRootScope();
+    pm.enableTiming(*scope);
+  }
+  return pm.run(module);
+}
+
+llvm::Error diagnosed(const char *stage) { return llvm::make_error<mpc::DiagnosedError>(stage); }
+
+} // namespace
+
+LogicalResult mpc::setOptimizerArgs(ModuleOp module,
+                                    llvm::ArrayRef<std::pair<std::string, double>> args) {
   if (args.empty())
     return success();
   for (auto graph : module.getOps<mpg::GraphOp>()) {
@@ -81,31 +101,6 @@ LogicalResult setOptimizerArgs(ModuleOp module,
   }
   return success();
 }
-
-/// The pass pipeline up to `stage` (Fused: the graph pipeline; later: the
-/// whole pipeline to mpk programs).
-LogicalResult runPasses(ModuleOp module, mpc::CompileStage stage,
-                        const mpc::CompileOptions &options) {
-  PassManager pm(module.getContext());
-  if (stage == mpc::CompileStage::Fused)
-    mpc::buildGraphPipeline(pm, options.trainingStep, options.precision);
-  else if (options.trainingStep)
-    mpc::buildTrainingPipeline(pm, options.precision);
-  else
-    mpc::buildForwardPipeline(pm, options.precision);
-  std::optional<TimingScope> scope;
-  if (options.passTiming) {
-    scope = options.passTiming->getRootScope();
-    pm.enableTiming(*scope);
-  }
-  return pm.run(module);
-}
-
-llvm::Error diagnosed(const char *stage) {
-  return llvm::make_error<mpc::DiagnosedError>(stage);
-}
-
-} // namespace
 
 char mpc::DiagnosedError::ID = 0;
 
@@ -136,7 +131,7 @@ llvm::Expected<mpc::Compilation> mpc::compileModule(ModuleOp module, CompileStag
   if (stage == CompileStage::Bundle || !options.graphName.empty())
     if (llvm::Error error = selectGraph(module, options.graphName))
       return std::move(error);
-  if (failed(setOptimizerArgs(module, options.optimizerArgs)))
+  if (failed(mpc::setOptimizerArgs(module, options.optimizerArgs)))
     return diagnosed("setting the optimizer's hyper-parameters");
   // (The Graph stage verifies the graph only: the dialect takes what mpc
   // does not compile.)

@@ -106,6 +106,12 @@ llvm::Expected<Compilation> compileModule(mlir::ModuleOp module, CompileStage st
                                           const CompileOptions &options,
                                           llvm::StringRef bundlePath = "");
 
+/// Sets `args` (CompileOptions::optimizerArgs) in the optimizer of every
+/// mpg.minimize of `module`, as compileModule does first; an error at the
+/// op when the result is not a valid optimizer, or when a graph has none.
+mlir::LogicalResult setOptimizerArgs(mlir::ModuleOp module,
+                                     llvm::ArrayRef<std::pair<std::string, double>> args);
+
 } // namespace mpc
 
 #endif // MPC_COMPILER_COMPILE_COMPILE_H

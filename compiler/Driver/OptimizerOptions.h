@@ -3,7 +3,7 @@
 // Part of mpc, a mixed-precision training compiler.
 //
 // The optimizer's hyper-parameters and learning-rate schedule from the
-// command line of mpc compile and mpc train, replacing what the graph's
+// command line of mpc compile, mpc train and mpc report, replacing what the graph's
 // mpg.minimize says (CompileOptions::optimizerArgs).
 //
 //===----------------------------------------------------------------------===//

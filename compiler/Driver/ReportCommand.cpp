@@ -19,6 +19,7 @@
 #include "compiler/Driver/HtmlReport.h"
 #include "compiler/Driver/ImportOptions.h"
 #include "compiler/Driver/KernelCost.h"
+#include "compiler/Driver/OptimizerOptions.h"
 #include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Driver/PrecisionReport.h"
 #include "compiler/Driver/RunLog.h"
@@ -323,6 +324,8 @@ struct ReportRequest {
   mpc::PrecisionConfig precision;
   /// How an .onnx model becomes a graph.
   mpc::OnnxImportOptions onnx;
+  /// --lr, --optimizer-arg, ...: set in the graph's optimizer first.
+  std::vector<std::pair<std::string, double>> optimizerArgs;
   /// --html: the page to write, and the training runs it charts.
   std::string htmlPath;
   std::vector<RunLog> runs;
@@ -363,6 +366,7 @@ std::optional<int> parseReportRequest(llvm::ArrayRef<std::string> args, ReportRe
                     "included)",
                     "forward", {"forward", "train"}});
   addPrecisionOptions(parser);
+  addOptimizerOptions(parser);
   addImportOptions(parser, /*training=*/false);
   parser.addFlag("json", "write JSON instead of text");
   parser.addOption({"html", 0, "FILE",
@@ -411,6 +415,8 @@ std::optional<int> parseReportRequest(llvm::ArrayRef<std::string> args, ReportRe
   if (isOnnxFile(request.graphPath) && !readImportOptions(parser, request.train, request.onnx))
     return kExitUsage;
   if (!readPrecisionOptions(parser, request.precision))
+    return kExitUsage;
+  if (!readOptimizerOptions(parser, request.optimizerArgs))
     return kExitUsage;
   return std::nullopt;
 }
@@ -645,7 +651,8 @@ int mpc::driver::runReportCommand(llvm::ArrayRef<std::string> args) {
   DiagnosticPrinter diagnostics(sourceMgr, context);
   OwningOpRef<ModuleOp> module =
       loadSource(request.graphPath, sourceMgr, context, request.onnx, nullptr);
-  if (!module || failed(mpc::checkGraphLimits(*module, request.train)))
+  if (!module || failed(mpc::checkGraphLimits(*module, request.train)) ||
+      failed(mpc::setOptimizerArgs(*module, request.optimizerArgs)))
     return kExitError;
   ReportData data;
   if (failed(collectReportData(*module, request, data)))

@@ -300,9 +300,10 @@ llvm::Expected<ImportedModel> Translator::run() {
   loc = FileLineColLoc::get(&context, path, static_cast<unsigned>(model.nodes.size() + 1), 1);
   if (llvm::Error error = addOutputsAndTraining())
     return std::move(error);
-  // Constants that only fed folded shape arithmetic are left unused.
+  // Constants that only fed folded shape arithmetic, and transposes that
+  // matmuls read through, are left unused.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(graph.getBody().front())))
-    if (llvm::isa<mpg::ConstantOp>(op) && op.use_empty())
+    if (llvm::isa<mpg::ConstantOp, mpg::TransposeOp>(op) && op.use_empty())
       op.erase();
   if (failed(verify(*result.module)))
     return failure(path + ": the imported graph does not verify (see above)");

@@ -241,6 +241,23 @@ llvm::Error Translator::translateGemm(const Node &node) {
   return llvm::Error::success();
 }
 
+/// The operand of `value` when it is an mpg.transpose that swaps the last
+/// two dimensions only (PyTorch's `x @ w.t()` and `k.transpose(-2, -1)`):
+/// a matmul reads it transposed instead.
+static Value swappedLastTwo(Value value) {
+  auto transpose = value.getDefiningOp<mpg::TransposeOp>();
+  if (!transpose)
+    return nullptr;
+  llvm::ArrayRef<int64_t> perm = transpose.getPerm();
+  int64_t rank = static_cast<int64_t>(perm.size());
+  if (rank < 2 || perm[rank - 1] != rank - 2 || perm[rank - 2] != rank - 1)
+    return nullptr;
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    if (perm[i] != i)
+      return nullptr;
+  return transpose.getOperand();
+}
+
 llvm::Error Translator::translateMatMul(const Node &node) {
   llvm::Expected<Value> a = value(node.inputs[0]), bv = value(node.inputs[1]);
   if (!a)
@@ -248,8 +265,21 @@ llvm::Error Translator::translateMatMul(const Node &node) {
   if (!bv)
     return bv.takeError();
   RankedTensorType ta = tensorOf(*a), tb = tensorOf(*bv);
+  // A transposed operand becomes the matmul's transpose_a/transpose_b (the
+  // transpose goes at the end of the import when nothing else reads it).
+  Value lhs = *a, rhs = *bv;
+  Value lhsSource = ta.getRank() == tb.getRank() ? swappedLastTwo(lhs) : nullptr;
+  Value rhsSource = swappedLastTwo(rhs);
+  auto product = [&](bool batched, Value left) -> Value {
+    Value l = lhsSource ? lhsSource : left, r = rhsSource ? rhsSource : rhs;
+    Value result =
+        batched
+            ? b.create<mpg::BatchMatmulOp>(loc, l, r, bool(lhsSource), bool(rhsSource)).getResult()
+            : b.create<mpg::MatmulOp>(loc, l, r, bool(lhsSource), bool(rhsSource)).getResult();
+    return result;
+  };
   if (ta.getRank() == 2 && tb.getRank() == 2) {
-    define(node.outputs[0], b.create<mpg::MatmulOp>(loc, *a, *bv, false, false));
+    define(node.outputs[0], product(false, lhs));
     return llvm::Error::success();
   }
   if (ta.getRank() >= 3 && tb.getRank() == 2) {
@@ -258,15 +288,15 @@ llvm::Error Translator::translateMatMul(const Node &node) {
     int64_t rows = std::accumulate(lead.begin(), lead.end(), int64_t(1), std::multiplies<>());
     Value flat = b.create<mpg::ReshapeOp>(
         loc, RankedTensorType::get({rows, ta.getShape().back()}, ta.getElementType()), *a);
-    Value product = b.create<mpg::MatmulOp>(loc, flat, *bv, false, false);
+    Value rows2d = product(false, flat);
     llvm::SmallVector<int64_t> shape(lead);
     shape.push_back(tb.getDimSize(1));
     define(node.outputs[0], b.create<mpg::ReshapeOp>(
-                                loc, RankedTensorType::get(shape, ta.getElementType()), product));
+                                loc, RankedTensorType::get(shape, ta.getElementType()), rows2d));
     return llvm::Error::success();
   }
   if (ta.getRank() >= 3 && ta.getRank() == tb.getRank()) {
-    define(node.outputs[0], b.create<mpg::BatchMatmulOp>(loc, *a, *bv, false, false));
+    define(node.outputs[0], product(true, lhs));
     return llvm::Error::success();
   }
   return nodeError(node, "a MatMul of ranks " + llvm::Twine(ta.getRank()) + " and " +

@@ -86,6 +86,26 @@ torch.onnx.export(WithBuffer(), torch.zeros(32, 64), at("buffer.onnx"), opset_ve
                   input_names=["pixels"], output_names=["logits"],
                   training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
 
+
+class Attention(torch.nn.Module):
+    """A linear layer on [B, T, C] (exported as Transpose + MatMul) and
+    scores q @ k^T: both transposes become the matmuls' transpose_b; a
+    transpose that something else reads too stays."""
+
+    def __init__(self):
+        super().__init__()
+        self.q = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        q = self.q(x)
+        kt = x.transpose(-2, -1)
+        return q @ kt, kt
+
+
+torch.onnx.export(Attention(), torch.zeros(2, 4, 8), at("attention.onnx"), opset_version=17,
+                  input_names=["x"], output_names=["scores", "keys"],
+                  training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+
 from onnx import TensorProto, helper  # noqa: E402
 
 graph = helper.make_graph(
