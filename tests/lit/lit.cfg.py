@@ -72,6 +72,10 @@ try:
 except OSError:
     pass
 
+# The runtime's collectives are built over MPI, and mpirun is here.
+if config.mpc_mpi and shutil.which("mpirun"):
+    config.available_features.add("mpi")
+
 # Headless Chromium (Debian's chromium) checks the HTML report; rsvg-convert
 # (librsvg2-bin) turns plots into PNG.
 if shutil.which("chromium"):

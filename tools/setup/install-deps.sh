@@ -18,6 +18,8 @@ packages=(
   strace
   # CPU GEMMs (oneDNN: bf16 and large fp32 ones), compression for data files
   libopenblas-dev libdnnl-dev zlib1g-dev
+  # data-parallel jobs on the CPU: MPI's collectives and mpirun
+  libopenmpi-dev openmpi-bin
   # JSON of the file headers, hashes of bundles and caches (header-only)
   nlohmann-json3-dev libxxhash-dev
   # ONNX models in (mpc import): the ONNX library's protobuf classes; the

@@ -1,0 +1,76 @@
+//===- Collective.cpp - the ranks of a data-parallel job ------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Collective.h"
+
+#ifdef MPC_HAVE_MPI
+#include "MpiCollective.h"
+#endif
+
+#include <cstdlib>
+#include <string>
+
+using namespace mpc::rt;
+
+const char *mpc::rt::reduceOpName(ReduceOp op) { return op == ReduceOp::Sum ? "sum" : "max"; }
+
+namespace {
+
+class SingleRank final : public Collective {
+public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  std::string transport() const override { return "single process"; }
+  Status allReduce(void *data, size_t count, DType dtype, ReduceOp) override {
+    if (!data && count > 0)
+      return Status::error(MPC_INVALID_ARGUMENT, "all-reduce of a null buffer");
+    if (dtype == DType::I64 || dtype == DType::Bool)
+      return Status::error(MPC_UNSUPPORTED, std::string("all-reduce of ") + dtypeName(dtype) +
+                                                " elements (f32, f64, f16, bf16 and i32 reduce)");
+    return {};
+  }
+  Status broadcast(void *data, size_t bytes, int root) override {
+    if (!data && bytes > 0)
+      return Status::error(MPC_INVALID_ARGUMENT, "broadcast of a null buffer");
+    if (root != 0)
+      return Status::error(MPC_INVALID_ARGUMENT,
+                           "broadcast from rank " + std::to_string(root) + " in a job of 1 rank");
+    return {};
+  }
+  Status barrier() override { return {}; }
+};
+
+} // namespace
+
+std::unique_ptr<Collective> mpc::rt::singleRankCollective() {
+  return std::make_unique<SingleRank>();
+}
+
+int mpc::rt::launcherWorldSize() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
+    if (const char *value = std::getenv(name)) {
+      char *end = nullptr;
+      long size = std::strtol(value, &end, 10);
+      if (end != value && *end == '\0' && size >= 1 && size <= 1 << 20)
+        return static_cast<int>(size);
+    }
+  return 1;
+}
+
+Status mpc::rt::createCollective(std::unique_ptr<Collective> &out) {
+  int worldSize = launcherWorldSize();
+#ifdef MPC_HAVE_MPI
+  if (worldSize > 1)
+    return createMpiCollective(out);
+#endif
+  if (worldSize > 1)
+    return Status::error(MPC_UNSUPPORTED,
+                         "a launcher started this process as one of " + std::to_string(worldSize) +
+                             " ranks, but this runtime was built without MPI (install "
+                             "libopenmpi-dev and rebuild)");
+  out = singleRankCollective();
+  return {};
+}

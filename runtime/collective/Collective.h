@@ -1,0 +1,76 @@
+//===- Collective.h - the ranks of a data-parallel job --------------------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Data-parallel training runs one process per device; a Collective is what
+// the processes share: their number, each one's rank, and the collectives
+// between them (an all-reduce of gradients, of the loss scaler's overflow
+// flag, of evaluation metrics; a broadcast of the starting parameters).
+// The ranks come from the launcher: `mpirun -np N` (MPI, on the CPU
+// backend). A process that no launcher started is a job of one rank, whose
+// collectives leave the data as it is.
+//
+// Every call is collective: each rank makes the same calls in the same
+// order with the same counts and types. A failure (a rank that died, a
+// transport error) is a Status naming the operation and the rank.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MPC_RUNTIME_COLLECTIVE_COLLECTIVE_H
+#define MPC_RUNTIME_COLLECTIVE_COLLECTIVE_H
+
+#include "mpc/format/HostTensor.h"
+#include "mpc/format/Status.h"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace mpc::rt {
+
+enum class ReduceOp { Sum, Max };
+
+/// "sum" or "max".
+const char *reduceOpName(ReduceOp op);
+
+class Collective {
+public:
+  virtual ~Collective() = default;
+
+  /// This process's rank, from 0, and the number of ranks.
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  /// What carries the collectives: "single process" or "MPI (...)".
+  virtual std::string transport() const = 0;
+
+  /// Reduces `count` elements of `dtype` at `data` over every rank, in
+  /// place: each rank ends with the same result. f32, f64 and i32 reduce
+  /// as they are; f16 and bf16 are widened to f32, reduced, and rounded
+  /// once (to nearest even), so every rank holds the same bits.
+  virtual Status allReduce(void *data, size_t count, DType dtype, ReduceOp op) = 0;
+
+  /// Copies `bytes` bytes at `data` on rank `root` to `data` on every rank.
+  virtual Status broadcast(void *data, size_t bytes, int root) = 0;
+
+  /// Returns once every rank has called it.
+  virtual Status barrier() = 0;
+};
+
+/// Whether a launcher started this process as one rank of several (its
+/// environment names a world size: OMPI_COMM_WORLD_SIZE, PMI_SIZE or
+/// PMIX_SIZE), and that size (1 otherwise).
+int launcherWorldSize();
+
+/// The collective of this process: MPI's when a launcher started it (and
+/// the runtime was built with MPI), a single rank otherwise. A launcher's
+/// job of several ranks in a runtime built without MPI is an error that
+/// says so, as is an MPI that fails to start.
+Status createCollective(std::unique_ptr<Collective> &out);
+
+/// A job of one rank: allReduce and broadcast leave the data as it is.
+std::unique_ptr<Collective> singleRankCollective();
+
+} // namespace mpc::rt
+
+#endif // MPC_RUNTIME_COLLECTIVE_COLLECTIVE_H

@@ -1,0 +1,165 @@
+//===- CollectiveCheck.cpp - the runtime's collectives across ranks -------===//
+//
+// Part of mpc, a mixed-precision training compiler.
+//
+// Run by every rank of a job (`mpirun -np N mpc-collective-check`): checks
+// each collective of runtime/collective/Collective.h against values every
+// rank can compute alone, and that every rank ends with the same bits.
+// Prints one line per rank and exits 1 on the first wrong value.
+//
+//   mpc-collective-check [--die-at RANK]
+// --die-at RANK: that rank exits at once before the first all-reduce (a
+// rank that dies mid-job; the others must not hang).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Collective.h"
+#include "FastConvert.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace mpc::rt;
+
+namespace {
+
+int rankOf = 0;
+
+[[noreturn]] void fail(const std::string &what) {
+  std::fprintf(stderr, "rank %d: FAIL: %s\n", rankOf, what.c_str());
+  std::exit(1);
+}
+
+void check(const Status &status, const char *what) {
+  if (!status.isOk())
+    fail(std::string(what) + ": " + status.message());
+}
+
+/// Sums of values every rank knows: (rank + 1) * (i % 7 + 0.25), exact in
+/// f32, f16 and bf16 for a few ranks.
+void checkSums(Collective &c, size_t count) {
+  int n = c.size();
+  double ranks = n * (n + 1) / 2.0;
+  auto value = [&](int rank, size_t i) { return (rank + 1) * (i % 7 + 0.25); };
+  std::vector<float> f32(count);
+  std::vector<double> f64(count);
+  for (size_t i = 0; i < count; ++i) {
+    f32[i] = static_cast<float>(value(c.rank(), i));
+    f64[i] = value(c.rank(), i);
+  }
+  check(c.allReduce(f32.data(), count, DType::F32, ReduceOp::Sum), "f32 sum");
+  check(c.allReduce(f64.data(), count, DType::F64, ReduceOp::Sum), "f64 sum");
+  for (size_t i = 0; i < count; ++i) {
+    double expected = ranks * (i % 7 + 0.25);
+    if (f32[i] != expected || f64[i] != expected)
+      fail("sum element " + std::to_string(i) + ": " + std::to_string(f32[i]) + ", expected " +
+           std::to_string(expected));
+  }
+  for (DType dtype : {DType::F16, DType::BF16}) {
+    std::vector<uint16_t> halves(count);
+    std::vector<float> mine(count);
+    for (size_t i = 0; i < count; ++i)
+      mine[i] = static_cast<float>(value(c.rank(), i));
+    if (dtype == DType::F16)
+      narrowToHalf(mine.data(), halves.data(), count);
+    else
+      narrowToBf16(mine.data(), halves.data(), count);
+    check(c.allReduce(halves.data(), count, dtype, ReduceOp::Sum), dtypeName(dtype));
+    std::vector<float> back(count);
+    if (dtype == DType::F16)
+      widenHalf(halves.data(), back.data(), count);
+    else
+      widenBf16(halves.data(), back.data(), count);
+    for (size_t i = 0; i < count; ++i)
+      if (back[i] != ranks * (i % 7 + 0.25))
+        fail(std::string(dtypeName(dtype)) + " sum element " + std::to_string(i) + ": " +
+             std::to_string(back[i]));
+  }
+}
+
+/// The loss scaler's agreement: one rank's overflow is every rank's.
+void checkOverflowFlag(Collective &c) {
+  float flag = c.rank() == c.size() - 1 ? std::numeric_limits<float>::infinity() : 0.0f;
+  check(c.allReduce(&flag, 1, DType::F32, ReduceOp::Max), "max of the overflow flag");
+  if (!std::isinf(flag))
+    fail("the overflow flag of the last rank did not reach rank " + std::to_string(c.rank()));
+  int32_t steps[3] = {c.rank() * 10, c.rank() * 10 + 1, -c.rank()};
+  check(c.allReduce(steps, 3, DType::I32, ReduceOp::Max), "i32 max");
+  int top = (c.size() - 1) * 10;
+  if (steps[0] != top || steps[1] != top + 1 || steps[2] != 0)
+    fail("i32 max: " + std::to_string(steps[0]) + ", " + std::to_string(steps[1]) + ", " +
+         std::to_string(steps[2]));
+}
+
+/// Sums that are not exact (random values, a different set per rank) leave
+/// the same bits on every rank: the bits' checksum, and its complement,
+/// reduced with max, equal each rank's own.
+void checkSameBits(Collective &c, size_t count) {
+  std::mt19937 random(1234 + c.rank());
+  std::normal_distribution<float> normal;
+  std::vector<float> values(count);
+  for (float &v : values)
+    v = normal(random);
+  check(c.allReduce(values.data(), count, DType::F32, ReduceOp::Sum), "random f32 sum");
+  uint32_t sum = 0;
+  for (float v : values) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    sum = sum * 31 + bits;
+  }
+  int32_t own[2] = {static_cast<int32_t>(sum >> 1), static_cast<int32_t>(~sum >> 1)};
+  int32_t most[2] = {own[0], own[1]};
+  check(c.allReduce(most, 2, DType::I32, ReduceOp::Max), "max of the checksums");
+  if (most[0] != own[0] || most[1] != own[1])
+    fail("the ranks hold different bits after the same all-reduce");
+}
+
+void checkBroadcast(Collective &c) {
+  int root = c.size() - 1;
+  std::string text = c.rank() == root ? "the parameters of rank " + std::to_string(root)
+                                      : std::string(23 + std::to_string(root).size(), '?');
+  check(c.broadcast(text.data(), text.size(), root), "broadcast");
+  if (text != "the parameters of rank " + std::to_string(root))
+    fail("broadcast gave '" + text + "'");
+  check(c.barrier(), "barrier");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int dieAt = -1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--die-at" && i + 1 < argc) {
+      dieAt = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: mpc-collective-check [--die-at RANK]\n");
+      return 2;
+    }
+  }
+  std::unique_ptr<Collective> collective;
+  Status created = createCollective(collective);
+  if (!created.isOk()) {
+    std::fprintf(stderr, "mpc-collective-check: %s\n", created.message().c_str());
+    return 1;
+  }
+  rankOf = collective->rank();
+  if (collective->rank() == dieAt) {
+    std::fprintf(stderr, "rank %d: exiting at once (--die-at)\n", dieAt);
+    std::fflush(stderr);
+    std::_Exit(3);
+  }
+  checkSums(*collective, 1000);
+  checkOverflowFlag(*collective);
+  checkSameBits(*collective, 4097);
+  checkBroadcast(*collective);
+  std::printf("rank %d of %d (%s): every collective checked\n", collective->rank(),
+              collective->size(), collective->transport().c_str());
+  return 0;
+}
