@@ -15,8 +15,6 @@
 
 using namespace mpc::rt;
 
-const char *mpc::rt::reduceOpName(ReduceOp op) { return op == ReduceOp::Sum ? "sum" : "max"; }
-
 namespace {
 
 class SingleRank final : public Collective {
@@ -24,7 +22,7 @@ public:
   int rank() const override { return 0; }
   int size() const override { return 1; }
   std::string transport() const override { return "single process"; }
-  Status allReduce(void *data, size_t count, DType dtype, ReduceOp) override {
+  Status allReduce(void *data, size_t count, DType dtype, AllReduceOp) override {
     if (!data && count > 0)
       return Status::error(MPC_INVALID_ARGUMENT, "all-reduce of a null buffer");
     if (dtype == DType::I64 || dtype == DType::Bool)

@@ -20,6 +20,7 @@
 #define MPC_RUNTIME_COLLECTIVE_COLLECTIVE_H
 
 #include "mpc/format/HostTensor.h"
+#include "mpc/format/Manifest.h"
 #include "mpc/format/Status.h"
 
 #include <cstddef>
@@ -27,11 +28,6 @@
 #include <string>
 
 namespace mpc::rt {
-
-enum class ReduceOp { Sum, Max };
-
-/// "sum" or "max".
-const char *reduceOpName(ReduceOp op);
 
 class Collective {
 public:
@@ -48,7 +44,7 @@ public:
   /// place: each rank ends with the same result. f32, f64 and i32 reduce
   /// as they are; f16 and bf16 are widened to f32, reduced, and rounded
   /// once (to nearest even), so every rank holds the same bits.
-  virtual Status allReduce(void *data, size_t count, DType dtype, ReduceOp op) = 0;
+  virtual Status allReduce(void *data, size_t count, DType dtype, AllReduceOp op) = 0;
 
   /// Copies `bytes` bytes at `data` on rank `root` to `data` on every rank.
   virtual Status broadcast(void *data, size_t bytes, int root) = 0;

@@ -82,13 +82,13 @@ public:
     return "MPI (" + text + ")";
   }
 
-  Status allReduce(void *data, size_t count, DType dtype, ReduceOp op) override {
+  Status allReduce(void *data, size_t count, DType dtype, AllReduceOp op) override {
     if (!data && count > 0)
       return Status::error(MPC_INVALID_ARGUMENT, "all-reduce of a null buffer");
-    MPI_Op mpiOp = op == ReduceOp::Sum ? MPI_SUM : MPI_MAX;
+    MPI_Op mpiOp = op == AllReduceOp::Sum ? MPI_SUM : MPI_MAX;
     auto what = [&] {
-      return std::string("all-reduce (") + reduceOpName(op) + " of " + std::to_string(count) + " " +
-             dtypeName(dtype) + ")";
+      return std::string("all-reduce (") + allReduceOpName(op) + " of " + std::to_string(count) +
+             " " + dtypeName(dtype) + ")";
     };
     switch (dtype) {
     case DType::F32:

@@ -60,6 +60,8 @@ double Initializer::arg(const std::string &name) const {
   return 0.0;
 }
 
+const char *allReduceOpName(AllReduceOp op) { return op == AllReduceOp::Sum ? "sum" : "max"; }
+
 const char *epilogueName(Epilogue epilogue) {
   switch (epilogue) {
   case Epilogue::None:

@@ -448,6 +448,27 @@ Status parseCopy(const Json &value, const std::string &path, CopyStep &out) {
   return fields.size("bytes", out.bytes);
 }
 
+Status parseAllReduce(const Json &value, const std::string &path, AllReduceStep &out) {
+  if (Status status = expectObject(value, path, {"op", "buffer", "dtype", "count", "reduce"});
+      !status.isOk())
+    return status;
+  ObjectReader fields(value, path);
+  if (Status status = fields.buffer("buffer", out.buffer); !status.isOk())
+    return status;
+  if (Status status = fields.dtype("dtype", out.dtype); !status.isOk())
+    return status;
+  if (Status status = fields.size("count", out.count); !status.isOk())
+    return status;
+  std::string reduce;
+  if (Status status = fields.string("reduce", reduce); !status.isOk())
+    return status;
+  if (reduce != "sum" && reduce != "max")
+    return fail(fields.path("reduce"),
+                "unknown reduction " + quoteJson(reduce) + " (expected sum or max)");
+  out.reduce = reduce == "sum" ? AllReduceOp::Sum : AllReduceOp::Max;
+  return Status();
+}
+
 Status parseStep(const Json &value, const std::string &path, Step &out) {
   if (Status status = expectKind(value, path, Kind::Object, "an object");
       !status.isOk())
@@ -461,7 +482,9 @@ Status parseStep(const Json &value, const std::string &path, Step &out) {
     return parseGemm(value, path, out.emplace<GemmStep>());
   if (*op == "copy")
     return parseCopy(value, path, out.emplace<CopyStep>());
-  return fail(member(path, "op"), "expected \"launch\", \"gemm\" or \"copy\"");
+  if (*op == "all_reduce")
+    return parseAllReduce(value, path, out.emplace<AllReduceStep>());
+  return fail(member(path, "op"), "expected \"launch\", \"gemm\", \"copy\" or \"all_reduce\"");
 }
 
 } // namespace

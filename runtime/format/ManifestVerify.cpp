@@ -117,6 +117,8 @@ public:
                       i + 1 < manifest_.steps.size() &&
                           std::holds_alternative<LaunchStep>(
                               manifest_.steps[i + 1]));
+      else if (const auto *reduceStep = std::get_if<AllReduceStep>(&step))
+        status = allReduce(path, *reduceStep);
       else
         status = copy(path, std::get<CopyStep>(step));
       if (!status.isOk())
@@ -144,6 +146,11 @@ private:
       if (const auto *copyStep = std::get_if<CopyStep>(&manifest_.steps[i])) {
         forget({copyStep->target.space, copyStep->target.offset,
                 copyStep->target.offset + copyStep->bytes});
+        continue;
+      }
+      if (const auto *reduceStep = std::get_if<AllReduceStep>(&manifest_.steps[i])) {
+        forget({reduceStep->buffer.space, reduceStep->buffer.offset,
+                reduceStep->buffer.offset + reduceStep->count * dtypeSize(reduceStep->dtype)});
         continue;
       }
       const auto *gemmStep = std::get_if<GemmStep>(&manifest_.steps[i]);
@@ -719,6 +726,22 @@ private:
                   "overlaps relu_grad_aux without being it, element for "
                   "element");
     return Status();
+  }
+
+  Status allReduce(const std::string &path, const AllReduceStep &step) const {
+    if (step.dtype == DType::I64 || step.dtype == DType::Bool)
+      return fail(member(path, "dtype"), std::string(dtypeName(step.dtype)) +
+                                             " elements do not all-reduce (f32, f64, f16, "
+                                             "bf16 and i32 do)");
+    std::optional<uint64_t> bytes = mulAdd(step.count, dtypeSize(step.dtype), 0);
+    if (!bytes)
+      return fail(member(path, "count"), "the all-reduce's bytes do not fit in 64 bits");
+    if (step.buffer.offset % dtypeSize(step.dtype) != 0)
+      return fail(member(member(path, "buffer"), "offset"),
+                  std::to_string(step.buffer.offset) + " is not a multiple of " +
+                      std::to_string(dtypeSize(step.dtype)) + ", the size of " +
+                      dtypeName(step.dtype));
+    return inside(member(path, "buffer"), step.buffer, *bytes, 0, "the all-reduce");
   }
 
   Status copy(const std::string &path, const CopyStep &step) const {

@@ -103,6 +103,12 @@ OrderedJson stepJson(const Step &step) {
       buffers.push_back(bufferJson(buffer));
     return {{"op", "launch"}, {"kernel", launch->kernel}, {"buffers", std::move(buffers)}};
   }
+  if (const auto *reduce = std::get_if<AllReduceStep>(&step))
+    return {{"op", "all_reduce"},
+            {"buffer", bufferJson(reduce->buffer)},
+            {"dtype", dtypeName(reduce->dtype)},
+            {"count", reduce->count},
+            {"reduce", allReduceOpName(reduce->reduce)}};
   if (const auto *copy = std::get_if<CopyStep>(&step))
     return {{"op", "copy"},
             {"source", bufferJson(copy->source)},

@@ -30,6 +30,8 @@
 
 namespace mpc::rt {
 
+class Collective;
+
 /// Host bytes for one input of a run.
 struct InputBytes {
   BufferRef buffer;
@@ -51,6 +53,9 @@ struct BackendConfig {
   std::string device = "cpu";
   /// The outputs each run reports as telemetry, in order.
   std::vector<TensorSpec> telemetry;
+  /// The job that all_reduce steps reduce over (owned by the program);
+  /// null when the manifest has none.
+  Collective *collective = nullptr;
 };
 
 /// Counters of a backend's work, for benchmarks and tests.

@@ -16,6 +16,7 @@
 #include "mpc/format/Json.h"
 #include "mpc/format/Safetensors.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -207,6 +208,13 @@ Status Program::load(const std::string &path, const ProgramOptions &options,
   BackendConfig config;
   config.device = options.device;
   config.telemetry = telemetry;
+  // A program with all_reduce steps joins the job of this process.
+  if (std::any_of(manifest.steps.begin(), manifest.steps.end(),
+                  [](const Step &step) { return std::holds_alternative<AllReduceStep>(step); })) {
+    if (Status status = createCollective(program->collective_); !status.isOk())
+      return Status::error(status.code(), path + ": " + status.message());
+    config.collective = program->collective_.get();
+  }
   Status created;
 #ifdef MPC_HAVE_CUDA_BACKEND
   if (isCudaDevice(options.device))

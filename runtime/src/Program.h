@@ -22,10 +22,11 @@
 #define MPC_RUNTIME_PROGRAM_H
 
 #include "Backend.h"
+#include "Collective.h"
+#include "TelemetryRing.h"
 #include "mpc/format/HostTensor.h"
 #include "mpc/format/Manifest.h"
 #include "mpc/format/Status.h"
-#include "TelemetryRing.h"
 
 #include <cstdint>
 #include <memory>
@@ -130,6 +131,8 @@ private:
   /// The bundle's path, which messages start with.
   std::string path_;
   Manifest manifest_;
+  /// The data-parallel job (with all_reduce steps only); outlives backend_.
+  std::unique_ptr<Collective> collective_;
   std::unique_ptr<Backend> backend_;
   /// The bytes of each input, empty until it is set.
   std::vector<std::vector<uint8_t>> inputs_;

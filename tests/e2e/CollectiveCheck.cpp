@@ -4,7 +4,8 @@
 //
 // Run by every rank of a job (`mpirun -np N mpc-collective-check`): checks
 // each collective of runtime/collective/Collective.h against values every
-// rank can compute alone, and that every rank ends with the same bits.
+// rank can compute alone, that every rank ends with the same bits, and a
+// program whose manifest has an all_reduce step, loaded through the C API.
 // Prints one line per rank and exits 1 on the first wrong value.
 //
 //   mpc-collective-check [--die-at RANK]
@@ -15,6 +16,11 @@
 
 #include "Collective.h"
 #include "FastConvert.h"
+#include "mpc/format/Bundle.h"
+#include "mpc/format/Manifest.h"
+#include "mpc/runtime.h"
+
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -54,8 +60,8 @@ void checkSums(Collective &c, size_t count) {
     f32[i] = static_cast<float>(value(c.rank(), i));
     f64[i] = value(c.rank(), i);
   }
-  check(c.allReduce(f32.data(), count, DType::F32, ReduceOp::Sum), "f32 sum");
-  check(c.allReduce(f64.data(), count, DType::F64, ReduceOp::Sum), "f64 sum");
+  check(c.allReduce(f32.data(), count, DType::F32, AllReduceOp::Sum), "f32 sum");
+  check(c.allReduce(f64.data(), count, DType::F64, AllReduceOp::Sum), "f64 sum");
   for (size_t i = 0; i < count; ++i) {
     double expected = ranks * (i % 7 + 0.25);
     if (f32[i] != expected || f64[i] != expected)
@@ -71,7 +77,7 @@ void checkSums(Collective &c, size_t count) {
       narrowToHalf(mine.data(), halves.data(), count);
     else
       narrowToBf16(mine.data(), halves.data(), count);
-    check(c.allReduce(halves.data(), count, dtype, ReduceOp::Sum), dtypeName(dtype));
+    check(c.allReduce(halves.data(), count, dtype, AllReduceOp::Sum), dtypeName(dtype));
     std::vector<float> back(count);
     if (dtype == DType::F16)
       widenHalf(halves.data(), back.data(), count);
@@ -87,11 +93,11 @@ void checkSums(Collective &c, size_t count) {
 /// The loss scaler's agreement: one rank's overflow is every rank's.
 void checkOverflowFlag(Collective &c) {
   float flag = c.rank() == c.size() - 1 ? std::numeric_limits<float>::infinity() : 0.0f;
-  check(c.allReduce(&flag, 1, DType::F32, ReduceOp::Max), "max of the overflow flag");
+  check(c.allReduce(&flag, 1, DType::F32, AllReduceOp::Max), "max of the overflow flag");
   if (!std::isinf(flag))
     fail("the overflow flag of the last rank did not reach rank " + std::to_string(c.rank()));
   int32_t steps[3] = {c.rank() * 10, c.rank() * 10 + 1, -c.rank()};
-  check(c.allReduce(steps, 3, DType::I32, ReduceOp::Max), "i32 max");
+  check(c.allReduce(steps, 3, DType::I32, AllReduceOp::Max), "i32 max");
   int top = (c.size() - 1) * 10;
   if (steps[0] != top || steps[1] != top + 1 || steps[2] != 0)
     fail("i32 max: " + std::to_string(steps[0]) + ", " + std::to_string(steps[1]) + ", " +
@@ -107,7 +113,7 @@ void checkSameBits(Collective &c, size_t count) {
   std::vector<float> values(count);
   for (float &v : values)
     v = normal(random);
-  check(c.allReduce(values.data(), count, DType::F32, ReduceOp::Sum), "random f32 sum");
+  check(c.allReduce(values.data(), count, DType::F32, AllReduceOp::Sum), "random f32 sum");
   uint32_t sum = 0;
   for (float v : values) {
     uint32_t bits;
@@ -116,7 +122,7 @@ void checkSameBits(Collective &c, size_t count) {
   }
   int32_t own[2] = {static_cast<int32_t>(sum >> 1), static_cast<int32_t>(~sum >> 1)};
   int32_t most[2] = {own[0], own[1]};
-  check(c.allReduce(most, 2, DType::I32, ReduceOp::Max), "max of the checksums");
+  check(c.allReduce(most, 2, DType::I32, AllReduceOp::Max), "max of the checksums");
   if (most[0] != own[0] || most[1] != own[1])
     fail("the ranks hold different bits after the same all-reduce");
 }
@@ -129,6 +135,48 @@ void checkBroadcast(Collective &c) {
   if (text != "the parameters of rank " + std::to_string(root))
     fail("broadcast gave '" + text + "'");
   check(c.barrier(), "barrier");
+}
+
+/// A program: out = x, then an all-reduce (sum) of out; each rank's x is
+/// (rank + 1) * [1, 2, 3, 4], so every rank's out is the sum of those.
+void checkProgram(Collective &c) {
+  Manifest m;
+  m.program = "copy_all_reduce";
+  m.arenaBytes = 128;
+  auto spec = [](const char *name, uint64_t offset) {
+    TensorSpec t;
+    t.name = name;
+    t.dtype = DType::F32;
+    t.shape = {4};
+    t.buffer = {BufferSpace::Arena, offset};
+    return t;
+  };
+  m.inputs = {spec("x", 0)};
+  m.outputs = {spec("out", 64)};
+  m.steps = {CopyStep{{BufferSpace::Arena, 0}, {BufferSpace::Arena, 64}, 16},
+             AllReduceStep{{BufferSpace::Arena, 64}, DType::F32, 4, AllReduceOp::Sum}};
+  std::string path = "/tmp/mpc-collective-check-" + std::to_string(::getpid()) + ".mpcb";
+  check(writeBundle(path, {{kManifestSection, writeManifest(m)}}), "writing the bundle");
+  mpc_program_options options;
+  mpc_program_options_initialize(&options);
+  mpc_program *program = nullptr;
+  mpc_status_code loaded = mpc_program_load(path.c_str(), &options, &program);
+  std::remove(path.c_str());
+  if (loaded != MPC_OK)
+    fail(std::string("loading the program: ") + mpc_last_error());
+  float x[4], out[4] = {};
+  for (int i = 0; i < 4; ++i)
+    x[i] = static_cast<float>((c.rank() + 1) * (i + 1));
+  if (mpc_program_set_input(program, "x", x, sizeof x) != MPC_OK ||
+      mpc_program_run(program) != MPC_OK ||
+      mpc_program_get_output(program, "out", out, sizeof out) != MPC_OK)
+    fail(std::string("running the program: ") + mpc_last_error());
+  mpc_program_release(program);
+  float ranks = c.size() * (c.size() + 1) / 2.0f;
+  for (int i = 0; i < 4; ++i)
+    if (out[i] != ranks * (i + 1))
+      fail("the program's all-reduce: out[" + std::to_string(i) + "] = " + std::to_string(out[i]) +
+           ", expected " + std::to_string(ranks * (i + 1)));
 }
 
 } // namespace
@@ -159,6 +207,7 @@ int main(int argc, char **argv) {
   checkOverflowFlag(*collective);
   checkSameBits(*collective, 4097);
   checkBroadcast(*collective);
+  checkProgram(*collective);
   std::printf("rank %d of %d (%s): every collective checked\n", collective->rank(),
               collective->size(), collective->transport().c_str());
   return 0;

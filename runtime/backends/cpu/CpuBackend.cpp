@@ -6,6 +6,7 @@
 
 #include "CpuBackend.h"
 
+#include "Collective.h"
 #include "CpuSettings.h"
 #include "HostGemm.h"
 #include "HostIm2col.h"
@@ -89,13 +90,19 @@ struct PlannedCopy {
   size_t bytes;
 };
 
-using PlannedStep = std::variant<PlannedLaunch, PlannedGemm, PlannedCopy>;
+struct PlannedAllReduce {
+  uint8_t *data;
+  AllReduceStep step;
+};
+
+using PlannedStep = std::variant<PlannedLaunch, PlannedGemm, PlannedCopy, PlannedAllReduce>;
 
 class CpuBackend final : public Backend {
 public:
   Status create(const std::string &bundlePath, const Manifest &manifest,
                 const std::vector<BundleSection> &sections, const BackendConfig &config) {
     telemetry_ = config.telemetry;
+    collective_ = config.collective;
     deviceBytes_ = manifest.arenaBytes + manifest.persistentBytes;
     if (Status status = arena_.allocate(bundlePath, BufferSpace::Arena,
                                         manifest.arenaBytes);
@@ -165,7 +172,8 @@ public:
   Status run(const std::vector<InputBytes> &inputs) override {
     copyIn(inputs);
     for (const PlannedStep &step : steps_)
-      perform(step);
+      if (Status status = perform(step); !status.isOk())
+        return status;
     TelemetryRecord record;
     record.run = runs_++;
     for (const TensorSpec &spec : telemetry_) {
@@ -194,7 +202,8 @@ public:
       copyIn(batches[run % batches.size()]);
       for (size_t i = 0; i < steps_.size(); ++i) {
         auto start = std::chrono::steady_clock::now();
-        perform(steps_[i]);
+        if (Status status = perform(steps_[i]); !status.isOk())
+          return status;
         times[i].push_back(
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
                 .count());
@@ -225,17 +234,22 @@ private:
         std::memcpy(address(input.buffer), input.data, input.bytes);
   }
 
-  void perform(const PlannedStep &step) {
+  Status perform(const PlannedStep &step) {
     if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
       launch->kernel(launch->table.data());
     } else if (const auto *gemm = std::get_if<PlannedGemm>(&step)) {
       if (gemm->im2colInput)
-        return gatherAndMultiply(*gemm);
-      gemm_.run(gemm->step, gemm->a, gemm->b, gemm->bias, gemm->c, gemm->copies, gemm->reluGrad);
+        gatherAndMultiply(*gemm);
+      else
+        gemm_.run(gemm->step, gemm->a, gemm->b, gemm->bias, gemm->c, gemm->copies, gemm->reluGrad);
+    } else if (const auto *reduce = std::get_if<PlannedAllReduce>(&step)) {
+      return collective_->allReduce(reduce->data, reduce->step.count, reduce->step.dtype,
+                                    reduce->step.reduce);
     } else {
       const auto &copy = std::get<PlannedCopy>(step);
       std::memcpy(copy.target, copy.source, copy.bytes);
     }
+    return Status();
   }
 
   /// A GEMM with a taken im2col_b hint, imagesPerGather images at a time:
@@ -284,6 +298,9 @@ private:
         text += " im2col";
       return text;
     }
+    if (const auto *reduce = std::get_if<PlannedAllReduce>(&step))
+      return std::string("all-reduce ") + allReduceOpName(reduce->step.reduce) + " of " +
+             std::to_string(reduce->step.count) + " " + dtypeName(reduce->step.dtype);
     return "copy " + std::to_string(std::get<PlannedCopy>(step).bytes) + " bytes";
   }
 
@@ -388,6 +405,10 @@ private:
         return Status::error(MPC_FORMAT_ERROR, "gemm step reuses a widened copy of operand b "
                                                "that no earlier step keeps");
       steps_.push_back(planned);
+    } else if (const auto *reduce = std::get_if<AllReduceStep>(&step)) {
+      if (!collective_)
+        return Status::error(MPC_INTERNAL, "an all_reduce step without the job's collective");
+      steps_.push_back(PlannedAllReduce{address(reduce->buffer), *reduce});
     } else {
       const auto &copy = std::get<CopyStep>(step);
       steps_.push_back(PlannedCopy{address(copy.source), address(copy.target),
@@ -397,6 +418,8 @@ private:
   }
 
   HostMemory arena_, persistent_;
+  /// The job of all_reduce steps (the program's; null without them).
+  Collective *collective_ = nullptr;
   HostObject object_;
   HostGemm gemm_;
   std::vector<PlannedStep> steps_;

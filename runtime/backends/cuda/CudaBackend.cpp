@@ -477,6 +477,11 @@ private:
         if (Status s = planGemmStep(*gemm, i); !s.isOk())
           return s;
         steps_.push_back(gemms_.size() - 1);
+      } else if (std::holds_alternative<AllReduceStep>(step)) {
+        return Status::error(MPC_UNSUPPORTED,
+                             path_ + ": steps[" + std::to_string(i) +
+                                 "] is an all-reduce, which the CUDA backend does not run yet "
+                                 "(it needs NCCL); run data-parallel jobs on the CPU");
       } else {
         const auto &copy = std::get<CopyStep>(step);
         steps_.push_back(

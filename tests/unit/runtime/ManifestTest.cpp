@@ -22,6 +22,8 @@
 #include <limits>
 #include <map>
 
+using mpc::rt::AllReduceOp;
+using mpc::rt::AllReduceStep;
 using mpc::rt::BufferSpace;
 using mpc::rt::ConstantSpec;
 using mpc::rt::CopyStep;
@@ -252,7 +254,7 @@ TEST(Manifest, RefusesStructuralErrors) {
       {"\"args\":{\"gain\":1.0}", "\"args\":{\"gain\":\"1\"}", MPC_FORMAT_ERROR,
        "params[0].init.args.gain: expected a number, got a string"},
       {"\"op\":\"copy\"", "\"op\":\"memset\"", MPC_FORMAT_ERROR,
-       "steps[2].op: expected \"launch\", \"gemm\" or \"copy\""},
+       "steps[2].op: expected \"launch\", \"gemm\", \"copy\" or \"all_reduce\""},
       {"\"bias\":{\"space\":\"persistent\",\"offset\":1088}", "\"bias\":null", MPC_FORMAT_ERROR,
        "steps[0].bias_dtype: given without a bias"},
       {",\"bias_dtype\":\"f32\"", "", MPC_FORMAT_ERROR,
@@ -841,6 +843,52 @@ TEST(Manifest, Im2colHints) {
   Manifest out;
   expectRefused(parseManifest(text, out), MPC_FORMAT_ERROR,
                 "steps[1].im2col_b.groups: unknown key");
+}
+
+/// The sample with an all-reduce of the gradient-like f32 [4, 3] at arena
+/// 256 (sum) and of an f16 [4] at arena 3000 (max).
+Manifest allReduceManifest() {
+  Manifest m = sampleManifest();
+  m.steps.push_back(AllReduceStep{arena(256), DType::F32, 12, AllReduceOp::Sum});
+  m.steps.push_back(AllReduceStep{arena(3000), DType::F16, 4, AllReduceOp::Max});
+  return m;
+}
+
+TEST(Manifest, AllReduceSteps) {
+  Manifest parsed;
+  writeAndParse(allReduceManifest(),
+                R"({"op":"all_reduce","buffer":{"space":"arena","offset":256},"dtype":"f32",)"
+                R"("count":12,"reduce":"sum"})",
+                parsed);
+  ASSERT_EQ(parsed.steps.size(), 6u);
+  const auto &sum = std::get<AllReduceStep>(parsed.steps[4]);
+  EXPECT_EQ(sum.count, 12u);
+  EXPECT_EQ(sum.reduce, AllReduceOp::Sum);
+  const auto &max = std::get<AllReduceStep>(parsed.steps[5]);
+  EXPECT_EQ(max.dtype, DType::F16);
+  EXPECT_EQ(max.reduce, AllReduceOp::Max);
+  EXPECT_EQ(max.buffer.offset, 3000u);
+
+  const EditCase cases[] = {
+      {[](Manifest &m) { std::get<AllReduceStep>(m.steps[4]).count = 1000; },
+       "steps[4].buffer.offset: the all-reduce needs bytes [256, 4256) of the arena, which "
+       "has 4096"},
+      {[](Manifest &m) { std::get<AllReduceStep>(m.steps[5]).buffer.offset = 3001; },
+       "steps[5].buffer.offset: 3001 is not a multiple of 2, the size of f16"},
+      {[](Manifest &m) { std::get<AllReduceStep>(m.steps[4]).dtype = DType::I64; },
+       "steps[4].dtype: i64 elements do not all-reduce (f32, f64, f16, bf16 and i32 do)"},
+  };
+  expectEditsRefused(allReduceManifest, cases);
+  // An unknown reduction, and a missing field.
+  std::string json = writeManifest(allReduceManifest());
+  std::string unknown = json;
+  unknown.replace(unknown.find("\"reduce\":\"max\""), 14, "\"reduce\":\"min\"");
+  Manifest out;
+  expectRefused(parseManifest(unknown, out), MPC_FORMAT_ERROR,
+                "steps[5].reduce: unknown reduction \"min\" (expected sum or max)");
+  std::string missing = json;
+  missing.replace(missing.find(",\"count\":4"), 10, "");
+  expectRefused(parseManifest(missing, out), MPC_FORMAT_ERROR, "steps[5].count: missing");
 }
 
 TEST(Manifest, AcceptsEdgeCases) {

@@ -55,6 +55,19 @@ TEST_F(ProgramApi, RunsACopyProgram) {
   EXPECT_EQ(std::vector<float>(out, out + 4), std::vector<float>(x, x + 4));
 }
 
+TEST_F(ProgramApi, RunsAnAllReduceInAJobOfOneRank) {
+  // (no launcher started this process: a job of one rank)
+  std::string path = dir_.file("all_reduce.mpcb");
+  writeProgramBundle(path, mpc::test::copyAndAllReduceManifest());
+  LoadedProgram program;
+  ASSERT_EQ(program.load(path), MPC_OK) << mpc_last_error();
+  float x[4] = {1.5f, -2.0f, 0.0f, 3.0f}, out[4] = {};
+  ASSERT_EQ(mpc_program_set_input(program.get(), "x", x, sizeof x), MPC_OK);
+  ASSERT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
+  ASSERT_EQ(mpc_program_get_output(program.get(), "out", out, sizeof out), MPC_OK);
+  EXPECT_EQ(std::vector<float>(out, out + 4), std::vector<float>(x, x + 4));
+}
+
 TEST_F(ProgramApi, DefaultOptions) {
   mpc_program_options options;
   options.device = "gpu";

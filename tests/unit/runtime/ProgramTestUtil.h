@@ -64,6 +64,15 @@ inline rt::Manifest copyManifest() {
   return m;
 }
 
+/// copyManifest's program, then an all-reduce (sum) of its output: in a
+/// job of one rank, out = x still.
+inline rt::Manifest copyAndAllReduceManifest() {
+  rt::Manifest m = copyManifest();
+  m.program = "copy_all_reduce";
+  m.steps.push_back(rt::AllReduceStep{arena(64), rt::DType::F32, 4, rt::AllReduceOp::Sum});
+  return m;
+}
+
 inline void writeProgramBundle(const std::string &path,
                                const rt::Manifest &manifest,
                                std::vector<rt::BundleSection> sections = {}) {

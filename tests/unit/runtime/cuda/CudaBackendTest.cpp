@@ -83,6 +83,18 @@ protected:
   std::string hostObjectPath_, bundle_;
 };
 
+TEST_F(CudaBackend, RefusesAllReduceStepsUntilItHasNccl) {
+  CudaEmulator emulator(hostObjectPath_);
+  std::string path = dir_.file("all_reduce.mpcb");
+  mpc::test::writeProgramBundle(path, mpc::test::copyAndAllReduceManifest());
+  mpc::test::LoadedProgram program;
+  EXPECT_EQ(program.load(path, 7, "cuda"), MPC_UNSUPPORTED);
+  EXPECT_NE(std::string(mpc_last_error())
+                .find("steps[1] is an all-reduce, which the CUDA backend does not run yet"),
+            std::string::npos)
+      << mpc_last_error();
+}
+
 TEST_F(CudaBackend, RunsAsTheCpuBackendDoes) {
   CudaEmulator emulator(hostObjectPath_);
   LoadedProgram cpu, cuda;

@@ -79,6 +79,14 @@
 //     neither B nor C (a backend may read an image after writing the
 //     products of the images before it).
 //   - copy: copies `bytes` bytes from `source` to `target` (no overlap).
+//   - all_reduce: {"buffer": buffer, "dtype": f32|f64|f16|bf16|i32,
+//     "count": n, "reduce": "sum"|"max"}: reduces the n elements at
+//     `buffer` over every rank of a data-parallel job, in place (f16 and
+//     bf16 in f32, rounded once), so that every rank holds the same result;
+//     in a job of one rank it leaves them as they are. A program with such a
+//     step joins the job of the process that loads it (runtime/collective/).
+//     (It came after version 1 was first written; a runtime from before it
+//     refuses it as an unknown op.)
 //
 // Initializers and their arguments (defaults in parentheses):
 //   zeros, ones, constant(value = 0), normal(mean = 0, std = 1),
@@ -249,7 +257,19 @@ struct CopyStep {
   uint64_t bytes = 0;
 };
 
-using Step = std::variant<LaunchStep, GemmStep, CopyStep>;
+enum class AllReduceOp { Sum, Max };
+
+/// "sum" or "max".
+const char *allReduceOpName(AllReduceOp op);
+
+struct AllReduceStep {
+  BufferRef buffer;
+  DType dtype = DType::F32;
+  uint64_t count = 0;
+  AllReduceOp reduce = AllReduceOp::Sum;
+};
+
+using Step = std::variant<LaunchStep, GemmStep, CopyStep, AllReduceStep>;
 
 /// A byte range [begin, end) of one memory space.
 struct ByteRange {
