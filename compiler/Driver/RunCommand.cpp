@@ -116,7 +116,8 @@ std::optional<int> prepareBundle(const ArgParser &parser, const std::string &sou
                                  llvm::SmallString<128> &dir, std::string &bundle,
                                  std::map<std::string, rt::HostTensor> &weights) {
   bool onnx = isOnnxFile(source);
-  for (const char *option : {"batch", "dim", "loss", "freeze", "constant", "precision"})
+  for (const char *option :
+       {"batch", "dim", "loss", "optimizer", "freeze", "constant", "precision"})
     if (!onnx && parser.isSet(option)) {
       reportError(llvm::Twine("--") + option + " applies to .onnx models; '" + source +
                   "' is a bundle");
@@ -231,6 +232,7 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
       return fail(status.message());
     const mpc_tensor_info &info = it->second;
     std::vector<int64_t> expected(info.shape, info.shape + info.rank);
+    std::string held = std::string(rt::dtypeName(tensor.dtype)) + rt::formatShape(tensor.shape);
     for (rt::DType integer : {rt::DType::I32, rt::DType::I64})
       if (info.dtype == std::string(rt::dtypeName(integer)) && isIntegerType(tensor.dtype) &&
           !convertIntegers(tensor, integer))
@@ -238,7 +240,7 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
                     " holds a value outside its range");
     if (std::string(rt::dtypeName(tensor.dtype)) != info.dtype || tensor.shape != expected)
       return fail("input '" + name + "' expects " + describeTensor(info) + ", but " + file +
-                  " holds " + rt::dtypeName(tensor.dtype) + rt::formatShape(tensor.shape));
+                  " holds " + held);
     if (mpc_program_set_input(program, name.c_str(), tensor.bytes.data(), tensor.bytes.size()) !=
         MPC_OK)
       return fail(mpc_last_error());

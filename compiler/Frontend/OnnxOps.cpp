@@ -203,6 +203,10 @@ llvm::Error Translator::translate(const Node &node) {
           .Case("BatchNormalization", &Translator::translateBatchNorm)
           .Cases("MaxPool", "AveragePool", "GlobalAveragePool", &Translator::translatePool)
           .Default(nullptr);
+  if (!handler &&
+      (node.opType == "ConstantOfShape" || node.opType == "Shape" || node.opType == "Size"))
+    return nodeError(node, "its input '" + node.inputs[0] + "' is not known at import (mpc folds " +
+                               node.opType + " of static shapes and known constants only)");
   if (!handler) {
     std::string list;
     for (const std::string &op : supportedOnnxOps())
@@ -394,9 +398,9 @@ llvm::Error Translator::translateLayerNorm(const Node &node) {
   define(node.outputs[0],
          b.create<mpg::LayerNormOp>(loc, *x, *gamma, beta, b.getI64IntegerAttr(axis),
                                     b.getF64FloatAttr(eps)));
-  bool statistics = (node.outputs.size() > 1 && !node.outputs[1].empty()) ||
-                    (node.outputs.size() > 2 && !node.outputs[2].empty());
-  if (!statistics)
+  bool wantMean = node.outputs.size() > 1 && !node.outputs[1].empty();
+  bool wantInverse = node.outputs.size() > 2 && !node.outputs[2].empty();
+  if (!wantMean && !wantInverse)
     return llvm::Error::success();
   // The optional Mean and InvStdDev outputs (keeping the normalised
   // dimensions with size 1), computed beside the fused op.
@@ -409,6 +413,10 @@ llvm::Error Translator::translateLayerNorm(const Node &node) {
     axes.push_back(a);
   auto attr = b.getDenseI64ArrayAttr(axes);
   Value mean = b.create<mpg::ReduceMeanOp>(loc, *x, attr, b.getUnitAttr());
+  if (wantMean)
+    define(node.outputs[1], mean);
+  if (!wantInverse)
+    return llvm::Error::success();
   Value centred = b.create<mpg::SubOp>(loc, *x, mean);
   Value variance = b.create<mpg::ReduceMeanOp>(loc, b.create<mpg::MulOp>(loc, centred, centred),
                                                attr, b.getUnitAttr());
@@ -416,11 +424,8 @@ llvm::Error Translator::translateLayerNorm(const Node &node) {
   Value epsilon = b.create<mpg::ConstantOp>(
       loc, DenseElementsAttr::get(scalarType,
                                   b.getFloatAttr(scalarType.getElementType(), eps).getValue()));
-  if (node.outputs.size() > 1 && !node.outputs[1].empty())
-    define(node.outputs[1], mean);
-  if (node.outputs.size() > 2 && !node.outputs[2].empty())
-    define(node.outputs[2],
-           b.create<mpg::RsqrtOp>(loc, b.create<mpg::AddOp>(loc, variance, epsilon)));
+  define(node.outputs[2],
+         b.create<mpg::RsqrtOp>(loc, b.create<mpg::AddOp>(loc, variance, epsilon)));
   return llvm::Error::success();
 }
 
@@ -750,27 +755,46 @@ std::optional<llvm::Error> Translator::foldKnown(const Node &node) {
     }
     return done(intTensor(out, a.size() == n ? tensors[0]->shape : tensors[1]->shape));
   }
+  if (op == "Neg" && ints.size() == 1) {
+    std::vector<int64_t> negated;
+    for (int64_t v : first)
+      negated.push_back(-v);
+    return done(intTensor(negated, tensors[0]->shape));
+  }
   if (op == "Slice" && ints.size() >= 3 && tensors[0]->shape.size() == 1) {
     // (a range of a shape, e.g. its leading dimensions; axes can only be 0)
     if (ints.size() > 3 && (ints[3].size() != 1 || (ints[3][0] != 0 && ints[3][0] != -1)))
       return nodeError(node, "the axis of a 1-D slice is not 0");
     if (ints[1].size() != 1 || ints[2].size() != 1)
       return nodeError(node, "a 1-D slice has one start and one end");
-    int64_t step = ints.size() > 4 && ints[4].size() == 1 ? ints[4][0] : 1;
+    if (ints.size() > 4 && ints[4].size() != 1)
+      return nodeError(node, "a 1-D slice has one step");
+    int64_t step = ints.size() > 4 ? ints[4][0] : 1;
     if (step == 0)
       return nodeError(node, "its step is 0");
+    // Clamped as ONNX says: start and end to [0, size] for a positive
+    // step; start to [0, size - 1] and end to [-1, size - 1] for a
+    // negative one. The loops stop before an index would overflow.
     int64_t size = static_cast<int64_t>(first.size());
     auto clamp = [&](int64_t v, int64_t low, int64_t high) {
       return std::min(std::max(v < 0 ? v + size : v, low), high);
     };
     std::vector<int64_t> out;
-    if (step > 0)
-      for (int64_t i = clamp(ints[1][0], 0, size), e = clamp(ints[2][0], 0, size); i < e; i += step)
+    if (step > 0) {
+      for (int64_t i = clamp(ints[1][0], 0, size), e = clamp(ints[2][0], 0, size); i < e;
+           i += step) {
         out.push_back(first[i]);
-    else
-      for (int64_t i = clamp(ints[1][0], -1, size - 1), e = clamp(ints[2][0], -1, size - 1); i > e;
-           i += step)
+        if (step >= e - i)
+          break;
+      }
+    } else {
+      for (int64_t i = clamp(ints[1][0], 0, size - 1), e = clamp(ints[2][0], -1, size - 1); i > e;
+           i += step) {
         out.push_back(first[i]);
+        if (step <= e - i)
+          break;
+      }
+    }
     return done(intTensor(out, {static_cast<int64_t>(out.size())}));
   }
   if (op == "ConstantOfShape") {

@@ -11,8 +11,9 @@
 // collectives leave the data as it is.
 //
 // Every call is collective: each rank makes the same calls in the same
-// order with the same counts and types. A failure (a rank that died, a
-// transport error) is a Status naming the operation and the rank.
+// order with the same counts and types. An error the transport returns is
+// a Status naming the operation and the rank. A rank that dies ends the
+// job through its launcher (mpirun stops the other ranks and names it).
 //
 //===----------------------------------------------------------------------===//
 

@@ -35,12 +35,15 @@ std::string mpiMessage(int code) {
 Status startMpi() {
   static std::once_flag once;
   static int startCode = MPI_SUCCESS;
+  // What MPI gives: programs may run on any thread, one call at a time.
+  static int provided = MPI_THREAD_SERIALIZED;
   std::call_once(once, [] {
     int initialized = 0;
     MPI_Initialized(&initialized);
-    if (initialized)
+    if (initialized) { // (by the application)
+      MPI_Query_thread(&provided);
       return;
-    int provided = 0;
+    }
     startCode = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
     if (startCode == MPI_SUCCESS)
       std::atexit([] {
@@ -52,6 +55,11 @@ Status startMpi() {
   });
   if (startCode != MPI_SUCCESS)
     return Status::error(MPC_IO_ERROR, "MPI did not start: " + mpiMessage(startCode));
+  if (provided < MPI_THREAD_SERIALIZED)
+    return Status::error(MPC_UNSUPPORTED,
+                         "this MPI gives thread level " + std::to_string(provided) +
+                             "; mpc needs MPI_THREAD_SERIALIZED (a program may run on any "
+                             "thread of the process, one call at a time)");
   return {};
 }
 
@@ -173,7 +181,9 @@ private:
 Status mpc::rt::createMpiCollective(std::unique_ptr<Collective> &out) {
   if (Status status = startMpi(); !status.isOk())
     return status;
-  // A communicator of mpc's own, whose errors return instead of aborting.
+  // A communicator of mpc's own, whose errors return instead of aborting
+  // (MPI_COMM_WORLD's too, for the duplication itself).
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm comm;
   if (int code = MPI_Comm_dup(MPI_COMM_WORLD, &comm); code != MPI_SUCCESS)
     return Status::error(MPC_IO_ERROR,

@@ -115,4 +115,37 @@ graph = helper.make_graph(
     [helper.make_tensor("axes", TensorProto.INT64, [1], [5])])
 onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
           at("bad_unsqueeze.onnx"))
+
+# Slices of a known shape [2, 3, 4], folded at import as ONNX clamps them:
+# reversed from a start past the end to INT64_MIN ([4, 3, 2]); from a start
+# far below 0 with a negative step, which clamps to 0 ([2], then [2, 12]);
+# from 1 with a step of INT64_MAX, which must not overflow ([3], then [3, 8]).
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+ints = lambda name, values: helper.make_tensor(name, TensorProto.INT64, [len(values)], values)  # noqa: E731
+graph = helper.make_graph(
+    [helper.make_node("Shape", ["x"], ["shape"]),
+     helper.make_node("Slice", ["shape", "ten", "end_min", "axes", "minus_one"], ["reversed"]),
+     helper.make_node("Reshape", ["x", "reversed"], ["y"]),
+     helper.make_node("Slice", ["shape", "minus_ten", "end_min", "axes", "minus_one"], ["first"]),
+     helper.make_node("Concat", ["first", "twelve"], ["z_shape"], axis=0),
+     helper.make_node("Reshape", ["x", "z_shape"], ["z"]),
+     helper.make_node("Slice", ["shape", "one", "end_max", "axes", "step_max"], ["second"]),
+     helper.make_node("Concat", ["second", "eight"], ["w_shape"], axis=0),
+     helper.make_node("Reshape", ["x", "w_shape"], ["w"])], "shape_slices",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+    [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in "yzw"],
+    [ints("ten", [10]), ints("minus_ten", [-10]), ints("one", [1]), ints("end_min", [INT64_MIN]),
+     ints("end_max", [INT64_MAX]), ints("axes", [0]), ints("minus_one", [-1]),
+     ints("step_max", [INT64_MAX]), ints("twelve", [12]), ints("eight", [8])])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+          at("shape_slices.onnx"))
+
+# An op from a later opset than the model's: LayerNormalization (17) at 12.
+graph = helper.make_graph(
+    [helper.make_node("LayerNormalization", ["x", "scale"], ["y"], name="norm")], "too_new",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    [helper.make_tensor("scale", TensorProto.FLOAT, [3], [1.0, 1.0, 1.0])])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)]),
+          at("too_new.onnx"))
 print("written")

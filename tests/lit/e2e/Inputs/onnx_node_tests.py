@@ -123,6 +123,9 @@ def run_case(mpc, case_dir, work):
                 if finite.any():
                     worst = max(worst, float(np.max(np.abs(got64 - want64)[finite]
                                                     / (ATOL + RTOL * np.abs(want64[finite])))))
+            elif got.dtype.kind != want.dtype.kind and not (
+                    got.dtype.kind in "iu" and want.dtype.kind in "iu"):
+                return ("wrong", "output %s is %s, expected %s" % (name, got.dtype, want.dtype))
             elif not np.array_equal(got.astype(want.dtype), want):
                 return ("wrong", "output %s differs (integers or booleans)" % name)
             compared += want.size
