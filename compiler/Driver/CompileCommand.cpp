@@ -18,6 +18,7 @@
 #include "compiler/Driver/PrecisionOptions.h"
 #include "compiler/Frontend/GraphLoader.h"
 #include "mpc/format/Safetensors.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
 
@@ -139,11 +140,13 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   auto since = [](Clock::time_point from) {
     return std::chrono::duration<double>(Clock::now() - from).count();
   };
-  // Pass-level times, printed when the timing manager goes (at return).
+  // Pass-level times, printed with the others after a compile that
+  // succeeds (printTimes); a command that fails prints none.
   mlir::DefaultTimingManager passTimes;
   passTimes.setEnabled(timings);
   if (timings)
     options.passTiming = &passTimes;
+  auto noTimesOnFailure = llvm::make_scope_exit([&] { passTimes.setEnabled(false); });
 
   mlir::MLIRContext context;
   context.printOpOnDiagnostic(false);
