@@ -25,7 +25,7 @@ public:
   Status allReduce(void *data, size_t count, DType dtype, AllReduceOp) override {
     if (!data && count > 0)
       return Status::error(MPC_INVALID_ARGUMENT, "all-reduce of a null buffer");
-    if (dtype == DType::I64 || dtype == DType::Bool)
+    if (!allReduces(dtype))
       return Status::error(MPC_UNSUPPORTED, std::string("all-reduce of ") + dtypeName(dtype) +
                                                 " elements (f32, f64, f16, bf16 and i32 reduce)");
     return {};

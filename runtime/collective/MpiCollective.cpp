@@ -108,8 +108,10 @@ public:
     case DType::F16:
     case DType::BF16: {
       // Widened, reduced in f32, rounded once: the same bits on every rank.
+      // (widened_ keeps its memory from step to step)
       auto *halves = static_cast<uint16_t *>(data);
-      std::vector<float> wide(count);
+      std::vector<float> &wide = widened_;
+      wide.resize(count);
       if (dtype == DType::F16)
         widenHalf(halves, wide.data(), count);
       else
@@ -174,6 +176,8 @@ private:
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
+  /// The f32 values of an f16 or bf16 all-reduce.
+  std::vector<float> widened_;
 };
 
 } // namespace

@@ -729,7 +729,7 @@ private:
   }
 
   Status allReduce(const std::string &path, const AllReduceStep &step) const {
-    if (step.dtype == DType::I64 || step.dtype == DType::Bool)
+    if (!allReduces(step.dtype))
       return fail(member(path, "dtype"), std::string(dtypeName(step.dtype)) +
                                              " elements do not all-reduce (f32, f64, f16, "
                                              "bf16 and i32 do)");

@@ -262,6 +262,9 @@ enum class AllReduceOp { Sum, Max };
 /// "sum" or "max".
 const char *allReduceOpName(AllReduceOp op);
 
+/// Whether elements of `dtype` all-reduce: f32, f64, f16, bf16 and i32.
+inline bool allReduces(DType dtype) { return dtype != DType::I64 && dtype != DType::Bool; }
+
 struct AllReduceStep {
   BufferRef buffer;
   DType dtype = DType::F32;
