@@ -53,6 +53,10 @@ struct PrecisionConfig {
   /// mpg-assign-precision's keep-fp32 (--keep-fp32): op kinds, or globs of
   /// parameter names whose readers, kept in fp32.
   std::vector<std::string> keepFp32;
+  /// mpg-all-reduce-gradients (data-parallel training, mpc's
+  /// --data-parallel): the mean of every rank's gradients and loss.
+  bool dataParallel = false;
+  MpgAllReduceGradientsOptions allReduce;
 };
 
 /// Reads a --loss-scale spec: `none`, `static:S`, or `dynamic` optionally

@@ -183,6 +183,57 @@ def MpgVerifyPrecision : Pass<"mpg-verify-precision", "::mlir::mpg::GraphOp"> {
   let dependentDialects = ["::mlir::mpg::MpgDialect"];
 }
 
+def MpgAllReduceGradients : Pass<"mpg-all-reduce-gradients", "::mlir::mpg::GraphOp"> {
+  let summary = "Data parallelism: the mean of every rank's gradients and loss, bucketed";
+  let description = [{
+    For data-parallel training (`mpirun -np N mpc train ...`): every rank
+    runs the same step on its own part of the batch, and each update reads
+    the mean over the ranks of its gradient, so that the ranks' parameters
+    stay equal. Runs after precision assignment and before
+    `mpg-insert-loss-scaling`, whose overflow check therefore sees the
+    reduced gradients: every rank skips, grows or backs off together.
+
+    - The gradients the updates read, in the order the backward pass
+      computes them, go into buckets of about `bucket-bytes` each: flattened
+      (`mpg.reshape`), joined (`mpg.concat`), reduced by one
+      `mpg.all_reduce mean` right after the bucket's last gradient is
+      computed, and cut apart again (`mpg.slice`) for the updates. A bucket
+      of one gradient reduces it as it is.
+    - `reduce-type`: `f32` (the default) widens low-precision gradients to
+      f32 before the reduction, so the sum of N ranks' scaled gradients has
+      f32's range and the f32 bucket is twice the bytes; `storage` reduces
+      each gradient in its storage type (a bucket per type; f16 and bf16 sum
+      in f32 in the runtime and round once, as Apex does). The choice is each
+      all-reduce's precision decision (category `all-reduce`), which the
+      precision report lists.
+    - The output "loss" becomes its mean over the ranks (the loss of the
+      whole batch).
+    - A graph that already has an `mpg.all_reduce`, or has no updates (a
+      forward step), is left alone.
+
+    In a job of one rank each all-reduce leaves its operand as it is.
+
+    ```mlir
+    // before: updates reading %gw [4, 3] and %gb [3]
+    // after
+    %fw = mpg.reshape %gw : tensor<4x3xf32> -> tensor<12xf32>
+    %fb = mpg.reshape %gb : tensor<3xf32> -> tensor<3xf32>
+    %bucket = mpg.concat %fb, %fw axis 0 : tensor<3xf32>, tensor<12xf32> -> tensor<15xf32>
+    %r = mpg.all_reduce mean %bucket : tensor<15xf32>
+    %sb = mpg.slice %r start [0] limit [3] : tensor<15xf32> -> tensor<3xf32>
+    ...
+    ```
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"25 << 20",
+           "close a bucket once its gradients hold at least this many bytes (PyTorch DDP's "
+           "default, 25 MiB)">,
+    Option<"reduceType", "reduce-type", "std::string", /*default=*/"\"f32\"",
+           "f32 (widen low-precision gradients) or storage (each gradient's own type)">,
+  ];
+  let dependentDialects = ["::mlir::mpg::MpgDialect"];
+}
+
 def MpgInsertLossScaling : Pass<"mpg-insert-loss-scaling", "::mlir::mpg::GraphOp"> {
   let summary = "Scales the backward pass's seed, unscales gradients in the update, skips overflowing steps";
   let description = [{

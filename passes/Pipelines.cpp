@@ -35,6 +35,10 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "(mpg-master-weights); false casts the master where it is read, as "
                      "mpc's --no-working-copies does"),
       llvm::cl::init(true)};
+  Option<bool> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("all-reduce the gradients and the loss (mpg-all-reduce-gradients)"),
+      llvm::cl::init(false)};
 
   mpc::PrecisionConfig config() const {
     mpc::PrecisionConfig config;
@@ -43,6 +47,7 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::report_fatal_error(std::move(error)); // (mpc-opt only; the driver checks first)
     config.gradientStats = gradientStats;
     config.workingCopies = workingCopies;
+    config.dataParallel = dataParallel;
     return config;
   }
 };
@@ -63,6 +68,10 @@ void mpc::buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
   assign.keepFp32 = precision.keepFp32;
   graphPm.addPass(createMpgAssignPrecision(assign));
   graphPm.addPass(createMpgVerifyPrecision());
+  // (before loss scaling, whose overflow check then sees the reduced
+  // gradients: every rank decides alike)
+  if (precision.dataParallel)
+    graphPm.addPass(createMpgAllReduceGradients(precision.allReduce));
   MpgInsertLossScalingOptions loss = precision.lossScale;
   if (loss.mode == "auto")
     loss.mode = precision.mode == "fp16" ? "dynamic" : "none";

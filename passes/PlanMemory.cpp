@@ -377,13 +377,19 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
   }
 
   /// A pointwise group may write a result over an input of the same shape
-  /// and element size (identity indexing) that it reads for the last time.
+  /// and element size (identity indexing) that it reads for the last time,
+  /// and an all-reduce reduces such an input in place.
   /// Views are excluded: their storage is read under another shape.
+  static bool isAllReduce(FusionOp fusion) {
+    return fusion.getKind() == FusionKind::Single &&
+           llvm::isa<AllReduceOp>(fusion.getBody().front().front());
+  }
+
   static void addInPlaceHints(Block &body, llvm::MapVector<Value, size_t> &requestOf,
                               std::vector<mpc::planning::BufferRequest> &requests) {
     for (Operation &op : body) {
       auto fusion = llvm::dyn_cast<FusionOp>(op);
-      if (!fusion || fusion.getKind() != FusionKind::Pointwise)
+      if (!fusion || (fusion.getKind() != FusionKind::Pointwise && !isAllReduce(fusion)))
         continue;
       llvm::SmallPtrSet<Value, 4> claimed;
       for (Value result : fusion.getResults()) {

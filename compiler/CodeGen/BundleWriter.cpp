@@ -186,6 +186,17 @@ public:
             manifest.steps.push_back(step);
             noteWrites(mpk::writtenBuffers(copy));
             lastStep = copy;
+          })
+          .Case([&](mpk::AllReduceOp reduce) {
+            auto type = llvm::cast<MemRefType>(reduce.getBuffer().getType());
+            rt::AllReduceStep step;
+            step.buffer = ref(reduce.getBuffer());
+            step.dtype = mpc::manifestDtypeOf(type.getElementType());
+            step.count = static_cast<uint64_t>(type.getNumElements());
+            step.reduce = allReduceOpOf(reduce.getReduce());
+            manifest.steps.push_back(step);
+            noteWrites(mpk::writtenBuffers(reduce));
+            lastStep = reduce;
           });
     }
     keepWidenedOperands();
@@ -193,6 +204,18 @@ public:
   }
 
 private:
+  static rt::AllReduceOp allReduceOpOf(mpk::AllReduceKind kind) {
+    switch (kind) {
+    case mpk::AllReduceKind::Sum:
+      return rt::AllReduceOp::Sum;
+    case mpk::AllReduceKind::Mean:
+      return rt::AllReduceOp::Mean;
+    case mpk::AllReduceKind::Max:
+      return rt::AllReduceOp::Max;
+    }
+    llvm_unreachable("unknown all-reduce kind");
+  }
+
   /// Records what the step just added writes.
   void noteWrites(llvm::ArrayRef<Value> buffers) {
     std::vector<rt::ByteRange> &ranges = writes.emplace_back();

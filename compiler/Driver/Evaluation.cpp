@@ -6,6 +6,7 @@
 
 #include "compiler/Driver/Evaluation.h"
 
+#include "compiler/Driver/DataParallel.h"
 #include "compiler/Driver/Driver.h"
 
 #include <algorithm>
@@ -47,7 +48,8 @@ std::optional<mpc_tensor_info> logitsOf(const mpc_program *forward) {
 
 llvm::Expected<EvaluationResult> mpc::driver::evaluateTrainedStep(const mpc_program *trained,
                                                                   mpc_program *forward,
-                                                                  mpc::BatchBinder &binder) {
+                                                                  mpc::BatchBinder &binder,
+                                                                  mpc_job *job) {
   if (llvm::Error error = copyParameters(trained, forward))
     return std::move(error);
   int64_t batch = binder.batchSize(), count = binder.exampleCount();
@@ -62,7 +64,9 @@ llvm::Expected<EvaluationResult> mpc::driver::evaluateTrainedStep(const mpc_prog
   std::vector<float> scores(logits ? logits->shape[0] * logits->shape[1] : 0);
   double lossSum = 0;
   int64_t correct = 0, counted = 0;
-  for (int64_t b = 0; b < batches; ++b) {
+  // (in a job of several ranks, each evaluates every N-th batch)
+  int64_t rank = job ? mpc_job_rank(job) : 0, ranks = job ? mpc_job_size(job) : 1;
+  for (int64_t b = rank; b < batches; b += ranks) {
     if (llvm::Error error = binder.bind(forward, &indices[b * batch]))
       return std::move(error);
     float batchLoss;
@@ -86,6 +90,13 @@ llvm::Expected<EvaluationResult> mpc::driver::evaluateTrainedStep(const mpc_prog
       ++counted;
     }
   }
+  double sums[3] = {lossSum, static_cast<double>(correct), static_cast<double>(counted)};
+  if (job)
+    if (llvm::Error error = sumOverRanks(job, sums, 3))
+      return std::move(error);
+  lossSum = sums[0];
+  correct = static_cast<int64_t>(sums[1]);
+  counted = static_cast<int64_t>(sums[2]);
   EvaluationResult result;
   result.loss = lossSum / fullBatches;
   if (counted > 0)

@@ -31,9 +31,11 @@ struct EvaluationResult {
 
 /// Copies the parameters and state of `trained` (working copies follow
 /// their parameters) into `forward`, then evaluates it on `binder`'s data.
+/// With a `job` of several ranks, each rank evaluates every N-th batch and
+/// the sums are reduced: every rank returns the same result.
 llvm::Expected<EvaluationResult> evaluateTrainedStep(const mpc_program *trained,
-                                                     mpc_program *forward,
-                                                     mpc::BatchBinder &binder);
+                                                     mpc_program *forward, mpc::BatchBinder &binder,
+                                                     mpc_job *job = nullptr);
 
 } // namespace mpc::driver
 

@@ -40,6 +40,29 @@ void mpc::driver::addPrecisionOptions(ArgParser &parser) {
                  "fp16/bf16: keep no persistent low-precision copies of the fp32 master "
                  "parameters; each step converts a master where it reads it instead (less "
                  "memory, more conversions; the same values: training on the CPU is bitwise the same)");
+  parser.addFlag("data-parallel",
+                 "data-parallel training: each update reads the mean over the ranks of the job "
+                 "(mpirun -np N) of its gradient, and the loss output is the mean of the ranks' "
+                 "losses; before loss scaling, so every rank skips or changes the scale alike. "
+                 "'mpc train' turns it on by itself when a launcher starts it as one of several "
+                 "ranks; a bundle compiled with it runs alone too");
+  parser.addOption({"all-reduce-type",
+                    0,
+                    "TYPE",
+                    "with --data-parallel: f32 = widen fp16/bf16 gradients to f32 for the "
+                    "all-reduce (f32's range for the sum of every rank's scaled gradients); "
+                    "storage = reduce each in its storage type (half the bytes; summed in f32, "
+                    "rounded once)",
+                    "f32",
+                    {"f32", "storage"}});
+  parser.addOption({"bucket-mb",
+                    0,
+                    "MB",
+                    "with --data-parallel: gradients are all-reduced in buckets of at least this "
+                    "many MiB (the last one of each type smaller), each as soon as its last "
+                    "gradient is computed",
+                    "25",
+                    {}});
 }
 
 bool mpc::driver::readPrecisionOptions(const ArgParser &parser, mpc::PrecisionConfig &config) {
@@ -47,6 +70,16 @@ bool mpc::driver::readPrecisionOptions(const ArgParser &parser, mpc::PrecisionCo
   config.gradientStats = parser.flag("grad-stats");
   config.workingCopies = !parser.flag("no-working-copies");
   config.keepFp32 = parser.getAll("keep-fp32");
+  config.dataParallel = parser.flag("data-parallel");
+  config.allReduce.reduceType = *parser.get("all-reduce-type");
+  uint64_t bucketMiB = 25;
+  if (!readIntegerOption(parser, "bucket-mb", bucketMiB, /*minimum=*/1))
+    return false;
+  if (bucketMiB > (uint64_t(1) << 20)) {
+    reportError("--bucket-mb " + std::to_string(bucketMiB) + " is above 1048576 (1 TiB)");
+    return false;
+  }
+  config.allReduce.bucketBytes = static_cast<int64_t>(bucketMiB) << 20;
   if (llvm::Error error = mpc::parseLossScaleSpec(*parser.get("loss-scale"), config.lossScale)) {
     reportError(llvm::toString(std::move(error)));
     return false;

@@ -47,7 +47,7 @@ int64_t bufferBytes(Value buffer) { return mpc::bufferBytes(buffer.getType()); }
 
 /// One launch or library call of a step.
 struct StepInfo {
-  std::string kind; // "kernel", "gemm", "copy"
+  std::string kind; // "kernel", "gemm", "copy", "all-reduce"
   std::string name;
   std::string detail; // kernel op or gemm epilogue
   std::vector<std::string> fused;
@@ -112,6 +112,10 @@ std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedK
       step.kind = "copy";
       step.detail = "state write";
       step.readBytes = step.writtenBytes = bufferBytes(copy.getSource());
+    } else if (auto reduce = llvm::dyn_cast<mpk::AllReduceOp>(op)) {
+      step.kind = "all-reduce";
+      step.detail = mpk::stringifyAllReduceKind(reduce.getReduce()).str();
+      step.readBytes = step.writtenBytes = bufferBytes(reduce.getBuffer());
     } else {
       continue;
     }

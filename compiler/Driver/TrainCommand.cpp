@@ -13,6 +13,7 @@
 #include "compiler/Compile/Compile.h"
 #include "compiler/Data/BatchBinder.h"
 #include "compiler/Data/Dataset.h"
+#include "compiler/Driver/DataParallel.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/Evaluation.h"
 #include "compiler/Driver/ImportOptions.h"
@@ -161,8 +162,12 @@ std::optional<int> prepareBundles(const TrainOptions &options, bool evaluate, ll
   return std::nullopt;
 }
 
-/// The line on stdout and in the log of an evaluation during training.
-void reportEvaluation(uint64_t step, const EvaluationResult &evaluated, llvm::raw_ostream *log) {
+/// The line on stdout and in the log of an evaluation during training (on
+/// rank 0 only).
+void reportEvaluation(uint64_t step, const EvaluationResult &evaluated, llvm::raw_ostream *log,
+                      const TrainOptions &options) {
+  if (options.rank != 0)
+    return;
   llvm::outs() << "step " << step << ": eval loss " << llvm::format("%.4f", evaluated.loss);
   if (!std::isnan(evaluated.accuracy))
     llvm::outs() << ", eval accuracy " << llvm::format("%.2f", 100 * evaluated.accuracy) << "%";
@@ -180,9 +185,14 @@ void reportEvaluation(uint64_t step, const EvaluationResult &evaluated, llvm::ra
 /// The line on stdout and the log's summary object.
 void reportSummary(const TrainOptions &options, const TrainingResult &trained,
                    const std::optional<EvaluationResult> &evaluated, llvm::raw_ostream *log) {
+  if (options.rank != 0)
+    return;
   llvm::outs() << "trained " << options.steps << " steps in "
-               << llvm::format("%.2f", trained.seconds) << " s; last loss "
-               << llvm::format("%.4f", trained.loss);
+               << llvm::format("%.2f", trained.seconds) << " s";
+  if (options.ranks > 1)
+    llvm::outs() << " on " << options.ranks
+                 << " ranks (parameters and state bitwise the same on every rank)";
+  llvm::outs() << "; last loss " << llvm::format("%.4f", trained.loss);
   if (trained.skippedSteps > 0)
     llvm::outs() << "; " << trained.skippedSteps << " skipped (gradient overflow)";
   if (evaluated) {
@@ -212,6 +222,14 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   TrainOptions options;
   if (std::optional<int> code = parseTrainOptions(args, options))
     return *code;
+  // One rank of a data-parallel job (mpirun -np N): the graph's step
+  // all-reduces its gradients.
+  options.ranks = mpc_job_launched_size();
+  if (options.ranks > 1) {
+    if (options.checkNumerics)
+      return fail("--check-numerics replays a step in one process; run it without mpirun");
+    options.compile.precision.dataParallel = true;
+  }
   mpc::Dataset train;
   std::optional<mpc::Dataset> eval;
   if (llvm::Error error = loadData(options, train, eval))
@@ -229,6 +247,13 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
           prepareBundles(options, eval.has_value(), dir, trainBundle, forwardBundle, weights))
     return *code;
 
+  // (joined after compiling: the host compiler runs before MPI starts)
+  llvm::Expected<JobHandle> job = openJob();
+  if (!job)
+    return fail(job.takeError());
+  options.rank = mpc_job_rank(job->get());
+  if (options.rank != 0)
+    options.progress = false; // (rank 0 prints, logs and saves)
   ProgramHandle program = loadProgram(trainBundle, options.device, options.seed);
   if (!program)
     return kExitError;
@@ -240,6 +265,8 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       return fail(std::move(error));
   if (llvm::Error error = loadInitialState(program.get(), trainBundle, options))
     return fail(std::move(error));
+  if (llvm::Error error = broadcastParameters(job->get(), program.get()))
+    return fail(std::move(error));
   llvm::Expected<mpc::BatchBinder> binder =
       mpc::BatchBinder::create(program.get(), train, "the data");
   if (!binder)
@@ -248,12 +275,14 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     return fail("the data has " + std::to_string(binder->exampleCount()) +
                 (train.isText() ? " windows of text" : " examples") +
                 ", fewer than one batch of " + std::to_string(binder->batchSize()));
-  if (static_cast<uint64_t>(binder->exampleCount() / binder->batchSize()) < options.runsPerStep)
+  uint64_t batchesPerStep = options.runsPerStep * static_cast<uint64_t>(options.ranks);
+  if (static_cast<uint64_t>(binder->exampleCount() / binder->batchSize()) < batchesPerStep)
     return fail("the data has " + std::to_string(binder->exampleCount()) +
                 (train.isText() ? " windows of text" : " examples") + ", fewer than one step of " +
-                std::to_string(options.runsPerStep) + " batches of " +
+                std::to_string(batchesPerStep) + " batches of " +
                 std::to_string(binder->batchSize()) + " (--accumulate " +
-                std::to_string(options.runsPerStep) + ")");
+                std::to_string(options.runsPerStep) +
+                (options.ranks > 1 ? ", " + std::to_string(options.ranks) + " ranks)" : ")"));
 
   // The forward step for evaluation, checked against the evaluation data
   // before training starts.
@@ -277,7 +306,7 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   if (!telemetry)
     return fail(telemetry.takeError());
   std::unique_ptr<llvm::raw_fd_ostream> log;
-  if (!options.logPath.empty()) {
+  if (!options.logPath.empty() && options.rank == 0) {
     std::error_code ec;
     log = std::make_unique<llvm::raw_fd_ostream>(options.logPath, ec);
     if (ec)
@@ -288,10 +317,10 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   if (options.evalEvery > 0)
     evaluate = [&](uint64_t step) -> llvm::Error {
       llvm::Expected<EvaluationResult> result =
-          evaluateTrainedStep(program.get(), forward.get(), *evalBinder);
+          evaluateTrainedStep(program.get(), forward.get(), *evalBinder, job->get());
       if (!result)
         return result.takeError();
-      reportEvaluation(step, *result, log.get());
+      reportEvaluation(step, *result, log.get(), options);
       return llvm::Error::success();
     };
   std::unique_ptr<NumericsCheck> numerics;
@@ -303,16 +332,18 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     numerics = std::move(*created);
   }
   llvm::Expected<TrainingResult> trained = runTrainingSteps(
-      program.get(), *binder, *telemetry, log.get(), options, evaluate, numerics.get());
+      program.get(), *binder, *telemetry, log.get(), options, job->get(), evaluate, numerics.get());
   if (!trained)
     return fail(trained.takeError());
-  if (!options.savePath.empty() &&
+  if (llvm::Error error = checkRanksAgree(job->get(), program.get(), trained->lastStep))
+    return fail(std::move(error));
+  if (!options.savePath.empty() && options.rank == 0 &&
       mpc_program_save_params(program.get(), options.savePath.c_str()) != MPC_OK)
     return fail(mpc_last_error());
   std::optional<EvaluationResult> evaluated;
   if (eval) {
     llvm::Expected<EvaluationResult> result =
-        evaluateTrainedStep(program.get(), forward.get(), *evalBinder);
+        evaluateTrainedStep(program.get(), forward.get(), *evalBinder, job->get());
     if (!result)
       return fail(result.takeError());
     evaluated = *result;

@@ -41,7 +41,10 @@ ArgParser makeTrainParser() {
       "(or TOKENS.npy,TARGETS.npy),\n"
       "or TEXT.txt[.gz] (printable ASCII and newlines, 96 character ids: newline 0, ' ' to '~' "
       "1-95);\neach optionally followed by @START:END to take a range of examples (of "
-      "characters for text).");
+      "characters for text).\n\nData-parallel: 'mpirun -np N mpc train ...' runs N ranks (MPI, "
+      "CPU backend); each takes its\npart of every batch (a step is N batches), the step "
+      "all-reduces the mean of the gradients\n(--data-parallel), and rank 0 prints, logs and "
+      "writes checkpoints, which resume on any N.");
   parser.setPositionals("GRAPH|BUNDLE",
                         "the graph file (with mpg.minimize), or a training-step bundle", 1, 1);
   parser.addOption({"data", 0, "SPEC", "training data", "", {}});
@@ -120,10 +123,10 @@ ArgParser makeTrainParser() {
 std::optional<std::string> compileOnlyOption(const ArgParser &parser) {
   for (const char *option :
        {"precision", "loss-scale", "graph", "lr", "clip-grad-norm", "accumulate", "optimizer-arg",
-        "keep-fp32", "host-cxx", "host-arch", "host-kernel-form"})
+        "keep-fp32", "host-cxx", "host-arch", "host-kernel-form", "all-reduce-type", "bucket-mb"})
     if (parser.isSet(option))
       return "--" + std::string(option);
-  for (const char *flag : {"grad-stats", "no-working-copies"})
+  for (const char *flag : {"grad-stats", "no-working-copies", "data-parallel"})
     if (parser.flag(flag))
       return "--" + std::string(flag);
   return std::nullopt;

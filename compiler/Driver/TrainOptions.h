@@ -57,6 +57,9 @@ struct TrainOptions {
   /// gradients (the state "grad_accum.runs", from --accumulate), else 1.
   /// Read from the program, not the command line.
   uint64_t runsPerStep = 1;
+  /// This process's rank and the number of ranks of its data-parallel job
+  /// (DataParallel.h); from the launcher, not the command line.
+  int rank = 0, ranks = 1;
 };
 
 /// Where --save-every writes the checkpoint of `step`: `savePath` with

@@ -7,6 +7,7 @@
 #include "compiler/Driver/TrainingLoop.h"
 
 #include "compiler/Data/BatchPrefetcher.h"
+#include "compiler/Driver/DataParallel.h"
 #include "compiler/Driver/Driver.h"
 
 #include "mpc/format/Json.h"
@@ -33,10 +34,10 @@ using Clock = std::chrono::steady_clock;
 class TrainingLoop {
 public:
   TrainingLoop(mpc_program *program, mpc::BatchBinder &binder, const StepTelemetry &telemetry,
-               llvm::raw_ostream *log, const TrainOptions &options,
+               llvm::raw_ostream *log, const TrainOptions &options, mpc_job *job,
                const PeriodicEvaluation &evaluate, NumericsCheck *numerics)
       : program(program), binder(binder), telemetry(telemetry), log(log), options(options),
-        evaluate(evaluate), numerics(numerics),
+        job(job), evaluate(evaluate), numerics(numerics),
         terminal(llvm::sys::Process::StandardErrIsDisplayed()) {}
 
   llvm::Expected<TrainingResult> run();
@@ -56,6 +57,7 @@ private:
   const StepTelemetry &telemetry;
   llvm::raw_ostream *log;
   const TrainOptions &options;
+  mpc_job *job;
   const PeriodicEvaluation &evaluate;
   NumericsCheck *numerics;
   const bool terminal;
@@ -117,14 +119,16 @@ llvm::Error TrainingLoop::readCounters() {
   return llvm::Error::success();
 }
 
-/// The examples of batch `index` (counted from 0 over the whole training; a
-/// step takes options.runsPerStep of them). An epoch is the whole steps
-/// that fit the data, so that N runs of batch B take the examples that a
-/// batch of N*B would, epoch after epoch.
+/// This rank's examples of batch `index` (counted from 0 over the whole
+/// training; a step takes options.runsPerStep of them). An epoch is the
+/// whole steps that fit the data, so that N runs of batch B take the
+/// examples that a batch of N*B would, epoch after epoch. A batch of a job
+/// of R ranks is R*B examples, rank r's the r-th B of them, so that R ranks
+/// of batch B take the examples that one process of batch R*B would.
 std::vector<int64_t> TrainingLoop::examplesOf(int64_t index) {
-  int64_t batch = binder.batchSize();
+  int64_t batch = binder.batchSize(), ranks = options.ranks;
   int64_t runs = static_cast<int64_t>(options.runsPerStep);
-  int64_t batchesPerEpoch = binder.exampleCount() / (batch * runs) * runs;
+  int64_t batchesPerEpoch = binder.exampleCount() / (batch * ranks * runs) * runs;
   if (index / batchesPerEpoch != epoch) {
     epoch = index / batchesPerEpoch;
     order.resize(binder.exampleCount());
@@ -133,9 +137,8 @@ std::vector<int64_t> TrainingLoop::examplesOf(int64_t index) {
     if (options.shuffle)
       std::shuffle(order.begin(), order.end(), rng);
   }
-  int64_t position = index % batchesPerEpoch;
-  return std::vector<int64_t>(order.begin() + position * batch,
-                              order.begin() + (position + 1) * batch);
+  int64_t first = (index % batchesPerEpoch * ranks + options.rank) * batch;
+  return std::vector<int64_t>(order.begin() + first, order.begin() + first + batch);
 }
 
 /// Runs the step on batch `index`, which `prefetcher` was asked for, after
@@ -233,9 +236,13 @@ llvm::Error TrainingLoop::runPeriodicWork(uint64_t step, uint64_t last) {
     return llvm::Error::success();
   if (llvm::Error failure = handleCompleted(/*wait=*/true))
     return failure;
-  if (save)
-    if (llvm::Error failure = saveCheckpoint(step))
+  if (save) {
+    if (llvm::Error failure = checkRanksAgree(job, program, step))
       return failure;
+    if (options.rank == 0)
+      if (llvm::Error failure = saveCheckpoint(step))
+        return failure;
+  }
   if (eval)
     return evaluate(step);
   return llvm::Error::success();
@@ -310,10 +317,19 @@ llvm::Expected<TrainingResult> TrainingLoop::run() {
     }
     if (llvm::Error failure = runPeriodicWork(step, last))
       return std::move(failure);
+    // (in a job of several ranks, once early: a step that does not reduce
+    // its gradients is found at its first step, not at the end of the run)
+    if (step == static_cast<uint64_t>(done) + 1 && options.ranks > 1) {
+      if (llvm::Error failure = handleCompleted(/*wait=*/true))
+        return std::move(failure);
+      if (llvm::Error failure = checkRanksAgree(job, program, step))
+        return std::move(failure);
+    }
   }
   if (llvm::Error failure = handleCompleted(/*wait=*/true))
     return std::move(failure);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.lastStep = last;
   return result;
 }
 
@@ -322,7 +338,7 @@ llvm::Expected<TrainingResult> TrainingLoop::run() {
 llvm::Expected<TrainingResult>
 mpc::driver::runTrainingSteps(mpc_program *program, mpc::BatchBinder &binder,
                               const StepTelemetry &telemetry, llvm::raw_ostream *log,
-                              const TrainOptions &options, const PeriodicEvaluation &evaluate,
-                              NumericsCheck *numerics) {
-  return TrainingLoop(program, binder, telemetry, log, options, evaluate, numerics).run();
+                              const TrainOptions &options, mpc_job *job,
+                              const PeriodicEvaluation &evaluate, NumericsCheck *numerics) {
+  return TrainingLoop(program, binder, telemetry, log, options, job, evaluate, numerics).run();
 }

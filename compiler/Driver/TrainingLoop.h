@@ -41,6 +41,8 @@ struct TrainingResult {
   double seconds = 0;
   /// The program counts skipped steps (it has loss scaling).
   bool countsSkips = false;
+  /// The step counter after the run.
+  uint64_t lastStep = 0;
 };
 
 /// Evaluates the program as it stands after step `step` and reports it
@@ -51,14 +53,16 @@ using PeriodicEvaluation = std::function<llvm::Error(uint64_t step)>;
 /// step counters stand (0, or a checkpoint's), binding batches of `binder`'s
 /// data, writing a line per step to `log` when it is not null and drawing
 /// progress on stderr; with options.evalEvery, calls `evaluate` every so
-/// many steps but the last. A failure (a non-finite loss included) is an
+/// many steps but the last. In a data-parallel `job` of several ranks, each
+/// rank takes its part of every batch (options.rank of options.ranks), and
+/// rank 0 alone writes checkpoints, after checking that the ranks agree. A
+/// failure (a non-finite loss included) is an
 /// error that says what happened; with `numerics`, every run waits for the
 /// device, and the error of a non-finite loss is the check's report.
-llvm::Expected<TrainingResult> runTrainingSteps(mpc_program *program, mpc::BatchBinder &binder,
-                                                const StepTelemetry &telemetry,
-                                                llvm::raw_ostream *log, const TrainOptions &options,
-                                                const PeriodicEvaluation &evaluate = {},
-                                                NumericsCheck *numerics = nullptr);
+llvm::Expected<TrainingResult>
+runTrainingSteps(mpc_program *program, mpc::BatchBinder &binder, const StepTelemetry &telemetry,
+                 llvm::raw_ostream *log, const TrainOptions &options, mpc_job *job,
+                 const PeriodicEvaluation &evaluate = {}, NumericsCheck *numerics = nullptr);
 
 } // namespace mpc::driver
 

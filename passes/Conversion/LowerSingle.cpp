@@ -4,7 +4,8 @@
 //
 // A 'row' or 'single' group lowers its one op: softmax, layer norm and the
 // cross-entropy to row kernels, pooling to window kernels, an embedding to a
-// gather, a dropout to its own kernel, transpose, slices and concat to copy kernels, and a
+// gather, a dropout to its own kernel, transpose, slices and concat to copy kernels, an
+// all-reduce to the runtime's collective step (after a copy unless in place), and a
 // convolution's gradients to GEMMs (LowerGemm.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -38,6 +39,14 @@ LogicalResult ProgramLowering::lowerSingle(FusionOp fusion, Operation *op) {
   }
   if (llvm::isa<TransposeOp, SliceOp, SliceGradOp, ConcatOp>(op))
     return lowerCopy(op);
+  if (auto reduce = llvm::dyn_cast<AllReduceOp>(op)) {
+    // In place when the memory plan put the result over its operand.
+    Value target = bufferOf(reduce.getResult());
+    copyUnlessThere(op->getLoc(), bufferOf(reduce.getOperand()), target);
+    b.create<mpk::AllReduceOp>(op->getLoc(), static_cast<mpk::AllReduceKind>(reduce.getReduce()),
+                               target);
+    return success();
+  }
   if (auto grad = llvm::dyn_cast<Conv2DGradInputOp>(op))
     return lowerConvGradInput(fusion, grad);
   if (auto grad = llvm::dyn_cast<Conv2DGradFilterOp>(op))

@@ -22,12 +22,11 @@ public:
   int rank() const override { return 0; }
   int size() const override { return 1; }
   std::string transport() const override { return "single process"; }
-  Status allReduce(void *data, size_t count, DType dtype, AllReduceOp) override {
+  Status allReduce(void *data, size_t count, DType dtype, AllReduceOp op) override {
     if (!data && count > 0)
       return Status::error(MPC_INVALID_ARGUMENT, "all-reduce of a null buffer");
-    if (!allReduces(dtype))
-      return Status::error(MPC_UNSUPPORTED, std::string("all-reduce of ") + dtypeName(dtype) +
-                                                " elements (f32, f64, f16, bf16 and i32 reduce)");
+    if (!allReduces(dtype, op))
+      return unsupportedAllReduce(dtype, op);
     return {};
   }
   Status broadcast(void *data, size_t bytes, int root) override {
@@ -42,6 +41,14 @@ public:
 };
 
 } // namespace
+
+Status mpc::rt::unsupportedAllReduce(DType dtype, AllReduceOp op) {
+  if (!allReduces(dtype))
+    return Status::error(MPC_UNSUPPORTED, std::string("all-reduce of ") + dtypeName(dtype) +
+                                              " elements (f32, f64, f16, bf16 and i32 reduce)");
+  return Status::error(MPC_UNSUPPORTED, std::string("all-reduce ") + allReduceOpName(op) + " of " +
+                                            dtypeName(dtype) + " elements (a mean is of floats)");
+}
 
 std::unique_ptr<Collective> mpc::rt::singleRankCollective() {
   return std::make_unique<SingleRank>();

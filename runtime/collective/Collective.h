@@ -44,7 +44,8 @@ public:
   /// Reduces `count` elements of `dtype` at `data` over every rank, in
   /// place: each rank ends with the same result. f32, f64 and i32 reduce
   /// as they are; f16 and bf16 are widened to f32, reduced, and rounded
-  /// once (to nearest even), so every rank holds the same bits.
+  /// once (to nearest even), so every rank holds the same bits. A mean
+  /// divides the sum by size() (floats only).
   virtual Status allReduce(void *data, size_t count, DType dtype, AllReduceOp op) = 0;
 
   /// Copies `bytes` bytes at `data` on rank `root` to `data` on every rank.
@@ -64,6 +65,9 @@ int launcherWorldSize();
 /// job of several ranks in a runtime built without MPI is an error that
 /// says so, as is an MPI that fails to start.
 Status createCollective(std::unique_ptr<Collective> &out);
+
+/// The error of an all-reduce that `allReduces(dtype, op)` refuses.
+Status unsupportedAllReduce(DType dtype, AllReduceOp op);
 
 /// A job of one rank: allReduce and broadcast leave the data as it is.
 std::unique_ptr<Collective> singleRankCollective();

@@ -93,16 +93,28 @@ public:
   Status allReduce(void *data, size_t count, DType dtype, AllReduceOp op) override {
     if (!data && count > 0)
       return Status::error(MPC_INVALID_ARGUMENT, "all-reduce of a null buffer");
-    MPI_Op mpiOp = op == AllReduceOp::Sum ? MPI_SUM : MPI_MAX;
+    if (!allReduces(dtype, op))
+      return unsupportedAllReduce(dtype, op);
+    // (a mean is a sum divided by the number of ranks, on every rank alike)
+    MPI_Op mpiOp = op == AllReduceOp::Max ? MPI_MAX : MPI_SUM;
+    bool mean = op == AllReduceOp::Mean;
     auto what = [&] {
       return std::string("all-reduce (") + allReduceOpName(op) + " of " + std::to_string(count) +
              " " + dtypeName(dtype) + ")";
     };
     switch (dtype) {
-    case DType::F32:
-      return reduce(data, count, MPI_FLOAT, sizeof(float), mpiOp, what);
-    case DType::F64:
-      return reduce(data, count, MPI_DOUBLE, sizeof(double), mpiOp, what);
+    case DType::F32: {
+      Status status = reduce(data, count, MPI_FLOAT, sizeof(float), mpiOp, what);
+      if (status.isOk() && mean)
+        divideBySize(static_cast<float *>(data), count);
+      return status;
+    }
+    case DType::F64: {
+      Status status = reduce(data, count, MPI_DOUBLE, sizeof(double), mpiOp, what);
+      if (status.isOk() && mean)
+        divideBySize(static_cast<double *>(data), count);
+      return status;
+    }
     case DType::I32:
       return reduce(data, count, MPI_INT, sizeof(int32_t), mpiOp, what);
     case DType::F16:
@@ -119,6 +131,8 @@ public:
       if (Status status = reduce(wide.data(), count, MPI_FLOAT, sizeof(float), mpiOp, what);
           !status.isOk())
         return status;
+      if (mean)
+        divideBySize(wide.data(), count);
       if (dtype == DType::F16)
         narrowToHalf(wide.data(), halves, count);
       else
@@ -126,8 +140,7 @@ public:
       return {};
     }
     default:
-      return Status::error(MPC_UNSUPPORTED, "all-reduce of " + std::string(dtypeName(dtype)) +
-                                                " elements (f32, f64, f16, bf16 and i32 reduce)");
+      return unsupportedAllReduce(dtype, op);
     }
   }
 
@@ -156,6 +169,12 @@ public:
   }
 
 private:
+  template <typename Element> void divideBySize(Element *values, size_t count) const {
+    auto ranks = static_cast<Element>(size_);
+    for (size_t i = 0; i < count; ++i)
+      values[i] /= ranks;
+  }
+
   template <typename What>
   Status reduce(void *data, size_t count, MPI_Datatype type, size_t width, MPI_Op op, What what) {
     auto *at = static_cast<char *>(data);

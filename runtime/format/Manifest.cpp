@@ -60,7 +60,17 @@ double Initializer::arg(const std::string &name) const {
   return 0.0;
 }
 
-const char *allReduceOpName(AllReduceOp op) { return op == AllReduceOp::Sum ? "sum" : "max"; }
+const char *allReduceOpName(AllReduceOp op) {
+  switch (op) {
+  case AllReduceOp::Sum:
+    return "sum";
+  case AllReduceOp::Max:
+    return "max";
+  case AllReduceOp::Mean:
+    return "mean";
+  }
+  return "?";
+}
 
 const char *epilogueName(Epilogue epilogue) {
   switch (epilogue) {

@@ -462,10 +462,15 @@ Status parseAllReduce(const Json &value, const std::string &path, AllReduceStep 
   std::string reduce;
   if (Status status = fields.string("reduce", reduce); !status.isOk())
     return status;
-  if (reduce != "sum" && reduce != "max")
+  if (reduce == "sum")
+    out.reduce = AllReduceOp::Sum;
+  else if (reduce == "max")
+    out.reduce = AllReduceOp::Max;
+  else if (reduce == "mean")
+    out.reduce = AllReduceOp::Mean;
+  else
     return fail(fields.path("reduce"),
-                "unknown reduction " + quoteJson(reduce) + " (expected sum or max)");
-  out.reduce = reduce == "sum" ? AllReduceOp::Sum : AllReduceOp::Max;
+                "unknown reduction " + quoteJson(reduce) + " (expected sum, max or mean)");
   return Status();
 }
 

@@ -733,6 +733,9 @@ private:
       return fail(member(path, "dtype"), std::string(dtypeName(step.dtype)) +
                                              " elements do not all-reduce (f32, f64, f16, "
                                              "bf16 and i32 do)");
+    if (!allReduces(step.dtype, step.reduce))
+      return fail(member(path, "reduce"), std::string("a mean of ") + dtypeName(step.dtype) +
+                                              " elements (a mean is of floats)");
     std::optional<uint64_t> bytes = mulAdd(step.count, dtypeSize(step.dtype), 0);
     if (!bytes)
       return fail(member(path, "count"), "the all-reduce's bytes do not fit in 64 bits");

@@ -10,6 +10,7 @@
 
 #include "mpc/runtime.h"
 
+#include "ApiError.h"
 #include "Program.h"
 #include "ProgramHandle.h"
 
@@ -119,6 +120,10 @@ mpc_status_code checkDataArguments(const char *function, const void *program,
 }
 
 } // namespace
+
+mpc_status_code mpc::rt::failApiCall(mpc_status_code code, std::string message) {
+  return fail(code, std::move(message));
+}
 
 extern "C" {
 

@@ -134,6 +134,14 @@ def Mpg_ComparePredicate : I32EnumAttr<"ComparePredicate", "comparison", [
   let cppNamespace = "::mlir::mpg";
 }
 
+def Mpg_AllReduceKind : I32EnumAttr<"AllReduceKind", "reduction over the ranks of a job", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Mean", 1, "mean">,
+    I32EnumAttrCase<"Max", 2, "max">
+  ]> {
+  let cppNamespace = "::mlir::mpg";
+}
+
 def Mpg_FusionKind : I32EnumAttr<"FusionKind", "kind of fusion group", [
     I32EnumAttrCase<"Pointwise", 0, "pointwise">,
     I32EnumAttrCase<"Reduction", 1, "reduction">,

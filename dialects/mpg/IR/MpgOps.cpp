@@ -1184,6 +1184,12 @@ static LogicalResult inferUnscaleOp(const ErrorSink &location, MLIRContext *cont
   return success();
 }
 
+LogicalResult AllReduceOp::verify() {
+  if (getReduce() == AllReduceKind::Mean && !llvm::isa<FloatType>(getType().getElementType()))
+    return emitOpError("takes the mean of float elements only, not ") << getType().getElementType();
+  return success();
+}
+
 LogicalResult AllFiniteOp::verify() {
   if (getOperands().empty())
     return emitOpError("expects at least one operand");

@@ -1056,6 +1056,37 @@ def Mpg_UpdateLossScaleOp : Mpg_Op<"update_loss_scale", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// Data parallelism
+//===----------------------------------------------------------------------===//
+
+def Mpg_AllReduceOp : Mpg_Op<"all_reduce", [Mpg_Differentiable,
+    SameOperandsAndResultType]> {
+  let hasVerifier = 1;
+  let summary = "Reduces a tensor over every rank of a data-parallel job: sum, mean or max.";
+  let description = [{
+    Every rank of the job runs the same step on its own batch; the result,
+    on every rank, is the elementwise sum, mean (the sum divided by the
+    number of ranks, known when the step runs) or maximum of the operand's
+    values on all ranks, the same bits everywhere. In a job of one rank the
+    result is the operand. `mpg-all-reduce-gradients` inserts it: the
+    mean of the gradients, bucketed into a few large flat tensors, and of
+    the loss. Elements: f16, bf16, f32, f64, and i32 for sum and max (a
+    mean is of floats). f16 and bf16 reduce in f32, rounded once.
+
+    Not `Pure`: every rank must run the same all-reduces in the same order,
+    so none is removed, merged or moved by a generic transform.
+
+    ```mlir
+    %g = mpg.all_reduce mean %bucket : tensor<1290xf32>
+    ```
+  }];
+  let arguments = (ins Mpg_AllReduceKind:$reduce,
+                       StaticShapeTensorOf<[F16, BF16, F32, F64, I32]>:$operand);
+  let results = (outs StaticShapeTensorOf<[F16, BF16, F32, F64, I32]>:$result);
+  let assemblyFormat = "$reduce $operand attr-dict `:` type($operand)";
+}
+
+//===----------------------------------------------------------------------===//
 // Gradient ops (emitted by autodiff)
 //===----------------------------------------------------------------------===//
 

@@ -527,3 +527,20 @@ LogicalResult EmbeddingOp::buildVjp(OpBuilder &builder, ValueRange grads,
               Value()});
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Data parallelism
+//===----------------------------------------------------------------------===//
+
+// With the job's objective the sum of every rank's loss, each rank's operand
+// reaches every rank's result: its gradient is the sum (for a sum) or the
+// mean (for a mean, whose factor 1/N each term carries) of the incoming
+// gradients of all ranks, the same all-reduce of the cotangent.
+LogicalResult AllReduceOp::buildVjp(OpBuilder &builder, ValueRange grads,
+                                    SmallVectorImpl<Value> &out) {
+  if (getReduce() == AllReduceKind::Max)
+    return emitOpError("max has no gradient here (only sum and mean all-reduces are "
+                       "differentiated)");
+  out.assign({builder.create<AllReduceOp>(getLoc(), getReduce(), grads[0])});
+  return success();
+}

@@ -467,6 +467,15 @@ LogicalResult GatherOp::verify() {
 // What steps read and write
 //===----------------------------------------------------------------------===//
 
+LogicalResult mlir::mpk::AllReduceOp::verify() {
+  Type element = getBuffer().getType().getElementType();
+  if (element.isInteger(64) || element.isInteger(1))
+    return emitOpError("reduces f16, bf16, f32, f64 or i32 elements, not ") << element;
+  if (getReduce() == AllReduceKind::Mean && !llvm::isa<FloatType>(element))
+    return emitOpError("takes the mean of float elements only, not ") << element;
+  return success();
+}
+
 llvm::SmallVector<Value> mlir::mpk::writtenBuffers(Operation *op) {
   if (auto pointwise = llvm::dyn_cast<PointwiseOp>(op))
     return llvm::to_vector(pointwise.getOutputs());
@@ -476,6 +485,8 @@ llvm::SmallVector<Value> mlir::mpk::writtenBuffers(Operation *op) {
     return {gemm.getC()};
   if (auto copy = llvm::dyn_cast<CopyOp>(op))
     return {copy.getTarget()};
+  if (auto reduce = llvm::dyn_cast<AllReduceOp>(op))
+    return {reduce.getBuffer()};
   if (op->hasAttr(SymbolTable::getSymbolAttrName()) && op->getNumOperands() > 0)
     return {op->getOperands().back()};
   return {};

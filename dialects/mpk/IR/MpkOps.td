@@ -61,6 +61,14 @@ def Mpk_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
   let cppNamespace = "::mlir::mpk";
 }
 
+def Mpk_AllReduceKind : I32EnumAttr<"AllReduceKind", "reduction over the ranks of a job", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Mean", 1, "mean">,
+    I32EnumAttrCase<"Max", 2, "max">
+  ]> {
+  let cppNamespace = "::mlir::mpk";
+}
+
 def Mpk_GemmEpilogue : I32EnumAttr<"GemmEpilogue", "cuBLASLt epilogue", [
     I32EnumAttrCase<"None", 0, "none">,
     I32EnumAttrCase<"Bias", 1, "bias">,
@@ -199,6 +207,23 @@ def Mpk_CopyOp : Mpk_Op<"copy", [AllTypesMatch<["source", "target"]>]> {
   }];
   let arguments = (ins Mpk_Buffer:$source, Mpk_Buffer:$target);
   let assemblyFormat = "$source `,` $target attr-dict `:` type($source)";
+}
+
+def Mpk_AllReduceOp : Mpk_Op<"all_reduce"> {
+  let summary = "Reduces a buffer in place over every rank of a data-parallel job.";
+  let description = [{
+    The runtime's collective (MPI on the CPU backend) replaces the buffer's
+    elements, on every rank, by their sum, mean or maximum over the ranks
+    (`mpg.all_reduce` after memory planning; the bundle's `all_reduce`
+    step).
+
+    ```mlir
+    mpk.all_reduce mean %bucket : memref<1290xf32>
+    ```
+  }];
+  let arguments = (ins Mpk_AllReduceKind:$reduce, Mpk_Buffer:$buffer);
+  let assemblyFormat = "$reduce $buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

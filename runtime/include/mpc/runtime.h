@@ -261,6 +261,53 @@ mpc_status_code mpc_program_save_params(const mpc_program *program,
 mpc_status_code mpc_program_load_params(mpc_program *program,
                                         const char *path);
 
+/* ---- Data-parallel jobs ------------------------------------------------
+ * Data-parallel training runs one process per device, each a rank of a job
+ * that a launcher started (`mpirun -np N`: MPI, when the runtime is built
+ * with it); a process that no launcher started is a job of one rank. A
+ * program whose bundle has all_reduce steps joins its process's job when it
+ * is loaded. An application opens the job to learn its rank (which part of
+ * each batch is its own) and to reduce what it computes outside a program
+ * (evaluation metrics). Every call below but rank, size and transport is
+ * collective: each rank makes the same calls in the same order, with the
+ * same counts and types, and loads programs with all_reduce steps in the
+ * same order too. */
+
+/** A process's membership of its job. Opaque. */
+typedef struct mpc_job mpc_job;
+
+/** Joins the job of this process and sets `*out` to it. Errors: a launcher's
+ *  job of several ranks in a runtime built without MPI, an MPI that does not
+ *  start, a launcher's environment without the launcher (MPC_UNSUPPORTED,
+ *  MPC_IO_ERROR). */
+mpc_status_code mpc_job_open(mpc_job **out);
+
+/** The number of ranks the launcher's environment names for this process
+ *  (OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_SIZE), 1 when no launcher started
+ *  it; joins nothing (a process may compile its step before it joins). */
+int mpc_job_launched_size(void);
+
+/** Leaves the job; NULL is ignored. */
+void mpc_job_release(mpc_job *job);
+
+/** This process's rank, from 0, and the number of ranks (0 and 1 for NULL). */
+int mpc_job_rank(const mpc_job *job);
+int mpc_job_size(const mpc_job *job);
+
+/** What carries the collectives: "single process" or "MPI (...)". Valid
+ *  while the job is; "" for NULL. */
+const char *mpc_job_transport(const mpc_job *job);
+
+/** Reduces `count` elements of `dtype` ("f32", "f64", "f16", "bf16", "i32")
+ *  at `data` over every rank, in place, with `op` "sum", "max" or "mean" (of
+ *  floats: the sum over the number of ranks). f16 and bf16 reduce in f32 and
+ *  round once: every rank ends with the same bits. */
+mpc_status_code mpc_job_all_reduce(mpc_job *job, void *data, size_t count, const char *dtype,
+                                   const char *op);
+
+/** Copies `bytes` bytes at `data` on rank `root` to `data` on every rank. */
+mpc_status_code mpc_job_broadcast(mpc_job *job, void *data, size_t bytes, int root);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -851,6 +851,7 @@ Manifest allReduceManifest() {
   Manifest m = sampleManifest();
   m.steps.push_back(AllReduceStep{arena(256), DType::F32, 12, AllReduceOp::Sum});
   m.steps.push_back(AllReduceStep{arena(3000), DType::F16, 4, AllReduceOp::Max});
+  m.steps.push_back(AllReduceStep{arena(512), DType::BF16, 8, AllReduceOp::Mean});
   return m;
 }
 
@@ -860,7 +861,7 @@ TEST(Manifest, AllReduceSteps) {
                 R"({"op":"all_reduce","buffer":{"space":"arena","offset":256},"dtype":"f32",)"
                 R"("count":12,"reduce":"sum"})",
                 parsed);
-  ASSERT_EQ(parsed.steps.size(), 6u);
+  ASSERT_EQ(parsed.steps.size(), 7u);
   const auto &sum = std::get<AllReduceStep>(parsed.steps[4]);
   EXPECT_EQ(sum.count, 12u);
   EXPECT_EQ(sum.reduce, AllReduceOp::Sum);
@@ -868,6 +869,7 @@ TEST(Manifest, AllReduceSteps) {
   EXPECT_EQ(max.dtype, DType::F16);
   EXPECT_EQ(max.reduce, AllReduceOp::Max);
   EXPECT_EQ(max.buffer.offset, 3000u);
+  EXPECT_EQ(std::get<AllReduceStep>(parsed.steps[6]).reduce, AllReduceOp::Mean);
 
   const EditCase cases[] = {
       {[](Manifest &m) { std::get<AllReduceStep>(m.steps[4]).count = 1000; },
@@ -877,6 +879,8 @@ TEST(Manifest, AllReduceSteps) {
        "steps[5].buffer.offset: 3001 is not a multiple of 2, the size of f16"},
       {[](Manifest &m) { std::get<AllReduceStep>(m.steps[4]).dtype = DType::I64; },
        "steps[4].dtype: i64 elements do not all-reduce (f32, f64, f16, bf16 and i32 do)"},
+      {[](Manifest &m) { std::get<AllReduceStep>(m.steps[6]).dtype = DType::I32; },
+       "steps[6].reduce: a mean of i32 elements (a mean is of floats)"},
   };
   expectEditsRefused(allReduceManifest, cases);
   // An unknown reduction, and a missing field.
@@ -885,7 +889,7 @@ TEST(Manifest, AllReduceSteps) {
   unknown.replace(unknown.find("\"reduce\":\"max\""), 14, "\"reduce\":\"min\"");
   Manifest out;
   expectRefused(parseManifest(unknown, out), MPC_FORMAT_ERROR,
-                "steps[5].reduce: unknown reduction \"min\" (expected sum or max)");
+                "steps[5].reduce: unknown reduction \"min\" (expected sum, max or mean)");
   std::string missing = json;
   missing.replace(missing.find(",\"count\":4"), 10, "");
   expectRefused(parseManifest(missing, out), MPC_FORMAT_ERROR, "steps[5].count: missing");

@@ -80,9 +80,10 @@
 //     products of the images before it).
 //   - copy: copies `bytes` bytes from `source` to `target` (no overlap).
 //   - all_reduce: {"buffer": buffer, "dtype": f32|f64|f16|bf16|i32,
-//     "count": n, "reduce": "sum"|"max"}: reduces the n elements at
+//     "count": n, "reduce": "sum"|"max"|"mean"}: reduces the n elements at
 //     `buffer` over every rank of a data-parallel job, in place (f16 and
-//     bf16 in f32, rounded once), so that every rank holds the same result;
+//     bf16 in f32, rounded once; a mean is the sum divided by the number of
+//     ranks, of floats only), so that every rank holds the same result;
 //     in a job of one rank it leaves them as they are. A program with such a
 //     step joins the job of the process that loads it (runtime/collective/).
 //     (It came after version 1 was first written; a runtime from before it
@@ -257,13 +258,20 @@ struct CopyStep {
   uint64_t bytes = 0;
 };
 
-enum class AllReduceOp { Sum, Max };
+/// Sum, maximum, or the sum divided by the number of ranks (floats only:
+/// the mean of data-parallel gradients).
+enum class AllReduceOp { Sum, Max, Mean };
 
-/// "sum" or "max".
+/// "sum", "max" or "mean".
 const char *allReduceOpName(AllReduceOp op);
 
 /// Whether elements of `dtype` all-reduce: f32, f64, f16, bf16 and i32.
 inline bool allReduces(DType dtype) { return dtype != DType::I64 && dtype != DType::Bool; }
+
+/// Whether elements of `dtype` all-reduce with `op` (a mean of floats only).
+inline bool allReduces(DType dtype, AllReduceOp op) {
+  return allReduces(dtype) && (op != AllReduceOp::Mean || dtype != DType::I32);
+}
 
 struct AllReduceStep {
   BufferRef buffer;
