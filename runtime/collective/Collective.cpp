@@ -65,6 +65,18 @@ int mpc::rt::launcherWorldSize() {
   return 1;
 }
 
+int mpc::rt::launcherLocalRank() {
+  for (const char *name :
+       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "LOCAL_RANK"})
+    if (const char *value = std::getenv(name)) {
+      char *end = nullptr;
+      long rank = std::strtol(value, &end, 10);
+      if (end != value && *end == '\0' && rank >= 0 && rank < 1 << 20)
+        return static_cast<int>(rank);
+    }
+  return -1;
+}
+
 Status mpc::rt::createCollective(std::unique_ptr<Collective> &out) {
   int worldSize = launcherWorldSize();
 #ifdef MPC_HAVE_MPI

@@ -60,6 +60,11 @@ public:
 /// PMIX_SIZE), and that size (1 otherwise).
 int launcherWorldSize();
 
+/// This process's place among the ranks of its node, from the launcher's
+/// environment (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID
+/// or LOCAL_RANK), or -1 when it names none.
+int launcherLocalRank();
+
 /// The collective of this process: MPI's when a launcher started it (and
 /// the runtime was built with MPI), a single rank otherwise. A launcher's
 /// job of several ranks in a runtime built without MPI is an error that

@@ -61,6 +61,8 @@ void fillNvrtc(void *handle, NvrtcApi &table, std::string &missing) {
   MPC_NVRTC_FUNCTIONS(MPC_LOOK_UP)
 }
 
+void fillNccl(void *handle, NcclApi &table, std::string &missing){MPC_NCCL_FUNCTIONS(MPC_LOOK_UP)}
+
 #undef MPC_LOOK_UP
 
 std::string versioned(const char *stem) {
@@ -103,6 +105,8 @@ template <typename Table> struct Loaded {
 };
 
 Status nvrtcEntry(const NvrtcApi *&out) { return loadNvrtcApi(out); }
+
+Status ncclEntry(const NcclApi *&out) { return loadNcclApi(out); }
 
 std::atomic<const CudaApi *> overridden{nullptr};
 
@@ -153,7 +157,33 @@ Status loadCudaApi(CudaApi &out) {
   out.driver = driver;
   out.blas = blas;
   out.nvrtc = nvrtcEntry;
+  out.nccl = ncclEntry;
   return Status();
+}
+
+Status loadNcclApi(const NcclApi *&out) {
+  static Loaded<NcclApi> *loaded = [] {
+    auto *api = new Loaded<NcclApi>(); // kept for the life of the process
+    api->status = loadTable<NcclApi>(
+        {"libnccl.so.2", inToolkit("libnccl.so.2")}, "NCCL (libnccl.so.2)",
+        "install NCCL 2 (the CUDA toolkit's, or libnccl2) to run data-parallel jobs on GPUs, "
+        "or run them on the CPU (mpc: --device cpu)",
+        fillNccl, api->table);
+    return api;
+  }();
+  out = &loaded->table;
+  return loaded->status;
+}
+
+Status ncclFailure(const NcclApi &nccl, ncclResult_t result, const std::string &what) {
+  const char *text = nccl.ncclGetErrorString ? nccl.ncclGetErrorString(result) : nullptr;
+  mpc_status_code code = result == ncclSystemError || result == ncclRemoteError ? MPC_IO_ERROR
+                         : result == ncclInvalidUsage || result == ncclInvalidArgument
+                             ? MPC_INVALID_ARGUMENT
+                             : MPC_INTERNAL;
+  return Status::error(
+      code, what + ": " + (text ? std::string(text) : "NCCL result " + std::to_string(result)) +
+                " (NCCL_DEBUG=WARN says more)");
 }
 
 Status loadNvrtcApi(const NvrtcApi *&out) {

@@ -49,6 +49,9 @@ struct CUmod_st {
   std::map<std::string, std::unique_ptr<CUfunc_st>> functions;
 };
 struct cublasLtContext {};
+struct ncclComm {
+  int ranks = 1, rank = 0;
+};
 
 namespace mpc::test {
 
@@ -74,6 +77,7 @@ struct Emulation {
   rt::CudaDriverApi driver;
   rt::CublasLtApi blas;
   rt::NvrtcApi nvrtc;
+  rt::NcclApi nccl;
   rt::CudaApi api;
   rt::HostGemm gemm;
   /// The emulated GPU's clock (ms): advanced by GEMMs only.
@@ -674,6 +678,73 @@ rt::Status emulatedNvrtc(const rt::NvrtcApi *&out) {
   return rt::Status();
 }
 
+// --- NCCL: a job of one rank ----------------------------------------------
+
+ncclResult_t emuNcclGetVersion(int *version) {
+  *version = current().options.ncclVersion;
+  return ncclSuccess;
+}
+const char *emuNcclGetErrorString(ncclResult_t result) {
+  return result == ncclInvalidUsage ? "invalid usage (emulated NCCL)" : "emulated NCCL error";
+}
+ncclResult_t emuNcclGetUniqueId(ncclUniqueId *id) {
+  *id = ncclUniqueId{};
+  std::strncpy(id->internal, "mpc emulated NCCL", sizeof id->internal - 1);
+  return ncclSuccess;
+}
+ncclResult_t emuNcclCommInitRank(ncclComm_t *comm, int ranks, ncclUniqueId id, int rank) {
+  // (one process emulates one GPU: a job of one rank, with rank 0's id)
+  if (ranks != 1 || rank != 0 || std::strcmp(id.internal, "mpc emulated NCCL") != 0)
+    return ncclInvalidUsage;
+  *comm = new ncclComm{ranks, rank};
+  ++current().counters.ncclCommunicators;
+  return ncclSuccess;
+}
+ncclResult_t emuNcclCommDestroy(ncclComm_t comm) {
+  if (!comm)
+    return ncclInvalidArgument;
+  delete comm;
+  --current().counters.ncclCommunicators;
+  return ncclSuccess;
+}
+ncclResult_t emuNcclCommGetAsyncError(ncclComm_t, ncclResult_t *error) {
+  *error = ncclSuccess;
+  return ncclSuccess;
+}
+size_t ncclElementBytes(ncclDataType_t type) {
+  switch (type) {
+  case ncclFloat16:
+  case ncclBfloat16:
+    return 2;
+  case ncclFloat64:
+  case ncclInt64:
+  case ncclUint64:
+    return 8;
+  case ncclInt8:
+  case ncclUint8:
+    return 1;
+  default:
+    return 4;
+  }
+}
+// Over one rank a sum, maximum or mean is the data itself: the result is
+// the send buffer's, copied when the buffers differ.
+ncclResult_t emuNcclAllReduce(const void *send, void *receive, size_t count, ncclDataType_t type,
+                              ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  if (!comm || (count > 0 && (!send || !receive)) || op < ncclSum || op > ncclAvg)
+    return ncclInvalidArgument;
+  size_t bytes = count * ncclElementBytes(type);
+  enqueue(
+      reinterpret_cast<CUstream>(stream),
+      [=] {
+        if (send != receive && bytes > 0)
+          std::memmove(receive, send, bytes);
+        ++current().counters.allReducesRun;
+      },
+      true);
+  return ncclSuccess;
+}
+
 } // namespace
 
 CudaEmulator::CudaEmulator(const std::string &hostObjectPath, CudaEmulatorOptions options) {
@@ -738,6 +809,19 @@ CudaEmulator::CudaEmulator(const std::string &hostObjectPath, CudaEmulatorOption
   state->api.driver = &state->driver;
   state->api.blas = &state->blas;
   state->api.nvrtc = emulatedNvrtc;
+  rt::NcclApi &n = state->nccl;
+  n.ncclGetVersion = emuNcclGetVersion;
+  n.ncclGetErrorString = emuNcclGetErrorString;
+  n.ncclGetUniqueId = emuNcclGetUniqueId;
+  n.ncclCommInitRank = emuNcclCommInitRank;
+  n.ncclCommDestroy = emuNcclCommDestroy;
+  n.ncclCommAbort = emuNcclCommDestroy;
+  n.ncclCommGetAsyncError = emuNcclCommGetAsyncError;
+  n.ncclAllReduce = emuNcclAllReduce;
+  state->api.nccl = [](const rt::NcclApi *&out) {
+    out = &current().nccl;
+    return rt::Status();
+  };
   emulation = state.release();
   rt::overrideCudaApi(&emulation->api);
 }

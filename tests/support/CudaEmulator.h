@@ -18,6 +18,9 @@
 //     kernel ABI on both targets), whatever image the backend hands the
 //     driver; the image's kind (cubin, PTX) is recorded, and chosen kinds
 //     can be refused to exercise the backend's fallbacks;
+//   - NCCL is a job of one rank: a communicator of rank 0 of 1, whose
+//     all-reduces are enqueued (or captured) like kernels and leave the
+//     data as it is;
 //   - cublasLtMatmul reads the descriptors it is given back with cuBLASLt's
 //     own (host-side) attribute getters and computes the column-major
 //     product cuBLASLt defines with the CPU backend's GEMM (rt::HostGemm),
@@ -58,6 +61,8 @@ struct CudaEmulatorOptions {
   std::vector<float> algorithmMilliseconds;
   /// cuGraphInstantiate fails (out of memory) this many times first.
   int failingGraphInstantiations = 0;
+  /// What ncclGetVersion reports (NCCL_VERSION_CODE).
+  int ncclVersion = NCCL_VERSION_CODE;
 };
 
 /// What the emulated driver has been asked to do.
@@ -67,6 +72,9 @@ struct CudaEmulatorCounters {
   /// Kernel launches and GEMMs performed (inside graphs or not).
   int kernelsRun = 0;
   int gemmsRun = 0;
+  /// NCCL all-reduces performed, and communicators alive.
+  int allReducesRun = 0;
+  int ncclCommunicators = 0;
   /// Kernel launches and GEMMs enqueued outside a capture.
   int uncapturedWork = 0;
   int streamSynchronizations = 0;

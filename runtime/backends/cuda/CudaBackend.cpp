@@ -6,9 +6,10 @@
 
 #include "CudaBackend.h"
 
-#include "mpc/toolchain/CudaApi.h"
 #include "GemmPlan.h"
 #include "KernelImage.h"
+#include "NcclAllReduce.h"
+#include "mpc/toolchain/CudaApi.h"
 #include "mpc/toolchain/NvrtcCompiler.h"
 
 #include <cmath>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <variant>
 
@@ -57,6 +59,17 @@ uint64_t alignUp(uint64_t value, uint64_t alignment) {
 /// The GPU ordinal of "cuda" (0) or "cuda:N".
 int ordinalOf(const std::string &device) {
   return device == "cuda" ? 0 : std::stoi(device.substr(5));
+}
+
+/// The GPU of this process: `device`, except that "cuda" in a job of
+/// several ranks is the GPU of the rank's place on its node (its local
+/// rank, from the launcher), so that `mpirun -np 8` on an 8-GPU node gives
+/// each rank its own.
+std::string deviceOfRank(const std::string &device, const Collective *job) {
+  if (device != "cuda" || !job || job->size() == 1)
+    return device;
+  int local = launcherLocalRank();
+  return local < 0 ? device : "cuda:" + std::to_string(local);
 }
 
 /// Initialises the driver and finds `device`'s GPU.
@@ -125,8 +138,14 @@ struct PlannedCopy {
   size_t bytes = 0;
 };
 
+struct PlannedAllReduce {
+  CUdeviceptr buffer = 0;
+  AllReduceStep step;
+  size_t index = 0;
+};
+
 /// A step as the device runs it; a GEMM is an index into the GEMM list.
-using DeviceStep = std::variant<PlannedLaunch, size_t, PlannedCopy>;
+using DeviceStep = std::variant<PlannedLaunch, size_t, PlannedCopy, PlannedAllReduce>;
 
 /// A run in flight: its number and its staging slot.
 struct InFlight {
@@ -198,13 +217,15 @@ public:
     path_ = bundlePath;
     inputs_ = manifest.inputs;
     telemetry_ = config.telemetry;
+    job_ = config.collective;
     if (Status s = loadCudaApi(api_); !s.isOk())
       return s;
     driver_ = api_.driver;
     blas_ = api_.blas;
-    if (Status s = openDevice(*driver_, config.device, device_); !s.isOk())
+    std::string device = deviceOfRank(config.device, job_);
+    if (Status s = openDevice(*driver_, device, device_); !s.isOk())
       return s;
-    ordinal_ = ordinalOf(config.device);
+    ordinal_ = ordinalOf(device);
     if (Status s = check(driver_->cuDevicePrimaryCtxRetain(&context_, device_),
                          "retaining the GPU's primary context");
         !s.isOk())
@@ -477,17 +498,32 @@ private:
         if (Status s = planGemmStep(*gemm, i); !s.isOk())
           return s;
         steps_.push_back(gemms_.size() - 1);
-      } else if (std::holds_alternative<AllReduceStep>(step)) {
-        return Status::error(MPC_UNSUPPORTED,
-                             path_ + ": steps[" + std::to_string(i) +
-                                 "] is an all-reduce, which the CUDA backend does not run yet "
-                                 "(it needs NCCL); run data-parallel jobs on the CPU");
+      } else if (const auto *reduce = std::get_if<AllReduceStep>(&step)) {
+        if (Status s = planAllReduce(*reduce, i); !s.isOk())
+          return s;
       } else {
         const auto &copy = std::get<CopyStep>(step);
         steps_.push_back(
             PlannedCopy{address(copy.source), address(copy.target), static_cast<size_t>(copy.bytes)});
       }
     }
+    return Status();
+  }
+
+  /// An all_reduce step: NCCL over the program's job, whose communicator
+  /// the first such step creates.
+  Status planAllReduce(const AllReduceStep &reduce, size_t index) {
+    std::string what = path_ + ": steps[" + std::to_string(index) + "] (all-reduce)";
+    if (Status s = NcclAllReduce::check(reduce, what); !s.isOk())
+      return s;
+    if (!job_)
+      return Status::error(MPC_INTERNAL, what + " without the job's collective");
+    if (!nccl_) {
+      nccl_ = std::make_unique<NcclAllReduce>();
+      if (Status s = nccl_->create(api_, *job_, path_ + ": "); !s.isOk())
+        return s;
+    }
+    steps_.push_back(PlannedAllReduce{address(reduce.buffer), reduce, index});
     return Status();
   }
 
@@ -734,6 +770,11 @@ private:
                                                  "]");
             !s.isOk())
           return s;
+      } else if (const auto *reduce = std::get_if<PlannedAllReduce>(&step)) {
+        if (Status s = nccl_->enqueue(reduce->buffer, reduce->step, stream_,
+                                      path_ + ": steps[" + std::to_string(reduce->index) + "]");
+            !s.isOk())
+          return s;
       } else {
         const auto &copy = std::get<PlannedCopy>(step);
         if (copy.bytes > 0)
@@ -851,6 +892,7 @@ private:
       if (event)
         driver_->cuEventDestroy(event);
     gemms_.clear();
+    nccl_.reset(); // (with its GPU's context current)
     if (blasHandle_)
       blas_->cublasLtDestroy(blasHandle_);
     if (module_)
@@ -876,6 +918,9 @@ private:
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
   cublasLtHandle_t blasHandle_ = nullptr;
+  /// The job of the all_reduce steps, and NCCL's communicator for them.
+  Collective *job_ = nullptr;
+  std::unique_ptr<NcclAllReduce> nccl_;
   CUmodule module_ = nullptr;
   std::string kernelImage_;
   std::map<std::string, std::pair<CUfunction, KernelSpec>> functions_;

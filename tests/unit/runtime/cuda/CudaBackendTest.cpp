@@ -83,15 +83,58 @@ protected:
   std::string hostObjectPath_, bundle_;
 };
 
-TEST_F(CudaBackend, RefusesAllReduceStepsUntilItHasNccl) {
+TEST_F(CudaBackend, RunsAllReduceStepsThroughNcclInsideTheStepsGraph) {
   CudaEmulator emulator(hostObjectPath_);
+  std::string path = dir_.file("all_reduce.mpcb");
+  mpc::rt::Manifest manifest = mpc::test::copyAndAllReduceManifest();
+  manifest.steps.push_back(mpc::rt::AllReduceStep{mpc::test::arena(64), mpc::rt::DType::F32, 4,
+                                                  mpc::rt::AllReduceOp::Mean});
+  mpc::test::writeProgramBundle(path, manifest);
+  {
+    mpc::test::LoadedProgram program;
+    // (no launcher started this process: NCCL over a job of one rank)
+    ASSERT_EQ(program.load(path, 7, "cuda"), MPC_OK) << mpc_last_error();
+    EXPECT_EQ(emulator.counters().ncclCommunicators, 1);
+    for (int run = 0; run < 3; ++run) {
+      float x[4] = {1.5f + run, -2.0f, 0.0f, 3.0f}, out[4] = {};
+      ASSERT_EQ(mpc_program_set_input(program.get(), "x", x, sizeof x), MPC_OK);
+      ASSERT_EQ(mpc_program_run(program.get()), MPC_OK) << mpc_last_error();
+      ASSERT_EQ(mpc_program_get_output(program.get(), "out", out, sizeof out), MPC_OK)
+          << mpc_last_error();
+      EXPECT_EQ(std::vector<float>(out, out + 4), std::vector<float>(x, x + 4));
+    }
+    // Each run: one graph launch, with both all-reduces captured in it.
+    EXPECT_EQ(emulator.counters().graphLaunches, 3);
+    EXPECT_EQ(emulator.counters().allReducesRun, 6);
+    EXPECT_EQ(emulator.counters().uncapturedWork, 0);
+  }
+  EXPECT_EQ(emulator.counters().ncclCommunicators, 0); // destroyed with the program
+}
+
+// The machine's own NCCL (the CUDA toolkit's libnccl.so.2): every entry
+// point the backend uses is there, and it is new enough. (No GPU is needed
+// to load it; skipped where the toolkit ships none.)
+TEST(NcclApi, LoadsTheToolkitsNccl) {
+  const mpc::rt::NcclApi *nccl = nullptr;
+  mpc::rt::Status status = mpc::rt::loadNcclApi(nccl);
+  if (!status.isOk() && status.message().find("cannot be loaded") != std::string::npos)
+    GTEST_SKIP() << status.message();
+  ASSERT_TRUE(status.isOk()) << status.message();
+  int version = 0;
+  ASSERT_EQ(nccl->ncclGetVersion(&version), ncclSuccess);
+  EXPECT_GE(version, 21000);
+  EXPECT_STRNE(nccl->ncclGetErrorString(ncclInvalidUsage), "");
+}
+
+TEST_F(CudaBackend, RefusesAnNcclWithoutTheMean) {
+  mpc::test::CudaEmulatorOptions options;
+  options.ncclVersion = 20907;
+  CudaEmulator emulator(hostObjectPath_, options);
   std::string path = dir_.file("all_reduce.mpcb");
   mpc::test::writeProgramBundle(path, mpc::test::copyAndAllReduceManifest());
   mpc::test::LoadedProgram program;
   EXPECT_EQ(program.load(path, 7, "cuda"), MPC_UNSUPPORTED);
-  EXPECT_NE(std::string(mpc_last_error())
-                .find("steps[1] is an all-reduce, which the CUDA backend does not run yet"),
-            std::string::npos)
+  EXPECT_NE(std::string(mpc_last_error()).find("NCCL 2.9.7 is older than 2.10"), std::string::npos)
       << mpc_last_error();
 }
 

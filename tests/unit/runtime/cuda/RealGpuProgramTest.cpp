@@ -7,7 +7,9 @@
 // the GPU's architecture, its GEMM by cuBLASLt, each run one CUDA graph.
 // Results against the CPU backend's on the same seed and inputs (f16
 // roundings and summation orders differ, so within tolerances), telemetry
-// without host synchronisation, the persistent counter exact.
+// without host synchronisation, the persistent counter exact. And a
+// bundle's all_reduce steps through the machine's NCCL, a job of one rank:
+// the data unchanged, the step one graph launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +60,29 @@ TEST(RealGpu, RunsTheStepProgramAsTheCpuDoes) {
   mpc::rt::widenElements(mpc::rt::DType::F16, gpuZ.data(), b.data(), 64);
   for (int i = 0; i < 64; ++i)
     EXPECT_NEAR(a[i], b[i], 2e-3 * std::abs(a[i]) + 1e-6) << "z[" << i << "]";
+}
+
+TEST(RealGpu, RunsAllReduceStepsThroughNccl) {
+  MPC_SKIP_WITHOUT_GPU();
+  TempDir dir;
+  std::string path = dir.file("all_reduce.mpcb");
+  mpc::rt::Manifest manifest = copyAndAllReduceManifest();
+  manifest.steps.push_back(
+      mpc::rt::AllReduceStep{arena(64), mpc::rt::DType::F32, 4, mpc::rt::AllReduceOp::Mean});
+  writeProgramBundle(path, manifest);
+  LoadedProgram gpu;
+  ASSERT_EQ(gpu.load(path, 7, "cuda"), MPC_OK) << mpc_last_error();
+  for (int run = 0; run < 3; ++run) {
+    float x[4] = {1.5f + run, -2.0f, 0.25f, 3.0f}, out[4] = {};
+    ASSERT_EQ(mpc_program_set_input(gpu.get(), "x", x, sizeof x), MPC_OK);
+    ASSERT_EQ(mpc_program_run(gpu.get()), MPC_OK) << mpc_last_error();
+    ASSERT_EQ(mpc_program_get_output(gpu.get(), "out", out, sizeof out), MPC_OK)
+        << mpc_last_error();
+    EXPECT_EQ(std::vector<float>(out, out + 4), std::vector<float>(x, x + 4)) << "run " << run;
+  }
+  mpc_program_stats stats;
+  ASSERT_EQ(mpc_program_get_stats(gpu.get(), &stats), MPC_OK);
+  EXPECT_EQ(stats.graph_launches, 3u);
 }
 
 } // namespace

@@ -2,7 +2,7 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// The CUDA backend reaches the driver, cuBLASLt and NVRTC only through the
+// The CUDA backend reaches the driver, cuBLASLt, NVRTC and NCCL only through the
 // tables of entry points below, which are filled with dlopen/dlsym: a
 // runtime built with CUDA starts, and runs on the CPU, on a machine without
 // an NVIDIA driver or CUDA libraries, and asking for device "cuda" there
@@ -27,6 +27,7 @@
 
 #include <cublasLt.h>
 #include <cuda.h>
+#include <nccl.h>
 #include <nvrtc.h>
 
 #include <string>
@@ -108,6 +109,18 @@ namespace mpc::rt {
   X(nvrtcGetPTXSize)                                                           \
   X(nvrtcGetPTX)
 
+// X(name) for every NCCL entry point the backend uses (data-parallel jobs:
+// the all_reduce steps of a bundle).
+#define MPC_NCCL_FUNCTIONS(X)                                                                      \
+  X(ncclGetVersion)                                                                                \
+  X(ncclGetErrorString)                                                                            \
+  X(ncclGetUniqueId)                                                                               \
+  X(ncclCommInitRank)                                                                              \
+  X(ncclCommDestroy)                                                                               \
+  X(ncclCommAbort)                                                                                 \
+  X(ncclCommGetAsyncError)                                                                         \
+  X(ncclAllReduce)
+
 #define MPC_CUDA_API_MEMBER(name) decltype(&::name) name = nullptr;
 
 /// The driver API (libcuda.so.1).
@@ -125,6 +138,11 @@ struct NvrtcApi {
   MPC_NVRTC_FUNCTIONS(MPC_CUDA_API_MEMBER)
 };
 
+/// NCCL (libnccl.so.2).
+struct NcclApi {
+  MPC_NCCL_FUNCTIONS(MPC_CUDA_API_MEMBER)
+};
+
 #undef MPC_CUDA_API_MEMBER
 
 /// What the CUDA backend runs on: the driver and cuBLASLt, and NVRTC for
@@ -134,6 +152,9 @@ struct CudaApi {
   const CublasLtApi *blas = nullptr;
   /// Returns NVRTC, loading it on first use.
   Status (*nvrtc)(const NvrtcApi *&out) = nullptr;
+  /// Returns NCCL, loading it on first use (a program with all_reduce
+  /// steps needs it).
+  Status (*nccl)(const NcclApi *&out) = nullptr;
 };
 
 /// The process's CUDA libraries, loaded on the first call (later calls
@@ -152,6 +173,14 @@ Status loadCublasLtApi(const CublasLtApi *&out);
 
 /// The process's NVRTC, loaded on the first call.
 Status loadNvrtcApi(const NvrtcApi *&out);
+
+/// The process's NCCL, loaded on the first call.
+Status loadNcclApi(const NcclApi *&out);
+
+/// The runtime status of a failed NCCL call: `what`, NCCL's name of the
+/// error, and the last error text NCCL has (its debug output tells more:
+/// NCCL_DEBUG=WARN).
+Status ncclFailure(const NcclApi &nccl, ncclResult_t result, const std::string &what);
 
 /// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for `result`.
 std::string describeCudaResult(const CudaDriverApi &driver, CUresult result);
