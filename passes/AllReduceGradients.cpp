@@ -204,12 +204,14 @@ private:
     std::string reason =
         wide ? "all-reduce: gradients widened to f32 before the mean over the ranks, so the sum "
                "of every rank's scaled gradients keeps f32's range (reduce-type f32)"
-             : "all-reduce: gradients reduced in their storage type (reduce-type storage); "
-               "f16 and bf16 sum in f32 and round once";
+             : "all-reduce: gradients reduced in their storage type (reduce-type storage), "
+               "half the bytes; the CPU's MPI sums f16 and bf16 in f32 and rounds once, NCCL "
+               "rounds at each step of its ring";
     NamedAttrList decision;
     decision.append("category", b.getStringAttr("all-reduce"));
     decision.append("storage", TypeAttr::get(element));
-    decision.append("compute", TypeAttr::get(element.isF64() ? element : b.getF32Type()));
+    // (storage: NCCL adds in the storage type; the CPU's MPI path in f32)
+    decision.append("compute", TypeAttr::get(element));
     decision.append("reason", b.getStringAttr(reason));
     reduce->setAttr(kPrecisionDecisionAttr, decision.getDictionary(&getContext()));
     return reduce;

@@ -202,8 +202,9 @@ def MpgAllReduceGradients : Pass<"mpg-all-reduce-gradients", "::mlir::mpg::Graph
     - `reduce-type`: `f32` (the default) widens low-precision gradients to
       f32 before the reduction, so the sum of N ranks' scaled gradients has
       f32's range and the f32 bucket is twice the bytes; `storage` reduces
-      each gradient in its storage type (a bucket per type; f16 and bf16 sum
-      in f32 in the runtime and round once, as Apex does). The choice is each
+      each gradient in its storage type (a bucket per type; half the bytes:
+      on the CPU, MPI's f16 and bf16 sum in f32 and round once; NCCL rounds at
+      each step of its ring). The choice is each
       all-reduce's precision decision (category `all-reduce`), which the
       precision report lists.
     - The output "loss" becomes its mean over the ranks (the loss of the

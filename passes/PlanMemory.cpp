@@ -376,15 +376,16 @@ struct MpgPlanMemoryPass : mpc::impl::MpgPlanMemoryBase<MpgPlanMemoryPass> {
           << " bytes";
   }
 
-  /// A pointwise group may write a result over an input of the same shape
-  /// and element size (identity indexing) that it reads for the last time,
-  /// and an all-reduce reduces such an input in place.
-  /// Views are excluded: their storage is read under another shape.
+  /// A group that is one all-reduce.
   static bool isAllReduce(FusionOp fusion) {
     return fusion.getKind() == FusionKind::Single &&
            llvm::isa<AllReduceOp>(fusion.getBody().front().front());
   }
 
+  /// A pointwise group may write a result over an input of the same shape
+  /// and element size (identity indexing) that it reads for the last time,
+  /// and an all-reduce reduces such an input in place.
+  /// Views are excluded: their storage is read under another shape.
   static void addInPlaceHints(Block &body, llvm::MapVector<Value, size_t> &requestOf,
                               std::vector<mpc::planning::BufferRequest> &requests) {
     for (Operation &op : body) {

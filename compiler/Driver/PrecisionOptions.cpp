@@ -51,8 +51,8 @@ void mpc::driver::addPrecisionOptions(ArgParser &parser) {
                     "TYPE",
                     "with --data-parallel: f32 = widen fp16/bf16 gradients to f32 for the "
                     "all-reduce (f32's range for the sum of every rank's scaled gradients); "
-                    "storage = reduce each in its storage type (half the bytes; summed in f32, "
-                    "rounded once)",
+                    "storage = reduce each in its storage type (half the bytes; on the CPU "
+                    "summed in f32 and rounded once, on GPUs as NCCL sums)",
                     "f32",
                     {"f32", "storage"}});
   parser.addOption({"bucket-mb",

@@ -218,7 +218,8 @@ void reportSummary(const TrainOptions &options, const TrainingResult &trained,
 
 } // namespace
 
-int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
+/// mpc train in this process, one rank of its job (`job`, once joined).
+static int trainAsRank(llvm::ArrayRef<std::string> args, JobHandle &job) {
   TrainOptions options;
   if (std::optional<int> code = parseTrainOptions(args, options))
     return *code;
@@ -248,10 +249,11 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     return *code;
 
   // (joined after compiling: the host compiler runs before MPI starts)
-  llvm::Expected<JobHandle> job = openJob();
-  if (!job)
-    return fail(job.takeError());
-  options.rank = mpc_job_rank(job->get());
+  llvm::Expected<JobHandle> joined = openJob();
+  if (!joined)
+    return fail(joined.takeError());
+  job = std::move(*joined);
+  options.rank = mpc_job_rank(job.get());
   if (options.rank != 0)
     options.progress = false; // (rank 0 prints, logs and saves)
   ProgramHandle program = loadProgram(trainBundle, options.device, options.seed);
@@ -265,7 +267,7 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
       return fail(std::move(error));
   if (llvm::Error error = loadInitialState(program.get(), trainBundle, options))
     return fail(std::move(error));
-  if (llvm::Error error = broadcastParameters(job->get(), program.get()))
+  if (llvm::Error error = broadcastParameters(job.get(), program.get()))
     return fail(std::move(error));
   llvm::Expected<mpc::BatchBinder> binder =
       mpc::BatchBinder::create(program.get(), train, "the data");
@@ -317,7 +319,7 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   if (options.evalEvery > 0)
     evaluate = [&](uint64_t step) -> llvm::Error {
       llvm::Expected<EvaluationResult> result =
-          evaluateTrainedStep(program.get(), forward.get(), *evalBinder, job->get());
+          evaluateTrainedStep(program.get(), forward.get(), *evalBinder, job.get());
       if (!result)
         return result.takeError();
       reportEvaluation(step, *result, log.get(), options);
@@ -332,10 +334,10 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
     numerics = std::move(*created);
   }
   llvm::Expected<TrainingResult> trained = runTrainingSteps(
-      program.get(), *binder, *telemetry, log.get(), options, job->get(), evaluate, numerics.get());
+      program.get(), *binder, *telemetry, log.get(), options, job.get(), evaluate, numerics.get());
   if (!trained)
     return fail(trained.takeError());
-  if (llvm::Error error = checkRanksAgree(job->get(), program.get(), trained->lastStep))
+  if (llvm::Error error = checkRanksAgree(job.get(), program.get(), trained->lastStep))
     return fail(std::move(error));
   if (!options.savePath.empty() && options.rank == 0 &&
       mpc_program_save_params(program.get(), options.savePath.c_str()) != MPC_OK)
@@ -343,11 +345,24 @@ int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
   std::optional<EvaluationResult> evaluated;
   if (eval) {
     llvm::Expected<EvaluationResult> result =
-        evaluateTrainedStep(program.get(), forward.get(), *evalBinder, job->get());
+        evaluateTrainedStep(program.get(), forward.get(), *evalBinder, job.get());
     if (!result)
       return fail(result.takeError());
     evaluated = *result;
   }
   reportSummary(options, *trained, evaluated, log.get());
   return kExitOk;
+}
+
+int mpc::driver::runTrainCommand(llvm::ArrayRef<std::string> args) {
+  JobHandle job(nullptr, mpc_job_release);
+  int code = trainAsRank(args, job);
+  // A rank that fails alone (its data, its checkpoint, its GPU) ends the
+  // job: the other ranks would wait for it in their next collective.
+  if (code != kExitOk && job && mpc_job_size(job.get()) > 1) {
+    llvm::errs().flush();
+    llvm::outs().flush();
+    mpc_job_abort(job.get(), code);
+  }
+  return code;
 }

@@ -41,8 +41,8 @@ ArgParser makeTrainParser() {
       "(or TOKENS.npy,TARGETS.npy),\n"
       "or TEXT.txt[.gz] (printable ASCII and newlines, 96 character ids: newline 0, ' ' to '~' "
       "1-95);\neach optionally followed by @START:END to take a range of examples (of "
-      "characters for text).\n\nData-parallel: 'mpirun -np N mpc train ...' runs N ranks (MPI, "
-      "CPU backend); each takes its\npart of every batch (a step is N batches), the step "
+      "characters for text).\n\nData-parallel: 'mpirun -np N mpc train ...' runs N ranks (MPI; "
+      "NCCL on GPUs); each takes its\npart of every batch (a step is N batches), the step "
       "all-reduces the mean of the gradients\n(--data-parallel), and rank 0 prints, logs and "
       "writes checkpoints, which resume on any N.");
   parser.setPositionals("GRAPH|BUNDLE",

@@ -21,6 +21,18 @@
 
 using namespace mpc::conversion;
 
+static mpk::AllReduceKind kindOf(AllReduceKind kind) {
+  switch (kind) {
+  case AllReduceKind::Sum:
+    return mpk::AllReduceKind::Sum;
+  case AllReduceKind::Mean:
+    return mpk::AllReduceKind::Mean;
+  case AllReduceKind::Max:
+    return mpk::AllReduceKind::Max;
+  }
+  llvm_unreachable("unknown all-reduce kind");
+}
+
 LogicalResult ProgramLowering::lowerSingle(FusionOp fusion, Operation *op) {
   if (llvm::isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, SoftmaxCrossEntropyOp,
                 SoftmaxCrossEntropyGradOp>(op))
@@ -43,8 +55,7 @@ LogicalResult ProgramLowering::lowerSingle(FusionOp fusion, Operation *op) {
     // In place when the memory plan put the result over its operand.
     Value target = bufferOf(reduce.getResult());
     copyUnlessThere(op->getLoc(), bufferOf(reduce.getOperand()), target);
-    b.create<mpk::AllReduceOp>(op->getLoc(), static_cast<mpk::AllReduceKind>(reduce.getReduce()),
-                               target);
+    b.create<mpk::AllReduceOp>(op->getLoc(), kindOf(reduce.getReduce()), target);
     return success();
   }
   if (auto grad = llvm::dyn_cast<Conv2DGradInputOp>(op))

@@ -10,6 +10,8 @@
 #include "MpiCollective.h"
 #endif
 
+#include "mpc/format/Hash.h"
+
 #include <cstdlib>
 #include <string>
 
@@ -38,6 +40,7 @@ public:
     return {};
   }
   Status barrier() override { return {}; }
+  void abort(int) override {}
 };
 
 } // namespace
@@ -48,6 +51,31 @@ Status mpc::rt::unsupportedAllReduce(DType dtype, AllReduceOp op) {
                                               " elements (f32, f64, f16, bf16 and i32 reduce)");
   return Status::error(MPC_UNSUPPORTED, std::string("all-reduce ") + allReduceOpName(op) + " of " +
                                             dtypeName(dtype) + " elements (a mean is of floats)");
+}
+
+Status mpc::rt::agreeOnAllReduces(Collective &job, const Manifest &manifest) {
+  if (job.size() == 1)
+    return {};
+  Hasher hasher;
+  for (const Step &step : manifest.steps)
+    if (const auto *reduce = std::get_if<AllReduceStep>(&step)) {
+      uint64_t fields[3] = {static_cast<uint64_t>(reduce->dtype), reduce->count,
+                            static_cast<uint64_t>(reduce->reduce)};
+      hasher.update(fields, sizeof fields);
+    }
+  uint64_t mine = hasher.digest(), first = mine;
+  if (Status status = job.broadcast(&first, sizeof first, 0); !status.isOk())
+    return status;
+  // The lowest rank that differs, as the maximum of size - rank.
+  int32_t differs = mine == first ? 0 : job.size() - job.rank();
+  if (Status status = job.allReduce(&differs, 1, DType::I32, AllReduceOp::Max); !status.isOk())
+    return status;
+  if (differs == 0)
+    return {};
+  return Status::error(MPC_FORMAT_ERROR,
+                       "the all-reduce steps of rank " + std::to_string(job.size() - differs) +
+                           "'s program differ from rank 0's (every rank must load the same "
+                           "program: compile it once, or from the same graph and options)");
 }
 
 std::unique_ptr<Collective> mpc::rt::singleRankCollective() {

@@ -53,6 +53,11 @@ public:
 
   /// Returns once every rank has called it.
   virtual Status barrier() = 0;
+
+  /// Ends every rank of the job with exit code `code` (a rank that fails
+  /// alone calls it, so that the others do not wait for it in a
+  /// collective). Not collective; returns only in a job of one rank.
+  virtual void abort(int code) = 0;
 };
 
 /// Whether a launcher started this process as one rank of several (its
@@ -73,6 +78,13 @@ Status createCollective(std::unique_ptr<Collective> &out);
 
 /// The error of an all-reduce that `allReduces(dtype, op)` refuses.
 Status unsupportedAllReduce(DType dtype, AllReduceOp op);
+
+/// Checks that every rank's `manifest` has the same all_reduce steps (in
+/// order: element type, count, reduction), as its rank 0's: ranks whose
+/// programs reduce differently would wait for each other, or reduce
+/// mismatched data. Collective. The error names the first rank that
+/// differs.
+Status agreeOnAllReduces(Collective &job, const Manifest &manifest);
 
 /// A job of one rank: allReduce and broadcast leave the data as it is.
 std::unique_ptr<Collective> singleRankCollective();

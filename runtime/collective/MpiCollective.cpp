@@ -162,6 +162,8 @@ public:
     return {};
   }
 
+  void abort(int code) override { MPI_Abort(comm_, code); }
+
   Status barrier() override {
     if (int code = MPI_Barrier(comm_); code != MPI_SUCCESS)
       return failure("barrier", code);

@@ -116,6 +116,11 @@ mpc_status_code mpc_job_all_reduce(mpc_job *job, void *data, size_t count, const
   });
 }
 
+void mpc_job_abort(mpc_job *job, int code) {
+  if (job && job->collective->size() > 1)
+    job->collective->abort(code);
+}
+
 mpc_status_code mpc_job_broadcast(mpc_job *job, void *data, size_t bytes, int root) {
   return guarded("mpc_job_broadcast", [&]() -> Status {
     if (!job)

@@ -213,6 +213,8 @@ Status Program::load(const std::string &path, const ProgramOptions &options,
                   [](const Step &step) { return std::holds_alternative<AllReduceStep>(step); })) {
     if (Status status = createCollective(program->collective_); !status.isOk())
       return Status::error(status.code(), path + ": " + status.message());
+    if (Status status = agreeOnAllReduces(*program->collective_, manifest); !status.isOk())
+      return Status::error(status.code(), path + ": " + status.message());
     config.collective = program->collective_.get();
   }
   Status created;

@@ -208,6 +208,23 @@ void checkProgram(Collective &c) {
            ", expected " + std::to_string(ranks * (i + 1)));
 }
 
+/// Programs that reduce differently on some rank are refused on every rank,
+/// naming the first rank that differs; the same programs are accepted.
+void checkProgramsAgree(Collective &c) {
+  Manifest same;
+  same.steps = {AllReduceStep{{BufferSpace::Arena, 0}, DType::F32, 4, AllReduceOp::Mean}};
+  check(agreeOnAllReduces(c, same), "the same all-reduces on every rank");
+  Manifest other = same;
+  if (c.rank() == c.size() - 1)
+    std::get<AllReduceStep>(other.steps[0]).count = 5;
+  Status refused = agreeOnAllReduces(c, other);
+  std::string expected = "the all-reduce steps of rank " + std::to_string(c.size() - 1) +
+                         "'s program differ from rank 0's";
+  if (c.size() > 1 && (refused.isOk() || refused.message().find(expected) == std::string::npos))
+    fail("a program that reduces differently on rank " + std::to_string(c.size() - 1) +
+         " was not refused as such: " + refused.message());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -238,6 +255,7 @@ int main(int argc, char **argv) {
   checkSameBits(*collective, 4097);
   checkBroadcast(*collective);
   checkProgram(*collective);
+  checkProgramsAgree(*collective);
   std::printf("rank %d of %d (%s): every collective checked\n", collective->rank(),
               collective->size(), collective->transport().c_str());
   return 0;

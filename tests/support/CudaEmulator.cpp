@@ -707,10 +707,6 @@ ncclResult_t emuNcclCommDestroy(ncclComm_t comm) {
   --current().counters.ncclCommunicators;
   return ncclSuccess;
 }
-ncclResult_t emuNcclCommGetAsyncError(ncclComm_t, ncclResult_t *error) {
-  *error = ncclSuccess;
-  return ncclSuccess;
-}
 size_t ncclElementBytes(ncclDataType_t type) {
   switch (type) {
   case ncclFloat16:
@@ -734,6 +730,9 @@ ncclResult_t emuNcclAllReduce(const void *send, void *receive, size_t count, ncc
   if (!comm || (count > 0 && (!send || !receive)) || op < ncclSum || op > ncclAvg)
     return ncclInvalidArgument;
   size_t bytes = count * ncclElementBytes(type);
+  current().counters.allReduceCalls.push_back(
+      std::to_string(count) + " " + std::to_string(static_cast<int>(type)) + " " +
+      std::to_string(static_cast<int>(op)) + (send == receive ? " in-place" : " apart"));
   enqueue(
       reinterpret_cast<CUstream>(stream),
       [=] {
@@ -815,8 +814,6 @@ CudaEmulator::CudaEmulator(const std::string &hostObjectPath, CudaEmulatorOption
   n.ncclGetUniqueId = emuNcclGetUniqueId;
   n.ncclCommInitRank = emuNcclCommInitRank;
   n.ncclCommDestroy = emuNcclCommDestroy;
-  n.ncclCommAbort = emuNcclCommDestroy;
-  n.ncclCommGetAsyncError = emuNcclCommGetAsyncError;
   n.ncclAllReduce = emuNcclAllReduce;
   state->api.nccl = [](const rt::NcclApi *&out) {
     out = &current().nccl;

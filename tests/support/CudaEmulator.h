@@ -75,6 +75,9 @@ struct CudaEmulatorCounters {
   /// NCCL all-reduces performed, and communicators alive.
   int allReducesRun = 0;
   int ncclCommunicators = 0;
+  /// Each ncclAllReduce call as it was made: "COUNT TYPE OP in-place" or
+  /// "... apart" (NCCL's enum values: type 7 float32, op 4 avg).
+  std::vector<std::string> allReduceCalls;
   /// Kernel launches and GEMMs enqueued outside a capture.
   int uncapturedWork = 0;
   int streamSynchronizations = 0;

@@ -1071,10 +1071,13 @@ def Mpg_AllReduceOp : Mpg_Op<"all_reduce", [Mpg_Differentiable,
     result is the operand. `mpg-all-reduce-gradients` inserts it: the
     mean of the gradients, bucketed into a few large flat tensors, and of
     the loss. Elements: f16, bf16, f32, f64, and i32 for sum and max (a
-    mean is of floats). f16 and bf16 reduce in f32, rounded once.
+    mean is of floats). f16 and bf16 reduce in f32, rounded once, on the
+    CPU (MPI); NCCL rounds at each step of its ring.
 
-    Not `Pure`: every rank must run the same all-reduces in the same order,
-    so none is removed, merged or moved by a generic transform.
+    Not `Pure`: every rank must run the same all-reduces, so none is
+    removed or merged as dead or common code. (Every rank compiles the same
+    graph with the same deterministic passes, so their order is the same
+    on every rank; the runtime checks it when a program is loaded.)
 
     ```mlir
     %g = mpg.all_reduce mean %bucket : tensor<1290xf32>

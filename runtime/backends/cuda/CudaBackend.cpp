@@ -61,12 +61,13 @@ int ordinalOf(const std::string &device) {
   return device == "cuda" ? 0 : std::stoi(device.substr(5));
 }
 
-/// The GPU of this process: `device`, except that "cuda" in a job of
-/// several ranks is the GPU of the rank's place on its node (its local
-/// rank, from the launcher), so that `mpirun -np 8` on an 8-GPU node gives
-/// each rank its own.
-std::string deviceOfRank(const std::string &device, const Collective *job) {
-  if (device != "cuda" || !job || job->size() == 1)
+/// The GPU of this process: `device`, except that "cuda" in a launcher's
+/// job of several ranks is the GPU of the rank's place on its node (its
+/// local rank), so that `mpirun -np 8` on an 8-GPU node gives each rank its
+/// own, for every program it loads (the training step and the evaluation's
+/// forward step alike).
+std::string deviceOfRank(const std::string &device) {
+  if (device != "cuda" || launcherWorldSize() == 1)
     return device;
   int local = launcherLocalRank();
   return local < 0 ? device : "cuda:" + std::to_string(local);
@@ -222,7 +223,7 @@ public:
       return s;
     driver_ = api_.driver;
     blas_ = api_.blas;
-    std::string device = deviceOfRank(config.device, job_);
+    std::string device = deviceOfRank(config.device);
     if (Status s = openDevice(*driver_, device, device_); !s.isOk())
       return s;
     ordinal_ = ordinalOf(device);

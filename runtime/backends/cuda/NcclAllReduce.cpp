@@ -52,31 +52,19 @@ NcclAllReduce::~NcclAllReduce() {
 }
 
 Status NcclAllReduce::create(const CudaApi &api, Collective &job, const std::string &prefix) {
-  if (!api.nccl)
-    return Status::error(MPC_UNSUPPORTED, prefix + "this CUDA API has no NCCL");
-  if (Status s = api.nccl(nccl_); !s.isOk())
-    return Status::error(s.code(), prefix + s.message());
-  int version = 0;
-  if (ncclResult_t r = nccl_->ncclGetVersion(&version); r != ncclSuccess)
-    return ncclFailure(*nccl_, r, prefix + "ncclGetVersion");
-  // (NCCL_VERSION_CODE: major * 10000 + minor * 100 + patch since 2.9)
-  version_ = "NCCL " + std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) +
-             "." + std::to_string(version % 100);
-  if (version < 21000)
-    return Status::error(MPC_UNSUPPORTED, prefix + version_ +
-                                              " is older than 2.10, which mpc needs (its "
-                                              "mean, ncclAvg, and bf16)");
-  // Rank 0's unique id, to every rank through the job's own transport.
+  // What this rank can do alone: load NCCL, check its version, and on rank
+  // 0 draw the unique id. Every rank then learns whether all could, before
+  // any waits for another in NCCL's own setup.
   ncclUniqueId id{};
-  ncclResult_t drawn = job.rank() == 0 ? nccl_->ncclGetUniqueId(&id) : ncclSuccess;
-  // (the broadcast happens even when rank 0 failed, so no rank waits for it)
-  int32_t failed = drawn != ncclSuccess;
+  Status local = prepare(api, job.rank() == 0 ? &id : nullptr, prefix);
+  int32_t failed = local.isOk() ? 0 : 1;
   if (Status s = job.allReduce(&failed, 1, DType::I32, AllReduceOp::Max); !s.isOk())
-    return Status::error(s.code(), prefix + "agreeing on NCCL's unique id: " + s.message());
+    return Status::error(s.code(), prefix + "agreeing to start NCCL: " + s.message());
+  if (!local.isOk())
+    return local;
   if (failed)
-    return drawn != ncclSuccess
-               ? ncclFailure(*nccl_, drawn, prefix + "ncclGetUniqueId")
-               : Status::error(MPC_IO_ERROR, prefix + "rank 0 could not draw NCCL's unique id");
+    return Status::error(MPC_IO_ERROR, prefix + "another rank could not start NCCL (its own "
+                                                "error says why)");
   if (Status s = job.broadcast(&id, sizeof id, 0); !s.isOk())
     return Status::error(s.code(), prefix + "broadcasting NCCL's unique id: " + s.message());
   if (ncclResult_t r = nccl_->ncclCommInitRank(&comm_, job.size(), id, job.rank());
@@ -86,6 +74,27 @@ Status NcclAllReduce::create(const CudaApi &api, Collective &job, const std::str
                        prefix + "ncclCommInitRank (rank " + std::to_string(job.rank()) + " of " +
                            std::to_string(job.size()) + ")");
   }
+  return Status();
+}
+
+Status NcclAllReduce::prepare(const CudaApi &api, ncclUniqueId *id, const std::string &prefix) {
+  if (!api.nccl)
+    return Status::error(MPC_UNSUPPORTED, prefix + "this CUDA API has no NCCL");
+  if (Status s = api.nccl(nccl_); !s.isOk())
+    return Status::error(s.code(), prefix + s.message());
+  int version = 0;
+  if (ncclResult_t r = nccl_->ncclGetVersion(&version); r != ncclSuccess)
+    return ncclFailure(*nccl_, r, prefix + "ncclGetVersion");
+  // (NCCL_VERSION_CODE: major * 10000 + minor * 100 + patch since 2.9)
+  std::string name = "NCCL " + std::to_string(version / 10000) + "." +
+                     std::to_string(version / 100 % 100) + "." + std::to_string(version % 100);
+  if (version < 21000)
+    return Status::error(MPC_UNSUPPORTED, prefix + name +
+                                              " is older than 2.10, which mpc needs (its "
+                                              "mean, ncclAvg, and bf16)");
+  if (id)
+    if (ncclResult_t r = nccl_->ncclGetUniqueId(id); r != ncclSuccess)
+      return ncclFailure(*nccl_, r, prefix + "ncclGetUniqueId");
   return Status();
 }
 

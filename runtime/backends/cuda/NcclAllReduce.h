@@ -47,13 +47,13 @@ public:
   Status enqueue(CUdeviceptr buffer, const AllReduceStep &step, CUstream stream,
                  const std::string &what) const;
 
-  /// NCCL's version, as "NCCL 2.28.3".
-  const std::string &version() const { return version_; }
-
 private:
+  /// What a rank does alone: loads NCCL, checks its version, and draws the
+  /// unique id into `id` when it is not null (rank 0).
+  Status prepare(const CudaApi &api, ncclUniqueId *id, const std::string &prefix);
+
   const NcclApi *nccl_ = nullptr;
   ncclComm_t comm_ = nullptr;
-  std::string version_;
 };
 
 } // namespace mpc::rt

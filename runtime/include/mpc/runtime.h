@@ -305,6 +305,12 @@ const char *mpc_job_transport(const mpc_job *job);
 mpc_status_code mpc_job_all_reduce(mpc_job *job, void *data, size_t count, const char *dtype,
                                    const char *op);
 
+/** Ends every rank of the job with exit code `code`: what a rank that fails
+ *  alone calls, so that the others do not wait for it in a collective (MPI's
+ *  MPI_Abort; mpirun reports it). Not collective. In a job of one rank (or
+ *  for NULL) it does nothing and returns. */
+void mpc_job_abort(mpc_job *job, int code);
+
 /** Copies `bytes` bytes at `data` on rank `root` to `data` on every rank. */
 mpc_status_code mpc_job_broadcast(mpc_job *job, void *data, size_t bytes, int root);
 

@@ -19,7 +19,7 @@
 // STORAGE: %[[DB:.+]] = mpg.reshape %{{.+}} : tensor<1x3xf32> -> tensor<3xf32>
 // STORAGE-NEXT: %[[MB:.+]] = mpg.all_reduce mean %[[DB]] {mpg.precision_decision = {category = "all-reduce", compute = f32, reason = "all-reduce: gradients reduced in their storage type {{.+}}", storage = f32}} : tensor<3xf32>
 // STORAGE: %[[DW:.+]] = mpg.matmul {{.+}} -> tensor<4x3xf16>
-// STORAGE-NEXT: %[[MW:.+]] = mpg.all_reduce mean %[[DW]] {{.+}}storage = f16{{.+}} : tensor<4x3xf16>
+// STORAGE-NEXT: %[[MW:.+]] = mpg.all_reduce mean %[[DW]] {mpg.precision_decision = {category = "all-reduce", compute = f16, {{.+}}storage = f16}} : tensor<4x3xf16>
 // STORAGE-NEXT: %[[WIDE:.+]] = mpg.cast %[[MW]] : tensor<4x3xf16> to tensor<4x3xf32>
 // STORAGE-NOT: mpg.cast %[[DW]]
 // STORAGE: mpg.sgd %w, %[[WIDE]], %{{.+}}

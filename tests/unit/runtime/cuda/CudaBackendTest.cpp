@@ -103,6 +103,17 @@ TEST_F(CudaBackend, RunsAllReduceStepsThroughNcclInsideTheStepsGraph) {
           << mpc_last_error();
       EXPECT_EQ(std::vector<float>(out, out + 4), std::vector<float>(x, x + 4));
     }
+    // The steps' calls, captured once per graph (the backend keeps a graph
+    // for each run in flight): 4 f32 in place, a sum (0) then a mean (4).
+    const std::vector<std::string> &calls = emulator.counters().allReduceCalls;
+    ASSERT_GE(calls.size(), 2u);
+    ASSERT_EQ(calls.size() % 2, 0u);
+    for (size_t i = 0; i < calls.size(); i += 2) {
+      EXPECT_EQ(calls[i],
+                "4 " + std::to_string(ncclFloat32) + " " + std::to_string(ncclSum) + " in-place");
+      EXPECT_EQ(calls[i + 1],
+                "4 " + std::to_string(ncclFloat32) + " " + std::to_string(ncclAvg) + " in-place");
+    }
     // Each run: one graph launch, with both all-reduces captured in it.
     EXPECT_EQ(emulator.counters().graphLaunches, 3);
     EXPECT_EQ(emulator.counters().allReducesRun, 6);

@@ -117,8 +117,6 @@ namespace mpc::rt {
   X(ncclGetUniqueId)                                                                               \
   X(ncclCommInitRank)                                                                              \
   X(ncclCommDestroy)                                                                               \
-  X(ncclCommAbort)                                                                                 \
-  X(ncclCommGetAsyncError)                                                                         \
   X(ncclAllReduce)
 
 #define MPC_CUDA_API_MEMBER(name) decltype(&::name) name = nullptr;
