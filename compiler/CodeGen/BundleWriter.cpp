@@ -10,6 +10,8 @@
 #include "mpc/format/Bundle.h"
 #include "mpc/format/Manifest.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include "dialects/mpg/IR/MpgOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -93,9 +95,11 @@ public:
     manifest.arenaBytes = program.getArenaBytes();
     manifest.persistentBytes = program.getPersistentBytes();
     llvm::StringMap<const mpc::KernelLaunch *> launches;
+    llvm::StringSet<> declared;
     for (const mpc::KernelLaunch &launch : kernels.kernels) {
-      launches[launch.name] = &launch;
-      manifest.kernels.push_back({launch.name, launch.grid, launch.block});
+      launches[launch.symbol] = &launch;
+      if (declared.insert(launch.name).second) // (several ops may launch one kernel)
+        manifest.kernels.push_back({launch.name, launch.grid, launch.block});
     }
     // What kernels merged into another's launch write, by that launch.
     llvm::StringMap<llvm::SmallVector<Value>> mergedWrites;

@@ -17,6 +17,8 @@
 
 #include "compiler/CodeGen/KernelEmitter.h"
 
+#include <set>
+
 using namespace mpc::codegen;
 
 FailureOr<mpc::GeneratedKernels> Emitter::run() {
@@ -79,7 +81,10 @@ FailureOr<mpc::GeneratedKernels> Emitter::run() {
   // Each kernel's buffer table, in the host object: the CPU backend checks
   // the bundle's launch steps against it.
   os << "\n";
+  std::set<std::string> declared;
   for (const mpc::KernelLaunch &launch : result.kernels) {
+    if (!declared.insert(launch.name).second)
+      continue; // (a kernel that several ops launch)
     os << "MPC_KERNEL_BUFFER_BYTES(" << launch.name << ", " << launch.buffers.size();
     for (Value buffer : launch.buffers)
       os << ", " << bufferBytes(buffer);
@@ -100,9 +105,26 @@ void Emitter::appendSharingFunctor(llvm::raw_ostream &os, const std::string &tex
   std::string definition = text.substr(0, split), entry = text.substr(split);
   auto [it, added] = functors.try_emplace(replaceName(definition, functor, "@functor@"), functor);
   if (added)
-    os << definition << entry;
+    os << definition;
   else
-    os << replaceName(entry, functor, it->second);
+    entry = replaceName(entry, functor, it->second);
+  // An entry that an earlier kernel has, up to its name, with the same
+  // launch and buffer sizes, is that kernel: this op launches it with its
+  // own buffers, and the kernel is compiled once.
+  mpc::KernelLaunch &launch = result.kernels.back();
+  if (launch.symbol != name) {
+    os << entry;
+    return;
+  }
+  std::string key = replaceName(entry, name.str(), "@kernel@") + "\n" +
+                    std::to_string(launch.grid) + " " + std::to_string(launch.block);
+  for (Value buffer : launch.buffers)
+    key += " " + std::to_string(bufferBytes(buffer));
+  auto [known, fresh] = entries.try_emplace(key, name.str());
+  if (fresh)
+    os << entry;
+  else
+    launch.name = known->second;
 }
 
 std::string Emitter::replaceName(const std::string &text, const std::string &name,
@@ -159,7 +181,7 @@ void Emitter::endFunctor(llvm::raw_ostream &os, llvm::StringRef name, llvm::Arra
   }
   os << "};\n  " << skeletonCall << ";\n}\n";
   result.kernels.push_back(
-      {name.str(), std::vector<Value>(buffers.begin(), buffers.end()), grid, block});
+      {name.str(), name.str(), std::vector<Value>(buffers.begin(), buffers.end()), grid, block});
 }
 
 int64_t Emitter::pointwiseGrid(int64_t n) {

@@ -23,14 +23,19 @@ namespace mpc {
 
 /// What the runtime needs to launch one generated kernel.
 struct KernelLaunch {
+  /// The kernel function launched. Ops whose kernels are the same code (a
+  /// repeated layer's) launch one function, each with its own buffers.
   std::string name;
+  /// The mpk op this launch runs (its sym_name).
+  std::string symbol;
   /// The kernel's buffer table, in order: mpk.buffer values.
   std::vector<mlir::Value> buffers;
   int64_t grid = 1;  // blocks (1-D)
   int64_t block = 1; // threads per block
 };
 
-/// The generated source of a program and its kernels, in program order.
+/// The generated source of a program and its launches, in program order
+/// (several may launch one kernel function).
 struct GeneratedKernels {
   std::string source;
   std::vector<KernelLaunch> kernels;

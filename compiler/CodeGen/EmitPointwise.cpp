@@ -354,7 +354,7 @@ LogicalResult Emitter::emitFiniteChecks(llvm::raw_ostream &os, llvm::ArrayRef<mp
     os << (i ? " + " : "") << type << "::kRows";
   os << ", fn);\n}\n";
   result.kernels.push_back(
-      {name, std::vector<Value>(buffers.begin(), buffers.end()), rowGrid(run.size()), block});
+      {name, name, std::vector<Value>(buffers.begin(), buffers.end()), rowGrid(run.size()), block});
   return success();
 }
 
@@ -425,6 +425,6 @@ LogicalResult Emitter::emitUpdates(llvm::raw_ostream &os, llvm::ArrayRef<mpk::Po
     os << (i ? " + " : "") << type << "::kRows";
   os << ", " << total << ", fn);\n}\n";
   result.kernels.push_back(
-      {name, std::vector<Value>(buffers.begin(), buffers.end()), pointwiseGrid(total), 256});
+      {name, name, std::vector<Value>(buffers.begin(), buffers.end()), pointwiseGrid(total), 256});
   return success();
 }

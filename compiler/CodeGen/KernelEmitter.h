@@ -112,7 +112,9 @@ public:
 private:
   /// Appends kernel `name`'s printed `text` (its functor in an anonymous
   /// namespace, then its MPC_KERNEL entry) to `os`, or only its entry, using
-  /// the functor of an earlier kernel whose functor reads the same.
+  /// the functor of an earlier kernel whose functor reads the same, or
+  /// nothing when an earlier kernel's entry reads the same too (the op then
+  /// launches that kernel: result.kernels.back().name).
   void appendSharingFunctor(llvm::raw_ostream &os, const std::string &text, llvm::StringRef name);
 
   /// `text` with every occurrence of identifier `name` (not part of a longer
@@ -488,6 +490,9 @@ private:
   /// Functor definitions printed so far (their own name replaced by
   /// @functor@) and the functor's name.
   std::map<std::string, std::string> functors;
+  /// Kernel entries printed so far (their name replaced by @kernel@, with
+  /// their launch and buffer sizes) and the kernel's name.
+  std::map<std::string, std::string> entries;
 };
 
 } // namespace mpc::codegen

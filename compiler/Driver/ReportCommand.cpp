@@ -60,7 +60,7 @@ struct StepInfo {
 std::vector<StepInfo> collectSteps(mpk::ProgramOp program, const mpc::GeneratedKernels &kernels) {
   llvm::StringMap<const mpc::KernelLaunch *> launches;
   for (const mpc::KernelLaunch &launch : kernels.kernels)
-    launches[launch.name] = &launch;
+    launches[launch.symbol] = &launch;
   std::vector<StepInfo> steps;
   for (Operation &op : program.getBody().front()) {
     StepInfo step;

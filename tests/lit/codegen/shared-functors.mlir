@@ -6,21 +6,22 @@
 // RUN: %pynum -c "import numpy as np; x = np.load('%t/x.npy').astype(np.float64); sm = lambda v: np.exp(v - v.max(1, keepdims=True)) / np.exp(v - v.max(1, keepdims=True)).sum(1, keepdims=True); want = np.exp(sm(np.exp(sm(np.exp(x))))); got = np.load('%t/e.npy'); assert np.allclose(got, want, rtol=1e-5), abs(got - want).max(); print('ok')" | FileCheck %s --check-prefix=RESULT
 // RESULT: ok
 
-// Kernels whose functors would read the same (a repeated layer: the same
-// ops on the same shapes) share the first one's functor; each keeps its own
-// entry point, which the manifest launches, and computes what it should.
+// Kernels that would read the same (a repeated layer: the same ops on the
+// same shapes, the same launch) are one kernel: its functor and entry are
+// printed once, and the manifest launches it for each op with that op's
+// buffers, which computes what each should.
 // CHECK: struct k0_fn {
 // CHECK: MPC_KERNEL(k0) {
 // CHECK-NEXT: const k0_fn fn{
 // CHECK: struct k1_fn {
 // CHECK: MPC_KERNEL(k1) {
 // CHECK-NOT: struct
-// CHECK: MPC_KERNEL(k2) {
-// CHECK-NEXT: const k0_fn fn{
-// CHECK: MPC_KERNEL(k3) {
-// CHECK-NEXT: const k1_fn fn{
-// CHECK: MPC_KERNEL(k4) {
-// CHECK-NEXT: const k0_fn fn{
+// CHECK-NOT: MPC_KERNEL(
+// CHECK: MPC_KERNEL_BUFFER_BYTES(k0, 2, 1024, 1024)
+// CHECK-NEXT: MPC_KERNEL_BUFFER_BYTES(k1, 2, 1024, 1024)
+// CHECK-NOT: MPC_KERNEL_BUFFER_BYTES
+// RUN: mpc compile %s --emit manifest | %pynum -c "import json, sys; m = json.load(sys.stdin); print([k['name'] for k in m['kernels']], [(s['kernel'], s['buffers'][0]['offset'], s['buffers'][1]['offset']) for s in m['steps'] if s['op'] == 'launch'])" | FileCheck %s --check-prefix=LAUNCHES
+// LAUNCHES: ['k0', 'k1'] [('k0', 0, 0), ('k1', 0, 1024), ('k0', 1024, 1024), ('k1', 1024, 0), ('k0', 0, 0)]
 mpg.graph @repeated_layers {
   %x = mpg.input "x" : tensor<16x16xf32>
   %a = mpg.exp %x : tensor<16x16xf32>
