@@ -67,6 +67,19 @@ llvm::Expected<Value> Translator::constant(const rt::HostTensor &tensor, Type el
   llvm::SmallVector<int64_t> shape(tensor.shape.begin(), tensor.shape.end());
   if (isFloat(tensor.dtype)) {
     auto type = llvm::cast<FloatType>(element ? element : Type(b.getF32Type()));
+    // (the common case, f32 data as f32 or f64 as f64, from the bytes as they
+    // are: a causal mask of GPT-2's is a million elements, which one APFloat
+    // each made the largest part of the import)
+    auto tensorType = RankedTensorType::get(shape, type);
+    if ((tensor.dtype == rt::DType::F32 && type.isF32()) ||
+        (tensor.dtype == rt::DType::F64 && type.isF64()))
+      return b
+          .create<mpg::ConstantOp>(
+              loc, DenseElementsAttr::getFromRawBuffer(
+                       tensorType,
+                       llvm::ArrayRef<char>(reinterpret_cast<const char *>(tensor.bytes.data()),
+                                            tensor.bytes.size())))
+          .getResult();
     llvm::SmallVector<APFloat> values;
     for (double v : rt::floatValues(tensor)) {
       APFloat value(v);
@@ -74,10 +87,7 @@ llvm::Expected<Value> Translator::constant(const rt::HostTensor &tensor, Type el
       value.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
       values.push_back(value);
     }
-    return b
-        .create<mpg::ConstantOp>(loc,
-                                 DenseElementsAttr::get(RankedTensorType::get(shape, type), values))
-        .getResult();
+    return b.create<mpg::ConstantOp>(loc, DenseElementsAttr::get(tensorType, values)).getResult();
   }
   if (tensor.dtype == rt::DType::Bool) {
     llvm::SmallVector<bool> values(tensor.bytes.begin(), tensor.bytes.end());

@@ -143,7 +143,10 @@ llvm::Error readTensor(const std::string &modelPath, const ::onnx::TensorProto &
       return failure(what + " has " + std::to_string(proto.raw_data().size()) +
                      " bytes of data for " + std::to_string(*count) + " elements of " +
                      rt::dtypeName(out.dtype));
-    out.bytes.assign(proto.raw_data().begin(), proto.raw_data().end());
+    // (as a range of bytes, one copy; the string's own iterators would be
+    // converted a char at a time)
+    const auto *data = reinterpret_cast<const uint8_t *>(proto.raw_data().data());
+    out.bytes.assign(data, data + proto.raw_data().size());
     return llvm::Error::success();
   }
   // Typed fields: floats, doubles, int64s, or int32s (which also hold
