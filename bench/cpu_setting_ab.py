@@ -47,7 +47,8 @@ def profile(bench, bundle, steps, warmup, name, value):
         kind = entry["what"].split()[0]
         sums[kind] += entry["us"] / 1e3
         if kind == "kernel":
-            kernels[entry["what"].split()[1]] = entry["us"] / 1e3
+            # (by step: the launches of one shared kernel are apart)
+            kernels["%s@%d" % (entry["what"].split()[1], entry["step"])] = entry["us"] / 1e3
     return {"step_ms": result["ms_per_step"], "gemm_ms": sums["gemm"],
             "kernel_ms": sums["kernel"], "kernels": kernels}
 

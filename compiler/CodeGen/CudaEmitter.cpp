@@ -111,11 +111,11 @@ void Emitter::appendSharingFunctor(llvm::raw_ostream &os, const std::string &tex
   // An entry that an earlier kernel has, up to its name, with the same
   // launch and buffer sizes, is that kernel: this op launches it with its
   // own buffers, and the kernel is compiled once.
-  mpc::KernelLaunch &launch = result.kernels.back();
-  if (launch.symbol != name) {
+  if (result.kernels.empty() || result.kernels.back().symbol != name) {
     os << entry;
     return;
   }
+  mpc::KernelLaunch &launch = result.kernels.back();
   std::string key = replaceName(entry, name.str(), "@kernel@") + "\n" +
                     std::to_string(launch.grid) + " " + std::to_string(launch.block);
   for (Value buffer : launch.buffers)

@@ -71,8 +71,10 @@ llvm::Expected<Value> Translator::constant(const rt::HostTensor &tensor, Type el
     // are: a causal mask of GPT-2's is a million elements, which one APFloat
     // each made the largest part of the import)
     auto tensorType = RankedTensorType::get(shape, type);
-    if ((tensor.dtype == rt::DType::F32 && type.isF32()) ||
-        (tensor.dtype == rt::DType::F64 && type.isF64()))
+    bool sameType = (tensor.dtype == rt::DType::F32 && type.isF32()) ||
+                    (tensor.dtype == rt::DType::F64 && type.isF64());
+    if (sameType && tensor.bytes.size() ==
+                        static_cast<size_t>(tensor.numElements()) * rt::dtypeSize(tensor.dtype))
       return b
           .create<mpg::ConstantOp>(
               loc, DenseElementsAttr::getFromRawBuffer(

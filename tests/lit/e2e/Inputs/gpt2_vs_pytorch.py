@@ -153,8 +153,9 @@ print("mpc's distance from fp64 within 3x PyTorch fp32's: losses %s, parameters 
 # 2. Learning.
 log, _ = train_mpc(learn_steps, 20, "learn", ["--eval", at("hx.npy") + "," + at("hy.npy")])
 held_loss = [r["eval_loss"] for r in log if r.get("summary")][0]
-counts = np.bincount(windows[:split].reshape(-1), minlength=96).astype(np.float64)
+# (the characters predicted: each window's following ones)
+counts = np.bincount(following[:split].reshape(-1), minlength=96).astype(np.float64)
 p = counts / counts.sum()
-unigram = float(-(np.log(np.maximum(p, 1e-12))[windows[held].reshape(-1)]).mean())
+unigram = float(-(np.log(np.maximum(p, 1e-12))[following[held].reshape(-1)]).mean())
 print("after %d steps: held-out loss %.3f, a unigram model's %.3f: %s"
       % (learn_steps, held_loss, unigram, "below" if held_loss < unigram else "NOT below"))
