@@ -54,8 +54,7 @@ llvm::Error mpc::driver::broadcastParameters(mpc_job *job, mpc_program *program)
 }
 
 llvm::Error mpc::driver::checkRanksAgree(mpc_job *job, const mpc_program *program, uint64_t step) {
-  int ranks = mpc_job_size(job);
-  if (ranks == 1)
+  if (mpc_job_size(job) == 1)
     return llvm::Error::success();
   mpc::rt::Hasher hasher;
   std::vector<char> bytes;
@@ -66,19 +65,14 @@ llvm::Error mpc::driver::checkRanksAgree(mpc_job *job, const mpc_program *progra
     hasher.update(info.name, std::char_traits<char>::length(info.name) + 1);
     hasher.update(bytes.data(), bytes.size());
   }
-  uint64_t mine = hasher.digest(), first = mine;
-  if (mpc_job_broadcast(job, &first, sizeof first, 0) != MPC_OK)
+  int differing = -1;
+  if (mpc_job_first_differing_rank(job, hasher.digest(), &differing) != MPC_OK)
     return lastRuntimeError();
-  // The lowest rank that differs from rank 0 (ranks when none does), on
-  // every rank: the max of (ranks - rank) over the ranks that differ.
-  int32_t differs = mine == first ? 0 : ranks - mpc_job_rank(job);
-  if (mpc_job_all_reduce(job, &differs, 1, "i32", "max") != MPC_OK)
-    return lastRuntimeError();
-  if (differs == 0)
+  if (differing < 0)
     return llvm::Error::success();
   return llvm::createStringError(
       "after step " + std::to_string(step) + " the parameters of rank " +
-      std::to_string(ranks - differs) +
+      std::to_string(differing) +
       " differ from rank 0's: the ranks no longer train one model. A training step that does "
       "not all-reduce its gradients does this (a bundle compiled without --data-parallel)");
 }

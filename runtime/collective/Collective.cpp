@@ -53,6 +53,22 @@ Status mpc::rt::unsupportedAllReduce(DType dtype, AllReduceOp op) {
                                             dtypeName(dtype) + " elements (a mean is of floats)");
 }
 
+Status mpc::rt::firstRankDiffering(Collective &job, uint64_t digest, int &differing) {
+  differing = -1;
+  if (job.size() == 1)
+    return {};
+  uint64_t first = digest;
+  if (Status status = job.broadcast(&first, sizeof first, 0); !status.isOk())
+    return status;
+  // The lowest rank that differs, as the maximum of size - rank.
+  int32_t differs = digest == first ? 0 : job.size() - job.rank();
+  if (Status status = job.allReduce(&differs, 1, DType::I32, AllReduceOp::Max); !status.isOk())
+    return status;
+  if (differs > 0)
+    differing = job.size() - differs;
+  return {};
+}
+
 Status mpc::rt::agreeOnAllReduces(Collective &job, const Manifest &manifest) {
   if (job.size() == 1)
     return {};
@@ -63,17 +79,13 @@ Status mpc::rt::agreeOnAllReduces(Collective &job, const Manifest &manifest) {
                             static_cast<uint64_t>(reduce->reduce)};
       hasher.update(fields, sizeof fields);
     }
-  uint64_t mine = hasher.digest(), first = mine;
-  if (Status status = job.broadcast(&first, sizeof first, 0); !status.isOk())
+  int differing = -1;
+  if (Status status = firstRankDiffering(job, hasher.digest(), differing); !status.isOk())
     return status;
-  // The lowest rank that differs, as the maximum of size - rank.
-  int32_t differs = mine == first ? 0 : job.size() - job.rank();
-  if (Status status = job.allReduce(&differs, 1, DType::I32, AllReduceOp::Max); !status.isOk())
-    return status;
-  if (differs == 0)
+  if (differing < 0)
     return {};
   return Status::error(MPC_FORMAT_ERROR,
-                       "the all-reduce steps of rank " + std::to_string(job.size() - differs) +
+                       "the all-reduce steps of rank " + std::to_string(differing) +
                            "'s program differ from rank 0's (every rank must load the same "
                            "program: compile it once, or from the same graph and options)");
 }

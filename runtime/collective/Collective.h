@@ -79,6 +79,11 @@ Status createCollective(std::unique_ptr<Collective> &out);
 /// The error of an all-reduce that `allReduces(dtype, op)` refuses.
 Status unsupportedAllReduce(DType dtype, AllReduceOp op);
 
+/// Compares this rank's `digest` (a hash of what every rank should hold
+/// alike) with rank 0's. Collective. Sets `differing`, on every rank, to
+/// the lowest rank whose digest differs from rank 0's, or -1.
+Status firstRankDiffering(Collective &job, uint64_t digest, int &differing);
+
 /// Checks that every rank's `manifest` has the same all_reduce steps (in
 /// order: element type, count, reduction), as its rank 0's: ranks whose
 /// programs reduce differently would wait for each other, or reduce

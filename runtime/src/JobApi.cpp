@@ -121,6 +121,16 @@ void mpc_job_abort(mpc_job *job, int code) {
     job->collective->abort(code);
 }
 
+mpc_status_code mpc_job_first_differing_rank(mpc_job *job, uint64_t digest, int *rank) {
+  return guarded("mpc_job_first_differing_rank", [&]() -> Status {
+    if (!job)
+      return nullArgument("job");
+    if (!rank)
+      return nullArgument("rank");
+    return mpc::rt::firstRankDiffering(*job->collective, digest, *rank);
+  });
+}
+
 mpc_status_code mpc_job_broadcast(mpc_job *job, void *data, size_t bytes, int root) {
   return guarded("mpc_job_broadcast", [&]() -> Status {
     if (!job)

@@ -311,6 +311,11 @@ mpc_status_code mpc_job_all_reduce(mpc_job *job, void *data, size_t count, const
  *  for NULL) it does nothing and returns. */
 void mpc_job_abort(mpc_job *job, int code);
 
+/** Compares this rank's `digest` (a hash of what every rank should hold
+ *  alike, e.g. its parameters) with rank 0's and sets `*rank`, on every
+ *  rank, to the lowest rank whose digest differs, or -1 when none does. */
+mpc_status_code mpc_job_first_differing_rank(mpc_job *job, uint64_t digest, int *rank);
+
 /** Copies `bytes` bytes at `data` on rank `root` to `data` on every rank. */
 mpc_status_code mpc_job_broadcast(mpc_job *job, void *data, size_t bytes, int root);
 

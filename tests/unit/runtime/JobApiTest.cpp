@@ -44,6 +44,9 @@ TEST(JobApi, AProcessWithoutALauncherIsAJobOfOneRank) {
   int32_t counts[2] = {7, -1};
   ASSERT_EQ(mpc_job_all_reduce(j.job, counts, 2, "i32", "sum"), MPC_OK) << mpc_last_error();
   EXPECT_EQ(counts[0], 7);
+  int differing = 7;
+  ASSERT_EQ(mpc_job_first_differing_rank(j.job, 42, &differing), MPC_OK) << mpc_last_error();
+  EXPECT_EQ(differing, -1);
   uint64_t word = 0x0123456789abcdefull;
   ASSERT_EQ(mpc_job_broadcast(j.job, &word, sizeof word, 0), MPC_OK) << mpc_last_error();
   EXPECT_EQ(word, 0x0123456789abcdefull);
@@ -79,6 +82,7 @@ TEST(JobApi, NullArguments) {
   EXPECT_EQ(mpc_job_all_reduce(j.job, &value, 1, nullptr, "sum"), MPC_INVALID_ARGUMENT);
   EXPECT_EQ(mpc_job_all_reduce(j.job, &value, 1, "f32", nullptr), MPC_INVALID_ARGUMENT);
   EXPECT_EQ(mpc_job_broadcast(nullptr, &value, 4, 0), MPC_INVALID_ARGUMENT);
+  EXPECT_EQ(mpc_job_first_differing_rank(j.job, 1, nullptr), MPC_INVALID_ARGUMENT);
   EXPECT_EQ(mpc_job_rank(nullptr), 0);
   EXPECT_EQ(mpc_job_size(nullptr), 1);
   EXPECT_STREQ(mpc_job_transport(nullptr), "");
