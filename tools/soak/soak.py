@@ -124,10 +124,20 @@ def newest_checkpoint(folder):
     return step, found[step]
 
 
+def wait_for_checkpoint(run, folder, step):
+    """Waits until `run` has written the checkpoint of `step` (or a later
+    one), or has ended."""
+    while run.poll() is None and newest_checkpoint(folder)[0] < step:
+        time.sleep(0.01)
+
+
 def killed_and_resumed(args, folder, rng, seconds):
     """Trains to args.steps through up to args.kills SIGKILLs, aimed at
-    random steps spread over the whole run (placed by the uninterrupted run's
-    speed; a run that ends before its kill is not killed). Returns the final
+    random steps spread over the whole run: a kill waits for the periodic
+    checkpoint before its step, then for the rest of the way by the
+    uninterrupted run's speed (a run slowed by a loaded machine still has
+    its kill after that checkpoint; a run that ends before its kill is not
+    killed). Returns the final
     checkpoint's path and the newest checkpoint's step after each kill (0:
     none yet)."""
     save = os.path.join(folder, "run.safetensors")
@@ -149,7 +159,8 @@ def killed_and_resumed(args, folder, rng, seconds):
         # start: a kill while it loads)
         if len(stops) < args.kills:
             aim = targets[len(stops)]
-            time.sleep(max(aim - done, 0) * seconds / args.steps)
+            wait_for_checkpoint(run, folder, aim - aim % args.save_every)
+            time.sleep(max(aim - max(done, aim - aim % args.save_every), 0) * seconds / args.steps)
             if run.poll() is None:
                 run.send_signal(signal.SIGKILL)
                 run.wait()
