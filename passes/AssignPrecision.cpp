@@ -44,6 +44,11 @@ const Category kDotProduct{"dot-product",
                            "dot-product: low-precision operands run at full tensor-core rate; "
                            "products accumulate in fp32",
                            true, false};
+const Category kAttention{"attention",
+                          "fused attention: low-precision queries, keys, values and output; "
+                          "scores, softmax statistics and the saved log-sum-exp in fp32, "
+                          "products accumulated in fp32",
+                          true, false};
 const Category kReduction{"reduction",
                           "reduction: a sum of many values loses precision and can overflow "
                           "in fp16; computed and stored in fp32",
@@ -75,18 +80,34 @@ const Category kFollow{"follow",
 
 const Category &categoryOf(Operation *op) {
   return *llvm::TypeSwitch<Operation *, const Category *>(op)
-      .Case<MatmulOp, BatchMatmulOp, Conv2DOp, Conv2DGradInputOp, Conv2DGradFilterOp>(
-          [](Operation *) -> const Category * { return &kDotProduct; })
-      .Case<ReduceSumOp, ReduceMeanOp>([](Operation *) -> const Category * { return &kReduction; })
-      .Case<SoftmaxOp, LogSoftmaxOp>([](Operation *) -> const Category * { return &kSoftmax; })
-      .Case<SoftmaxCrossEntropyOp, SoftmaxCrossEntropyGradOp, MseLossOp>(
-          [](Operation *) -> const Category * { return &kLoss; })
-      .Case<LayerNormOp, LayerNormGradOp, BatchNormOp, BatchNormGradOp, GlobalAvgPoolOp>(
-          [](Operation *) -> const Category * { return &kNorm; })
-      .Case<ExpOp, LogOp, PowOp, RsqrtOp, EmbeddingGradOp>(
-          [](Operation *) -> const Category * { return &kSensitive; })
-      .Case<SgdOp, AdamOp, AdamWOp>([](Operation *) -> const Category * { return &kUpdate; })
-      .Default([](Operation *) -> const Category * { return &kFollow; });
+              .Case<MatmulOp, BatchMatmulOp, Conv2DOp, Conv2DGradInputOp, Conv2DGradFilterOp>(
+                  [](Operation *) -> const Category * { return &kDotProduct; })
+              .Case<AttentionOp, AttentionGradOp>(
+                  [](Operation *) -> const Category * { return &kAttention; })
+              .Case<ReduceSumOp, ReduceMeanOp>(
+                  [](Operation *) -> const Category * { return &kReduction; })
+              .Case<SoftmaxOp, LogSoftmaxOp>(
+                  [](Operation *) -> const Category * { return &kSoftmax; })
+              .Case<SoftmaxCrossEntropyOp, SoftmaxCrossEntropyGradOp, MseLossOp>(
+                  [](Operation *) -> const Category * { return &kLoss; })
+              .Case<LayerNormOp, LayerNormGradOp, BatchNormOp, BatchNormGradOp, GlobalAvgPoolOp>(
+                  [](Operation *) -> const Category * { return &kNorm; })
+              .Case<ExpOp, LogOp, PowOp, RsqrtOp, EmbeddingGradOp>(
+                  [](Operation *) -> const Category * { return &kSensitive; })
+              .Case<SgdOp, AdamOp, AdamWOp>(
+                  [](Operation *) -> const Category * { return &kUpdate; })
+              .Default([](Operation *) -> const Category * { return &kFollow; });
+}
+
+/// Operands and results that keep the type they have whatever the op's
+/// precision: an attention's log-sum-exp (f32) and additive mask (as
+/// written: it is added to fp32 scores).
+bool keepsItsType(Operation *op, Value value) {
+  if (auto attention = llvm::dyn_cast<AttentionOp>(op))
+    return value == attention.getLse() || value == attention.getMask();
+  if (auto grad = llvm::dyn_cast<AttentionGradOp>(op))
+    return value == grad.getLse() || value == grad.getMask();
+  return false;
 }
 
 /// Whether converting float type `from` to `to` can round (the reverse is
@@ -200,7 +221,7 @@ LogicalResult PrecisionAssigner::assign(Operation *op) {
   const Category &category = categoryOf(op);
   std::string reason = category.reason.str();
   llvm::StringRef categoryName = category.name;
-  bool dotProduct = &category == &kDotProduct;
+  bool dotProduct = &category == &kDotProduct || &category == &kAttention;
   // The low-precision or fp32 decision; std::nullopt: follow the operands.
   std::optional<Type> target;
   if (category.follows)
@@ -258,10 +279,10 @@ LogicalResult PrecisionAssigner::assign(Operation *op) {
   }
 
   for (OpOperand &operand : op->getOpOperands())
-    if (isFloatValue(operand.get()))
+    if (isFloatValue(operand.get()) && !keepsItsType(op, operand.get()))
       operand.set(convert(operand.get(), *target));
   for (OpResult result : op->getResults())
-    if (isFloatValue(result))
+    if (isFloatValue(result) && !keepsItsType(op, result))
       result.setType(llvm::cast<RankedTensorType>(result.getType()).clone(*target));
 
   record(op, categoryName, *target, dotProduct, forced, reason);

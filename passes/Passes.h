@@ -50,6 +50,9 @@ struct PrecisionConfig {
   /// masters. Without them each step casts a master where it is read, which
   /// computes the same values (tests/lit/e2e/master-weights.test).
   bool workingCopies = true;
+  /// mpg-fuse-attention: written-out attention becomes mpg.attention (off:
+  /// mpc's --no-fuse-attention, the unfused ops as written).
+  bool fuseAttention = true;
   /// mpg-assign-precision's keep-fp32 (--keep-fp32): op kinds, or globs of
   /// parameter names whose readers, kept in fp32.
   std::vector<std::string> keepFp32;

@@ -99,6 +99,44 @@ def MpgRemoveDropout : Pass<"mpg-remove-dropout", "::mlir::mpg::GraphOp"> {
   }];
 }
 
+def MpgFuseAttention : Pass<"mpg-fuse-attention", "::mlir::mpg::GraphOp"> {
+  let summary = "Replaces written-out scaled dot-product attention with mpg.attention";
+  let description = [{
+    Runs before autodiff, so that the backward pass is mpg.attention's (its
+    gradient recomputes the probabilities from the saved row log-sum-exp)
+    and neither pass stores the S x S scores or probabilities. The pattern,
+    read back from the second product:
+
+    | step | ops |
+    |------|-----|
+    | scores | `batch_matmul %q, %kt` (`%kt` [..., D, Sk], or `%k` with `transpose_b`) |
+    | scale (optional) | `mul` or `div` by a constant whose elements are all equal |
+    | mask (optional) | `add` of a tensor [Sq, Sk] (or [1, ..., 1, Sq, Sk]) that no trainable parameter computes |
+    | probabilities | `softmax` over the last axis |
+    | output | `batch_matmul %p, %v` |
+
+    Each intermediate must have no other user (a graph that outputs the
+    probabilities keeps them), and queries, keys, values and every step one
+    element type. A constant square mask that is 0 on and below the
+    diagonal and at most -1e4 (or -inf) above it becomes `causal`: a masked
+    element's weight exp(s - 1e4 - max) is zero in fp32 unless its score is
+    about 9,300 above its row's largest unmasked score. The keys are the
+    transpose's operand when `%kt` is one (the permutations composed).
+
+    ```mlir
+    // before
+    %s = mpg.batch_matmul %q, %kt : tensor<2x4x32x16xf32>, tensor<2x4x16x32xf32> -> tensor<2x4x32x32xf32>
+    %c = mpg.constant dense<2.500000e-01> : tensor<f32>
+    %t = mpg.mul %s, %c : tensor<2x4x32x32xf32>, tensor<f32> -> tensor<2x4x32x32xf32>
+    %u = mpg.add %t, %mask : tensor<2x4x32x32xf32>, tensor<32x32xf32> -> tensor<2x4x32x32xf32>
+    %p = mpg.softmax %u axis 3 : tensor<2x4x32x32xf32> -> tensor<2x4x32x32xf32>
+    %y = mpg.batch_matmul %p, %v : tensor<2x4x32x32xf32>, tensor<2x4x32x16xf32> -> tensor<2x4x32x16xf32>
+    // after (%mask causal)
+    %y, %lse = mpg.attention %q, %k, %v scale 2.500000e-01 causal : ...
+    ```
+  }];
+}
+
 def MpgAssignPrecision : Pass<"mpg-assign-precision", "::mlir::mpg::GraphOp"> {
   let summary = "Chooses the storage, compute and accumulate type of every op (mixed precision)";
   let description = [{
@@ -108,6 +146,7 @@ def MpgAssignPrecision : Pass<"mpg-assign-precision", "::mlir::mpg::GraphOp"> {
     | category      | ops | types |
     |---------------|-----|-------|
     | `dot-product` | matmul, batch_matmul, conv2d, conv2d_grad_input, conv2d_grad_filter | low-precision operands and result, fp32 accumulation |
+    | `attention`   | attention, attention_grad (fused) | low-precision queries, keys, values, output and gradients; fp32 scores, softmax statistics and accumulation; the log-sum-exp f32, the mask as written |
     | `reduction`   | reduce_sum, reduce_mean | fp32 compute and result |
     | `softmax`     | softmax, log_softmax | fp32 |
     | `loss`        | softmax_cross_entropy, mse_loss and their gradients | fp32 |

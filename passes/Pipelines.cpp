@@ -35,6 +35,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "(mpg-master-weights); false casts the master where it is read, as "
                      "mpc's --no-working-copies does"),
       llvm::cl::init(true)};
+  Option<bool> fuseAttention{
+      *this, "fuse-attention",
+      llvm::cl::desc("replace written-out attention with mpg.attention (mpg-fuse-attention); "
+                     "false keeps the ops as written, as mpc's --no-fuse-attention does"),
+      llvm::cl::init(true)};
   Option<bool> dataParallel{
       *this, "data-parallel",
       llvm::cl::desc("all-reduce the gradients and the loss (mpg-all-reduce-gradients)"),
@@ -47,6 +52,7 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::report_fatal_error(std::move(error)); // (mpc-opt only; the driver checks first)
     config.gradientStats = gradientStats;
     config.workingCopies = workingCopies;
+    config.fuseAttention = fuseAttention;
     config.dataParallel = dataParallel;
     return config;
   }
@@ -57,11 +63,17 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
 void mpc::buildPrecisionPipeline(mlir::OpPassManager &pm, bool trainingStep,
                                  const PrecisionConfig &precision) {
   mlir::OpPassManager &graphPm = pm.nest<mlir::mpg::GraphOp>();
+  // (attention fused before autodiff: its gradient is then the fused one,
+  // and neither pass stores the probabilities)
   if (trainingStep) {
     graphPm.addPass(createMpgSeedDropout());
+    if (precision.fuseAttention)
+      graphPm.addPass(createMpgFuseAttention());
     graphPm.addPass(createMpgAutodiff());
   } else {
     graphPm.addPass(createMpgRemoveDropout());
+    if (precision.fuseAttention)
+      graphPm.addPass(createMpgFuseAttention());
   }
   MpgAssignPrecisionOptions assign;
   assign.mode = precision.mode;

@@ -133,6 +133,21 @@ int64_t mpc::scratchBytes(FusionOp fusion) {
                          (dw.getElementType().isF64() ? 8 : 4);
       return static_cast<int64_t>(llvm::alignTo(columns, kScratchPartAlignment)) + partials;
     }
+    if (auto attention = llvm::dyn_cast<AttentionOp>(op);
+        attention && attention.getLse().use_empty()) {
+      // The log-sum-exp the kernel writes, which nothing reads (a forward
+      // program): f32 per query.
+      return attention.getLse().getType().getNumElements() * 4;
+    }
+    if (auto grad = llvm::dyn_cast<AttentionGradOp>(op)) {
+      // The keys' or the values' gradient that nothing reads while the
+      // other is (one kernel writes both).
+      bool keyRead = !grad.getGradKey().use_empty(), valueRead = !grad.getGradValue().use_empty();
+      if (keyRead == valueRead)
+        return 0;
+      auto unread = (keyRead ? grad.getGradValue() : grad.getGradKey()).getType();
+      return unread.getNumElements() * (unread.getElementTypeBitWidth() / 8);
+    }
     if (auto xent = llvm::dyn_cast<SoftmaxCrossEntropyOp>(op)) {
       // One loss per row, in the compute type (f64 for f64 logits, else f32).
       auto logits = xent.getLogits().getType();

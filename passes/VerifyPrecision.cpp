@@ -29,6 +29,34 @@ bool isFp32Category(llvm::StringRef category) {
          category == "norm" || category == "sensitive" || category == "update";
 }
 
+/// A fused attention: queries, keys, values, the output and the gradients
+/// in the storage type, the log-sum-exp in f32 (the mask as written).
+LogicalResult verifyAttention(Operation *op, DictionaryAttr decision, Type storage) {
+  auto accumulate = decision.getAs<TypeAttr>("accumulate");
+  if (!accumulate || !accumulate.getValue().isF32())
+    return op->emitOpError("is an attention that does not accumulate in f32");
+  llvm::SmallVector<Value> lowValues, lse;
+  if (auto attention = llvm::dyn_cast<AttentionOp>(op)) {
+    lowValues = {attention.getQuery(), attention.getKey(), attention.getValue(),
+                 attention.getResult()};
+    lse = {attention.getLse()};
+  } else if (auto grad = llvm::dyn_cast<AttentionGradOp>(op)) {
+    lowValues = {grad.getQuery(),      grad.getKey(),       grad.getValue(),   grad.getResult(),
+                 grad.getGradResult(), grad.getGradQuery(), grad.getGradKey(), grad.getGradValue()};
+    lse = {grad.getLse()};
+  } else {
+    return op->emitOpError("is in category 'attention' but is no attention op");
+  }
+  for (Value value : lowValues)
+    if (elementOf(value) != storage)
+      return op->emitOpError() << "is an attention with a " << elementOf(value)
+                               << " operand or result; its decision says " << storage;
+  if (!elementOf(lse.front()).isF32())
+    return op->emitOpError() << "is an attention whose log-sum-exp is " << elementOf(lse.front())
+                             << ", not f32";
+  return success();
+}
+
 LogicalResult verifyOp(Operation *op) {
   if (!needsDecision(op))
     return success();
@@ -46,6 +74,8 @@ LogicalResult verifyOp(Operation *op) {
   if (!compute.getValue().isF32())
     return op->emitOpError() << "computes in " << compute.getValue()
                              << "; mixed precision computes in f32";
+  if (category.getValue() == "attention")
+    return verifyAttention(op, decision, storage.getValue());
   for (Value result : op->getResults())
     if (isFloatValue(result) && elementOf(result) != storage.getValue())
       return op->emitOpError() << "stores its result in " << elementOf(result)

@@ -30,6 +30,16 @@ FailureOr<mpc::GeneratedKernels> Emitter::run() {
      << "#include \"mpc/device/rows.cuh\"\n";
   if (!program.getBody().front().getOps<mpk::DropoutOp>().empty())
     os << "#include \"mpc/device/random.cuh\"\n";
+  Block &body = program.getBody().front();
+  if (!body.getOps<mpk::AttentionOp>().empty() ||
+      !body.getOps<mpk::AttentionGradQueryOp>().empty() ||
+      !body.getOps<mpk::AttentionGradKeyValueOp>().empty())
+    os << "#include \"mpc/device/attention.cuh\"\n"
+       << "static_assert(mpc::kAttentionThreads == " << kAttentionThreads
+       << " && mpc::kAttentionQueryTile == " << kAttentionQueryTile
+       << " && mpc::kAttentionKeyTile == " << kAttentionKeyTile
+       << " && mpc::kAttentionMaxHead == " << kAttentionMaxHead
+       << ", \"the code generator's attention launches match attention.cuh\");\n";
   llvm::SmallVector<Operation *> ops;
   for (Operation &op : program.getBody().front())
     ops.push_back(&op);
@@ -62,6 +72,9 @@ FailureOr<mpc::GeneratedKernels> Emitter::run() {
             .Case([&](mpk::ReduceOp k) { return emitReduce(kos, k); })
             .Case([&](mpk::SoftmaxOp k) { return emitSoftmax(kos, k); })
             .Case([&](mpk::LayerNormOp k) { return emitLayerNorm(kos, k); })
+            .Case([&](mpk::AttentionOp k) { return emitAttention(kos, k); })
+            .Case([&](mpk::AttentionGradQueryOp k) { return emitAttentionGradQuery(kos, k); })
+            .Case([&](mpk::AttentionGradKeyValueOp k) { return emitAttentionGradKeyValue(kos, k); })
             .Case([&](mpk::CrossEntropyOp k) { return emitCrossEntropy(kos, k); })
             .Case([&](mpk::CrossEntropyGradOp k) { return emitCrossEntropyGrad(kos, k); })
             .Case([&](mpk::Pool2DOp k) { return emitPool(kos, k); })

@@ -8,7 +8,8 @@
 // (CudaEmitter.cpp), pointwise kernels and the multi-tensor launches of
 // updates and finite checks (EmitPointwise.cpp), reductions and row kernels
 // (EmitRows.cpp; the host form of a reduction in EmitReduceHostForm.cpp),
-// pooling, im2col, col2im and gathers (EmitWindows.cpp).
+// pooling, im2col, col2im and gathers (EmitWindows.cpp), fused attention
+// (EmitAttention.cpp).
 // Every kernel has a GPU form and a host form in the same method.
 //
 //===----------------------------------------------------------------------===//
@@ -337,6 +338,22 @@ private:
   LogicalResult emitSoftmax(llvm::raw_ostream &os, mpk::SoftmaxOp k);
 
   LogicalResult emitLayerNorm(llvm::raw_ostream &os, mpk::LayerNormOp k);
+
+  /// Fused attention (EmitAttention.cpp): an entry calling `function` of
+  /// runtime/device/attention.cuh with the `reads`, the mask (a null
+  /// pointer without one) and the `writes`, over `tiles` blocks of
+  /// kAttentionThreads threads on the GPU.
+  LogicalResult emitAttentionKernel(llvm::raw_ostream &os, Operation *op, llvm::StringRef function,
+                                    llvm::ArrayRef<Value> reads, llvm::ArrayRef<Value> writes,
+                                    Value mask, int64_t tiles);
+  LogicalResult emitAttention(llvm::raw_ostream &os, mpk::AttentionOp k);
+  LogicalResult emitAttentionGradQuery(llvm::raw_ostream &os, mpk::AttentionGradQueryOp k);
+  LogicalResult emitAttentionGradKeyValue(llvm::raw_ostream &os, mpk::AttentionGradKeyValueOp k);
+  /// attention.cuh's launch geometry and largest head size.
+  static constexpr int64_t kAttentionThreads = 128;
+  static constexpr int64_t kAttentionQueryTile = 16;
+  static constexpr int64_t kAttentionKeyTile = 16;
+  static constexpr int64_t kAttentionMaxHead = 128;
 
   LogicalResult emitCrossEntropy(llvm::raw_ostream &os, mpk::CrossEntropyOp k);
 

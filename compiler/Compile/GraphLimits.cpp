@@ -43,7 +43,7 @@ bool takesNoEmptyOperand(Operation *op, bool train) {
   return llvm::isa<mpg::MatmulOp, mpg::BatchMatmulOp, mpg::Conv2DOp, mpg::Conv2DGradInputOp,
                    mpg::Conv2DGradFilterOp, mpg::SoftmaxOp, mpg::LogSoftmaxOp,
                    mpg::SoftmaxCrossEntropyOp, mpg::SoftmaxCrossEntropyGradOp, mpg::LayerNormOp,
-                   mpg::LayerNormGradOp>(op);
+                   mpg::LayerNormGradOp, mpg::AttentionOp, mpg::AttentionGradOp>(op);
 }
 
 /// Emits an error at `op` when its name (of an input, output, parameter or

@@ -46,6 +46,14 @@ double bodyOps(Region &body) {
   return ops;
 }
 
+/// The multiply-adds of one product of an attention's queries, keys and
+/// head dimensions (x 2 flops), half of them when causal.
+template <class AttentionKernel> double attentionProducts(AttentionKernel k) {
+  double products =
+      2.0 * static_cast<double>(k.getBatch()) * k.getQueries() * k.getKeys() * k.getHead();
+  return k.getCausal() ? products / 2 : products;
+}
+
 } // namespace
 
 double mpc::driver::estimateFlops(Operation *op) {
@@ -75,6 +83,12 @@ double mpc::driver::estimateFlops(Operation *op) {
         return 5.0 * static_cast<double>(k.getOuter()) * k.getCols() * k.getInner();
       })
       .Case([](mpk::LayerNormOp k) { return 8.0 * static_cast<double>(k.getRows()) * k.getCols(); })
+      // Two products of queries x keys x head (the scores, the weighted
+      // sum), the causal half of them; the gradient's kernels recompute the
+      // scores and add the products of their own gradients.
+      .Case([](mpk::AttentionOp k) { return 2.0 * attentionProducts(k); })
+      .Case([](mpk::AttentionGradQueryOp k) { return 3.0 * attentionProducts(k); })
+      .Case([](mpk::AttentionGradKeyValueOp k) { return 4.0 * attentionProducts(k); })
       .Case([](mpk::CrossEntropyOp k) {
         return 5.0 * static_cast<double>(k.getRows()) * k.getCols();
       })

@@ -115,6 +115,7 @@ NumericsCheck::create(const TrainOptions &options, llvm::StringRef dir, const mp
   mpc::CompileOptions forward;
   forward.precision.mode = options.compile.precision.mode;
   forward.precision.workingCopies = options.compile.precision.workingCopies;
+  forward.precision.fuseAttention = options.compile.precision.fuseAttention;
   forward.precision.keepFp32 = options.compile.precision.keepFp32;
   forward.targets.host = options.compile.targets.host;
   forward.sourceName = options.source;

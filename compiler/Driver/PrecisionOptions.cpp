@@ -40,6 +40,10 @@ void mpc::driver::addPrecisionOptions(ArgParser &parser) {
                  "fp16/bf16: keep no persistent low-precision copies of the fp32 master "
                  "parameters; each step converts a master where it reads it instead (less "
                  "memory, more conversions; the same values: training on the CPU is bitwise the same)");
+  parser.addFlag("no-fuse-attention",
+                 "keep attention written out (batch_matmul, scale, mask, softmax, batch_matmul) "
+                 "instead of one fused mpg.attention, whose kernels never store the S x S "
+                 "probabilities (for comparing the two; 'mpc report GRAPH' shows which ran)");
   parser.addFlag("data-parallel",
                  "data-parallel training: each update reads the mean over the ranks of the job "
                  "(mpirun -np N) of its gradient, and the loss output is the mean of the ranks' "
@@ -69,6 +73,7 @@ bool mpc::driver::readPrecisionOptions(const ArgParser &parser, mpc::PrecisionCo
   config.mode = *parser.get("precision");
   config.gradientStats = parser.flag("grad-stats");
   config.workingCopies = !parser.flag("no-working-copies");
+  config.fuseAttention = !parser.flag("no-fuse-attention");
   config.keepFp32 = parser.getAll("keep-fp32");
   config.dataParallel = parser.flag("data-parallel");
   config.allReduce.reduceType = *parser.get("all-reduce-type");

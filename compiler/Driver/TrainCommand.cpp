@@ -150,6 +150,7 @@ std::optional<int> prepareBundles(const TrainOptions &options, bool evaluate, ll
   mpc::CompileOptions forward;
   forward.precision.mode = options.compile.precision.mode;
   forward.precision.workingCopies = options.compile.precision.workingCopies;
+  forward.precision.fuseAttention = options.compile.precision.fuseAttention;
   forward.precision.keepFp32 = options.compile.precision.keepFp32;
   forward.graphName = options.compile.graphName;
   forward.targets.host = options.compile.targets.host;

@@ -126,7 +126,7 @@ std::optional<std::string> compileOnlyOption(const ArgParser &parser) {
         "keep-fp32", "host-cxx", "host-arch", "host-kernel-form", "all-reduce-type", "bucket-mb"})
     if (parser.isSet(option))
       return "--" + std::string(option);
-  for (const char *flag : {"grad-stats", "no-working-copies", "data-parallel"})
+  for (const char *flag : {"grad-stats", "no-working-copies", "no-fuse-attention", "data-parallel"})
     if (parser.flag(flag))
       return "--" + std::string(flag);
   return std::nullopt;

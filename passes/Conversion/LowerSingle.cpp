@@ -4,7 +4,8 @@
 //
 // A 'row' or 'single' group lowers its one op: softmax, layer norm and the
 // cross-entropy to row kernels, pooling to window kernels, an embedding to a
-// gather, a dropout to its own kernel, transpose, slices and concat to copy kernels, an
+// gather, attention to its fused kernels (two for its gradient), a dropout
+// to its own kernel, transpose, slices and concat to copy kernels, an
 // all-reduce to the runtime's collective step (after a copy unless in place), and a
 // convolution's gradients to GEMMs (LowerGemm.cpp).
 //
@@ -58,6 +59,8 @@ LogicalResult ProgramLowering::lowerSingle(FusionOp fusion, Operation *op) {
     b.create<mpk::AllReduceOp>(op->getLoc(), kindOf(reduce.getReduce()), target);
     return success();
   }
+  if (llvm::isa<AttentionOp, AttentionGradOp>(op))
+    return lowerAttention(fusion, op);
   if (auto grad = llvm::dyn_cast<Conv2DGradInputOp>(op))
     return lowerConvGradInput(fusion, grad);
   if (auto grad = llvm::dyn_cast<Conv2DGradFilterOp>(op))
@@ -119,6 +122,59 @@ LogicalResult ProgramLowering::lowerRowOp(FusionOp fusion, Operation *op) {
     return success();
   }
   llvm_unreachable("lowerSingle sends row ops only");
+}
+
+LogicalResult ProgramLowering::lowerAttention(FusionOp fusion, Operation *op) {
+  Location loc = op->getLoc();
+  auto query = tensorTypeOf(op->getOperand(0)), key = tensorTypeOf(op->getOperand(1));
+  int64_t rank = query.getRank();
+  int64_t batch = product(query.getShape().drop_back(2));
+  int64_t queries = query.getDimSize(rank - 2), keys = key.getDimSize(rank - 2);
+  int64_t head = query.getDimSize(rank - 1);
+  auto bufferOrNull = [&](Value v) { return v ? bufferOf(v) : Value(); };
+  if (auto attention = llvm::dyn_cast<AttentionOp>(op)) {
+    // (a log-sum-exp nothing reads is written to scratch)
+    Value lse = bufferOf(attention.getLse());
+    if (!lse) {
+      FailureOr<Value> unread =
+          scratch(fusion, b.getF32Type(), attention.getLse().getType().getShape());
+      if (failed(unread))
+        return failure();
+      lse = *unread;
+    }
+    b.create<mpk::AttentionOp>(loc, nextKernelName(), bufferOf(attention.getQuery()),
+                               bufferOf(attention.getKey()), bufferOf(attention.getValue()),
+                               bufferOrNull(attention.getMask()), bufferOf(attention.getResult()),
+                               lse, batch, queries, keys, head, attention.getScale(),
+                               attention.getCausal());
+    return success();
+  }
+  // Two kernels, each writing only its own rows: the keys' and values'
+  // gradients, then the queries'; each only when its results are read (a
+  // gradient read without the other of its kernel is written beside one
+  // in scratch).
+  auto grad = llvm::cast<AttentionGradOp>(op);
+  Value q = bufferOf(grad.getQuery()), k = bufferOf(grad.getKey()), v = bufferOf(grad.getValue());
+  Value y = bufferOf(grad.getResult()), lse = bufferOf(grad.getLse());
+  Value dy = bufferOf(grad.getGradResult()), mask = bufferOrNull(grad.getMask());
+  Value dk = bufferOf(grad.getGradKey()), dv = bufferOf(grad.getGradValue());
+  if (dk || dv) {
+    Value unread = dk ? grad.getGradValue() : grad.getGradKey();
+    if (!dk || !dv) {
+      auto type = llvm::cast<RankedTensorType>(unread.getType());
+      FailureOr<Value> written = scratch(fusion, type.getElementType(), type.getShape());
+      if (failed(written))
+        return failure();
+      (dk ? dv : dk) = *written;
+    }
+    b.create<mpk::AttentionGradKeyValueOp>(loc, nextKernelName(), q, k, v, y, lse, dy, mask, dk, dv,
+                                           batch, queries, keys, head, grad.getScale(),
+                                           grad.getCausal());
+  }
+  if (Value dq = bufferOf(grad.getGradQuery()))
+    b.create<mpk::AttentionGradQueryOp>(loc, nextKernelName(), q, k, v, y, lse, dy, mask, dq, batch,
+                                        queries, keys, head, grad.getScale(), grad.getCausal());
+  return success();
 }
 
 LogicalResult ProgramLowering::lowerWindowOp(Operation *op) {

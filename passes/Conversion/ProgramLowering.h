@@ -156,6 +156,10 @@ private:
   /// Pooling, its gradients, and embedding lookups (gathers).
   LogicalResult lowerWindowOp(Operation *op);
 
+  /// Fused attention (one kernel) and its gradient (two: keys and values,
+  /// then queries).
+  LogicalResult lowerAttention(FusionOp fusion, Operation *op);
+
   /// Transpose, slice, its gradient and concat: copy kernels.
   LogicalResult lowerCopy(Operation *op);
 

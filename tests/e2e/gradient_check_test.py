@@ -114,7 +114,8 @@ import numpy as np
 
 from mpg_testing import (Val, away_from_zero, conv2d_ref, erf, fmt_float, fmt_list, gelu_exact,
                           logsumexp, max_pool_ref, normal, pool_windows, shell_join, sigmoid,
-                          softmax, ttype, unif, GraphText, dropout_keep)
+                          softmax, ttype, unif, GraphText, dropout_keep, attention_ref,
+                          attention_text)
 
 SEED = 4321
 U32 = 2.0 ** -24
@@ -811,6 +812,75 @@ for _ta in (False, True):
 register('dot', 'batch_matmul_r4_nt_p_rhs',
          _matmul_case('batch_matmul', 3, 4, 5, False, True, 'rhs', batch=(2, 2)))
 register('dot', 'matmul_long_k_p_lhs', _matmul_case('matmul', 3, 300, 4, False, False, 'lhs'))
+
+
+# -- attention ---------------------------------------------------------------------------
+def _attention_case(batch, queries, keys, head, causal, masked, which, scale=0.5):
+  """mpg.attention with `which` of q, k, v the parameter (mpg.attention_grad
+  through mpg-autodiff). With p = softmax(s), dy = r, delta_i = r_i . y_i:
+  dv = p^T r, ds = p (r v^T - delta), dq = scale ds k, dk = scale ds^T q."""
+  def build(b):
+    data = {'q': normal(b.rng, 0, 1, batch + (queries, head)),
+            'k': normal(b.rng, 0, 1, batch + (keys, head)),
+            'v': normal(b.rng, 0, 1, batch + (keys, head))}
+    vals, refs = {}, {}
+    for key in ('q', 'k', 'v'):
+      vals[key], refs[key] = (b.param if key == which else b.input)(data[key])
+    mask = mr = None
+    if masked:
+      m = normal(b.rng, 0, 0.5, (queries, keys))
+      m[0, keys - 1] = -1e9   # a pair left out: no gradient through it
+      mask, mr = b.input(m.astype(np.float32))
+    y = Val(b._fresh(), batch + (queries, head), 'f32')
+    lse = Val(b._fresh(), batch + (queries,), 'f32')
+    b.lines.append(attention_text(y, lse, vals['q'], vals['k'], vals['v'], mask, scale, causal))
+    r = b.loss(y)
+
+    def args(P):
+      return [P[0] if key == which else refs[key] for key in ('q', 'k', 'v')]
+
+    def fwd(P):
+      q, k, v = args(P)
+      return attention_ref(q, k, v, mr, scale, causal)[0]
+
+    q, k, v = args([refs[which]])
+    yr, _, p = attention_ref(q, k, v, mr, scale, causal)
+    dp = np.einsum('...id,...jd->...ij', r, v)
+    delta = (r * yr).sum(axis=-1, keepdims=True)
+    ds = p * (dp - delta)
+    ds_mag = p * (np.einsum('...id,...jd->...ij', np.abs(r), np.abs(v)) +
+                  (np.abs(r) * np.abs(yr)).sum(axis=-1, keepdims=True))
+    if which == 'q':
+      ref, gmag, k_terms = scale * ds @ k, abs(scale) * ds_mag @ np.abs(k), keys * head
+    elif which == 'k':
+      ref = scale * np.swapaxes(ds, -1, -2) @ q
+      gmag, k_terms = abs(scale) * np.swapaxes(ds_mag, -1, -2) @ np.abs(q), queries * head
+    else:
+      ref = np.swapaxes(p, -1, -2) @ r
+      gmag, k_terms = np.swapaxes(p, -1, -2) @ np.abs(r), queries
+
+    def yerr(P, y):
+      # (op_reference_test.py's model: the scores' dot products, exp and
+      # the sums; 2 U32 |s| for the mask's add and the scale's rounding;
+      # over the pairs that have weight)
+      q, k, v = args(P)
+      pr = attention_ref(q, k, v, mr, scale, causal)[2]
+      dot = abs(scale) * np.einsum('...id,...jd->...ij', np.abs(q), np.abs(k))
+      err = (head + 2) * U32 * dot + 2 * U32 * (dot + np.abs(0 if mr is None else mr))
+      ds_err = np.where(pr > 0, err, 0).max()
+      return (2 * ds_err + TRANS + (2 * keys + 6) * U32) * (pr @ np.abs(v))
+    b.expect(fwd, [ref], gmag=[gmag], k=k_terms, yerr=yerr)
+  return build
+
+
+for _which in ('q', 'k', 'v'):
+  register('attention', 'causal_d' + _which, _attention_case((2,), 6, 6, 4, True, False, _which))
+  register('attention', 'masked_d' + _which,
+           _attention_case((2, 2), 5, 7, 3, False, True, _which, scale=-0.7))
+  # (two blocks of 64 queries and keys on the host: the causal walk over
+  # blocks and the blocks' ends)
+  register('attention', 'causal_two_blocks_d' + _which,
+           _attention_case((1,), 70, 70, 4, True, False, _which))
 
 
 @case('dot', 'gemm_bias_gelu_epilogue')

@@ -101,6 +101,30 @@ def logsumexp(x, axis):
   return m + np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
 
 
+def attention_ref(q, k, v, mask, scale, causal):
+  """mpg.attention in float64: (y, lse, p) for q [..., Sq, D], k and v
+  [..., Sk, D], an additive mask [Sq, Sk] or None."""
+  s = scale * np.einsum('...id,...jd->...ij', q, k)
+  if mask is not None:
+    s = s + mask
+  if causal:
+    n = s.shape[-1]
+    s = np.where(np.triu(np.ones((n, n), bool), 1), -np.inf, s)
+  lse = logsumexp(s, -1)
+  p = np.exp(s - lse)
+  return p @ v, lse[..., 0], p
+
+
+def attention_text(y, lse, q, k, v, mask, scale, causal):
+  """The line of an mpg.attention of q, k, v (Val) with results y and lse
+  (Val) and an optional mask (Val)."""
+  masked = ' mask(%s : %s)' % (mask.name, ttype(mask.shape, mask.et)) if mask else ''
+  return '%s, %s = mpg.attention %s, %s, %s%s scale %s%s : %s -> %s' % (
+      y.name, lse.name, q.name, k.name, v.name, masked, fmt_float(scale),
+      ' causal' if causal else '', ', '.join(ttype(x.shape, x.et) for x in (q, k, v)),
+      ', '.join(ttype(x.shape, x.et) for x in (y, lse)))
+
+
 def out_size(n, k, stride, before, after, dilation=1):
   return (n + before + after - dilation * (k - 1) - 1) // stride + 1
 

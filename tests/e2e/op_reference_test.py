@@ -36,6 +36,8 @@ max over single/multiple/leading/middle/all axes, keepdim, long rows), softmax
 (softmax, log_softmax on the last, middle and leading axis), norm (layer_norm
 axis -1/-2/1, eps, offset rows; batch_norm y and running statistics), dot
 (matmul in all transpose combinations, long K, batch_matmul rank 3 and 4),
+attention (mpg.attention: causal, past one block of keys, an additive mask
+with -1e9 entries, both, head size 128; the output and the log-sum-exp),
 conv (stride, padding, asymmetric padding, dilation, groups 2, depthwise, odd
 sizes), pool (max/avg with stride, padding, count_include_pad, asymmetric
 windows; global_avg_pool), loss (softmax_cross_entropy with i32/i64 labels,
@@ -80,7 +82,8 @@ import numpy as np
 
 from mpg_testing import (Val, away_from_zero, conv2d_ref, fmt_float, fmt_list, gelu_exact,
                           logsumexp, max_pool_ref, normal, pool_windows, shell_join, sigmoid,
-                          softmax, ttype, unif, GraphText, dropout_keep)
+                          softmax, ttype, unif, GraphText, dropout_keep, attention_ref,
+                          attention_text)
 
 SEED = 1234
 STORAGE_TYPES = ('f32', 'f16', 'bf16')
@@ -863,6 +866,60 @@ register('dot', 'matmul_big_odd', _matmul_case('matmul', 70, 130, 51, tb=True))
 register('dot', 'batch_matmul_r4_nn', _matmul_case('batch_matmul', 5, 7, 6, batch=(2, 3)))
 register('dot', 'batch_matmul_r4_nt', _matmul_case('batch_matmul', 5, 7, 6, tb=True, batch=(2, 3)))
 register('dot', 'batch_matmul_r4_tn', _matmul_case('batch_matmul', 5, 7, 6, ta=True, batch=(2, 3)))
+
+
+# -- attention -----------------------------------------------------------------------
+def attention_score_error(qr, kr, scale, s, p):
+  """Per query, the largest error of an fp32 score s = scale (q . k) + mask
+  among the keys it weighs: the D-term dot product ((D + 2) U32 of
+  |scale| sum |q||k|), the scale's rounding to f32 and the mask's add
+  (2 U32 |s|)."""
+  head = qr.shape[-1]
+  dot_mag = abs(scale) * np.einsum('...id,...jd->...ij', np.abs(qr), np.abs(kr))
+  err = (head + 2) * U32 * dot_mag + 2 * U32 * np.abs(np.where(p > 0, s, 0))
+  return np.where(p > 0, err, 0).max(axis=-1)
+
+
+def _attention_case(batch, queries, keys, head, causal, masked, scale=None, std=1.0):
+  """mpg.attention against attention_ref: the output y in the storage type,
+  the log-sum-exp in f32. Shapes past one block of keys (64 on the host, 32
+  on the GPU) check the online softmax's rescaling."""
+  def build(b):
+    sc = scale if scale is not None else 1.0 / math.sqrt(head)
+    q, qr = b.input(normal(b.rng, 0, std, batch + (queries, head)))
+    k, kr = b.input(normal(b.rng, 0, std, batch + (keys, head)))
+    v, vr = b.input(normal(b.rng, 0, 1, batch + (keys, head)))
+    mask = mr = None
+    if masked:
+      # Offsets, and -1e9 (a padding mask) on a fifth of the pairs, never on
+      # the diagonal: every query keeps a key.
+      m = normal(b.rng, 0, 0.5, (queries, keys))
+      m[b.rng.random(m.shape) < 0.2] = -1e9
+      m[np.arange(min(queries, keys)), np.arange(min(queries, keys))] = 0.0
+      mask, mr = b.input(m.astype(np.float32), store=False)
+    y, lse = Val(b._fresh(), q.shape, q.et), Val(b._fresh(), batch + (queries,), 'f32')
+    b.lines.append(attention_text(y, lse, q, k, v, mask, sc, causal))
+    ey, else_, p = attention_ref(qr, kr, vr, mr, sc, causal)
+    s = sc * np.einsum('...id,...jd->...ij', qr, kr) + (0 if mr is None else mr)
+    ds = attention_score_error(qr, kr, sc, s, p)[..., None]
+    # y = sum_j p v_j: each p off by its score's error (twice: the score and
+    # the normaliser), exp's TRANS and the sum's keys U32 relative; the
+    # weighted sum's own (keys + 2) U32 of sum_j p |v_j|.
+    mag = p @ np.abs(vr)
+    rtol, atol = tol_trans(b.dt)
+    b.check(y, ey, (rtol, atol + (2 * ds + (2 * keys + 6) * U32) * mag), 'y')
+    # lse = m + log(l): the score's error, log's and the sum's (absolute).
+    b.check(lse, else_, (0.0, ds[..., 0] + TRANS + (keys + 4) * U32 * (1 + np.abs(else_))),
+            'lse')
+  return build
+
+
+register('attention', 'causal', _attention_case((2, 3), 20, 20, 16, True, False))
+register('attention', 'causal_long', _attention_case((2,), 150, 150, 32, True, False))
+register('attention', 'masked', _attention_case((3,), 37, 70, 8, False, True, scale=-0.3))
+register('attention', 'masked_causal',
+         _attention_case((2, 2), 33, 33, 24, True, True, std=2.0))
+register('attention', 'head128', _attention_case((1,), 40, 40, 128, False, False))
 
 
 # -- conv2d ------------------------------------------------------------------------

@@ -253,6 +253,46 @@ def Mpg_BatchMatmulOp : Mpg_Op<"batch_matmul", [Pure, Mpg_Differentiable, InferT
   }];
 }
 
+def Mpg_AttentionOp : Mpg_Op<"attention", [Pure, Mpg_Differentiable]> {
+  let hasVerifier = 1;
+  let summary = "Scaled dot-product attention, fused: the S x S probabilities are never stored.";
+  let description = [{
+    For queries `[..., Sq, D]`, keys and values `[..., Sk, D]` (identical
+    leading batch dimensions, such as batch and heads):
+    `scores = scale * query x key^T + mask`, with the elements above the
+    diagonal (key index > query index) left out when `causal` is set
+    (then Sq = Sk); `result = softmax(scores) x value` along the keys, and
+    `lse` (f32, `[..., Sq]`) the natural log of each row's sum of
+    `exp(scores)`, which the backward pass (`mpg.attention_grad`) reads
+    instead of the probabilities. The optional additive `mask` is `[Sq, Sk]`,
+    the same for every batch element, and gets no gradient. The softmax is
+    computed online over blocks of keys with fp32 statistics; the products
+    accumulate in fp32 whatever the operands' type. The result has the
+    query's element type.
+
+    `mpg-fuse-attention` forms this op from the written-out pattern
+    (batch_matmul, scale, mask, softmax, batch_matmul) that an ONNX export
+    of a hand-written attention block gives.
+
+    ```mlir
+    %y, %lse = mpg.attention %q, %k, %v scale 0.125 causal
+        : tensor<8x12x1024x64xf16>, tensor<8x12x1024x64xf16>, tensor<8x12x1024x64xf16>
+        -> tensor<8x12x1024x64xf16>, tensor<8x12x1024xf32>
+    %z, %lse2 = mpg.attention %q, %k, %v mask(%m : tensor<16x16xf32>) scale 0.25
+        : tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>
+        -> tensor<2x16x32xf32>, tensor<2x16xf32>
+    ```
+  }];
+  let arguments = (ins Mpg_FloatTensor:$query, Mpg_FloatTensor:$key, Mpg_FloatTensor:$value,
+                       Optional<Mpg_FloatTensor>:$mask, F64Attr:$scale, UnitAttr:$causal);
+  let results = (outs Mpg_FloatTensor:$result, Mpg_FloatTensor:$lse);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)? `scale` $scale
+    (`causal` $causal^)? attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `->` type($result) `,` type($lse)
+  }];
+}
+
 def Mpg_ConvAttrs {
   dag attrs = (ins OptionalAttr<DenseI64ArrayAttr>:$stride,
                    OptionalAttr<DenseI64ArrayAttr>:$padding,
@@ -1279,6 +1319,39 @@ def Mpg_SliceGradOp : Mpg_Op<"slice_grad", [Pure]> {
   let assemblyFormat = !strconcat("$grad_output ", Mpg_SliceAttrs.format,
       "attr-dict `:` type($grad_output) `->` type($result)");
   let extraClassDeclaration = Mpg_SliceAttrs.accessors;
+  let hasVerifier = 1;
+}
+
+def Mpg_AttentionGradOp : Mpg_Op<"attention_grad", [Pure]> {
+  let summary = "Gradient of `mpg.attention` for queries, keys and values.";
+  let description = [{
+    Recomputes each block of probabilities from the forward op's `lse`
+    (`p = exp(scores - lse)`) rather than reading them: with
+    `delta = rowsum(grad_result * result)`,
+    `dscores = p * (grad_result x value^T - delta)`,
+    `grad_query = scale * dscores x key`, `grad_key = scale * dscores^T x query`
+    and `grad_value = p^T x grad_result`. `mask`, `scale` and `causal` are
+    the forward op's; the gradients have their operands' types.
+
+    ```mlir
+    %dq, %dk, %dv = mpg.attention_grad %q, %k, %v, %y, %lse, %dy scale 0.25 causal
+        : tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>,
+          tensor<2x16x32xf32>, tensor<2x16xf32>, tensor<2x16x32xf32>
+        -> tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>
+    ```
+  }];
+  let arguments = (ins Mpg_FloatTensor:$query, Mpg_FloatTensor:$key, Mpg_FloatTensor:$value,
+                       Mpg_FloatTensor:$result, Mpg_FloatTensor:$lse,
+                       Mpg_FloatTensor:$grad_result, Optional<Mpg_FloatTensor>:$mask,
+                       F64Attr:$scale, UnitAttr:$causal);
+  let results = (outs Mpg_FloatTensor:$grad_query, Mpg_FloatTensor:$grad_key,
+                      Mpg_FloatTensor:$grad_value);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $result `,` $lse `,` $grad_result
+    (`mask` `(` $mask^ `:` type($mask) `)`)? `scale` $scale (`causal` $causal^)? attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `,` type($result) `,` type($lse) `,`
+    type($grad_result) `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
+  }];
   let hasVerifier = 1;
 }
 

@@ -305,6 +305,67 @@ LogicalResult SoftmaxOp::verify() {
   return success();
 }
 
+/// What fused attention's kernels share: `batch` x `queries` x `head`
+/// queries (and outputs, output gradients), `batch` x `keys` x `head` keys
+/// and values, one f32 log-sum-exp per query, an optional [queries, keys]
+/// mask; `lowValues` (queries, keys, values and what has their type) of one
+/// float type.
+static LogicalResult verifyAttentionBuffers(Operation *op, int64_t batch, int64_t queries,
+                                            int64_t keys, int64_t head, double scale, bool causal,
+                                            llvm::ArrayRef<Value> queryShaped,
+                                            llvm::ArrayRef<Value> keyShaped, Value lse,
+                                            Value mask) {
+  if (batch < 1 || queries < 1 || keys < 1 || head < 1)
+    return op->emitOpError("expects batch, queries, keys and head of at least 1");
+  if (!std::isfinite(scale) || scale == 0)
+    return op->emitOpError("expects a finite, nonzero scale");
+  if (causal && queries != keys)
+    return op->emitOpError("expects as many queries as keys when causal");
+  llvm::SmallVector<Value> low(queryShaped);
+  llvm::append_range(low, keyShaped);
+  if (failed(expectFloats(op, low, "queries, keys and values")))
+    return failure();
+  Type element = memrefOf(low.front()).getElementType();
+  for (Value buffer : low)
+    if (memrefOf(buffer).getElementType() != element)
+      return op->emitOpError("expects queries, keys, values and their gradients of one type");
+  for (Value buffer : queryShaped)
+    if (elementsOf(buffer) != batch * queries * head)
+      return op->emitOpError() << "expects query-shaped buffers of batch x queries x head ("
+                               << batch * queries * head << ") elements";
+  for (Value buffer : keyShaped)
+    if (elementsOf(buffer) != batch * keys * head)
+      return op->emitOpError() << "expects key-shaped buffers of batch x keys x head ("
+                               << batch * keys * head << ") elements";
+  if (!memrefOf(lse).getElementType().isF32() || elementsOf(lse) != batch * queries)
+    return op->emitOpError() << "expects an f32 log-sum-exp of batch x queries (" << batch * queries
+                             << ") elements";
+  if (mask && (!isFloatBuffer(mask) || elementsOf(mask) != queries * keys))
+    return op->emitOpError() << "expects a float mask of queries x keys (" << queries * keys
+                             << ") elements";
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  return verifyAttentionBuffers(
+      *this, getBatch(), getQueries(), getKeys(), getHead(), getScale().convertToDouble(),
+      getCausal(), {getQuery(), getOutput()}, {getKey(), getValue()}, getLse(), getMask());
+}
+
+LogicalResult AttentionGradQueryOp::verify() {
+  return verifyAttentionBuffers(*this, getBatch(), getQueries(), getKeys(), getHead(),
+                                getScale().convertToDouble(), getCausal(),
+                                {getQuery(), getOutput(), getGradOutput(), getGradQuery()},
+                                {getKey(), getValue()}, getLse(), getMask());
+}
+
+LogicalResult AttentionGradKeyValueOp::verify() {
+  return verifyAttentionBuffers(
+      *this, getBatch(), getQueries(), getKeys(), getHead(), getScale().convertToDouble(),
+      getCausal(), {getQuery(), getOutput(), getGradOutput()},
+      {getKey(), getValue(), getGradKey(), getGradValue()}, getLse(), getMask());
+}
+
 LogicalResult LayerNormOp::verify() {
   int64_t rows = getRows(), cols = getCols();
   if (rows < 0 || cols < 0)

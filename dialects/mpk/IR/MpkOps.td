@@ -330,6 +330,77 @@ def Mpk_SoftmaxOp : Mpk_Op<"softmax"> {
   let hasVerifier = 1;
 }
 
+def Mpk_AttentionOp : Mpk_Op<"attention"> {
+  let summary = "A generated kernel: fused attention, the probabilities never stored.";
+  let description = [{
+    `batch` independent attentions of `queries` x `head` queries over
+    `keys` x `head` keys and values (buffers [batch..., S, head]); the
+    optional mask is [queries, keys]. Writes the output and each query's
+    log-sum-exp (f32). Online softmax over blocks of keys, fp32 statistics
+    and accumulation (runtime/device/attention.cuh).
+
+    ```mlir
+    mpk.attention @k5 %q, %k, %v -> %y, %lse batch 8 queries 32 keys 32 head 16
+        scale 2.500000e-01 causal
+        : memref<2x4x32x16xf16>, memref<2x4x32x16xf16>, memref<2x4x32x16xf16>,
+          memref<2x4x32x16xf16>, memref<2x4x32xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Mpk_Buffer:$query, Mpk_Buffer:$key,
+                       Mpk_Buffer:$value, Optional<Mpk_Buffer>:$mask, Mpk_Buffer:$output,
+                       Mpk_Buffer:$lse, I64Attr:$batch, I64Attr:$queries, I64Attr:$keys,
+                       I64Attr:$head, F64Attr:$scale, UnitAttr:$causal);
+  let assemblyFormat = [{
+    $sym_name $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
+    `->` $output `,` $lse `batch` $batch `queries` $queries `keys` $keys `head` $head
+    `scale` $scale (`causal` $causal^)? attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `,` type($output) `,` type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
+class Mpk_AttentionGradOp<string mnemonic, string summ, string writtenFormat, dag written>
+    : Mpk_Op<mnemonic> {
+  let summary = summ;
+  let description = [{
+    Recomputes each block of probabilities from the forward pass's
+    log-sum-exp (`p = exp(s - lse)`), with `delta = rowsum(dy * y)` per
+    query; the operands and attributes are the forward kernel's, with the
+    forward output `y` and its gradient `dy`. The gradient of the queries
+    and that of the keys and values are two kernels, each of which owns the
+    rows it writes (no atomics).
+
+    ```mlir
+    mpk.attention_grad_query @k6 %q, %k, %v, %y, %lse, %dy -> %dq batch 8 queries 32
+        keys 32 head 16 scale 2.500000e-01 causal
+        : memref<8x32x16xf32>, memref<8x32x16xf32>, memref<8x32x16xf32>,
+          memref<8x32x16xf32>, memref<8x32xf32>, memref<8x32x16xf32>, memref<8x32x16xf32>
+    ```
+  }];
+  let arguments = !con((ins SymbolNameAttr:$sym_name, Mpk_Buffer:$query, Mpk_Buffer:$key,
+                            Mpk_Buffer:$value, Mpk_Buffer:$output, Mpk_Buffer:$lse,
+                            Mpk_Buffer:$grad_output, Optional<Mpk_Buffer>:$mask), written,
+                       (ins I64Attr:$batch, I64Attr:$queries, I64Attr:$keys, I64Attr:$head,
+                            F64Attr:$scale, UnitAttr:$causal));
+  let assemblyFormat = !strconcat([{
+    $sym_name $query `,` $key `,` $value `,` $output `,` $lse `,` $grad_output
+    (`mask` `(` $mask^ `:` type($mask) `)`)? `->` }], writtenFormat, [{
+    `batch` $batch `queries` $queries `keys` $keys `head` $head `scale` $scale
+    (`causal` $causal^)? attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `,` type($output) `,` type($lse) `,`
+    type($grad_output) }]);
+  let hasVerifier = 1;
+}
+
+def Mpk_AttentionGradQueryOp : Mpk_AttentionGradOp<"attention_grad_query",
+    "A generated kernel: the gradient of fused attention's queries.",
+    " $grad_query `:` type($grad_query) ", (ins Mpk_Buffer:$grad_query)>;
+
+def Mpk_AttentionGradKeyValueOp : Mpk_AttentionGradOp<"attention_grad_key_value",
+    "A generated kernel: the gradients of fused attention's keys and values.",
+    " $grad_key `,` $grad_value `:` type($grad_key) `,` type($grad_value) ",
+    (ins Mpk_Buffer:$grad_key, Mpk_Buffer:$grad_value)>;
+
 def Mpk_LayerNormOp : Mpk_Op<"layer_norm"> {
   let summary = "A generated row kernel: layer normalisation of each contiguous row.";
   let description = [{
