@@ -46,6 +46,7 @@
 
 #ifndef __CUDACC__
 #include <algorithm>
+#include <cstring>
 #include <vector>
 #endif
 
@@ -331,6 +332,17 @@ namespace detail {
 
 constexpr int64_t kTile = kHostAttentionTile;
 
+/// a * b + c, fused where the host has FMA (x86-64-v3, mpc's default host
+/// architecture): the kernels below are products, and the host kernels are
+/// otherwise compiled without contraction (-ffp-contract=off).
+inline float madd(float a, float b, float c) {
+#ifdef __FMA__
+  return __builtin_fmaf(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
 /// Runs task(t) for t in [0, count), on OpenMP threads when there are
 /// several (blocks of the causal pattern differ in cost: dynamic schedule).
 template <class Task> void attention_tasks(int64_t count, const Task &task) {
@@ -365,40 +377,101 @@ void load_columns(const T *buffer, int64_t first, int64_t rows, float *out) {
       out[d * kTile + r] = 0.0f;
 }
 
-/// out[j] = sum_d row[d] * columns[d * kTile + j] for all kTile columns,
-/// the sums kept in registers (a loop of constant length over a local
-/// array, which the host compiler vectorises and keeps in vector
-/// registers).
-template <int D>
-void row_times_columns(const float *__restrict row, const float *__restrict columns,
-                       float *__restrict out) {
-  float acc[kTile] = {};
-  for (int d = 0; d < D; ++d) {
-    const float x = row[d];
-    const float *column = columns + d * kTile;
-    for (int64_t j = 0; j < kTile; ++j)
-      acc[j] += x * column[j];
-  }
-  for (int64_t j = 0; j < kTile; ++j)
-    out[j] = acc[j];
+/// Eight floats in a vector register (GCC's and Clang's vector extension):
+/// the products below keep their sums in registers, which a local array of
+/// floats did not (the host compiler stored it back every step).
+typedef float f32x8 __attribute__((vector_size(32)));
+constexpr int kVector = 8;
+
+inline f32x8 load8(const float *p) {
+  f32x8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store8(float *p, f32x8 v) { std::memcpy(p, &v, sizeof v); }
+inline f32x8 broadcast8(float x) { return f32x8{x, x, x, x, x, x, x, x}; }
+/// a * b + c, fused where the host has FMA.
+inline f32x8 madd8(f32x8 a, f32x8 b, f32x8 c) {
+#if defined(__FMA__) && defined(__x86_64__)
+  return __builtin_ia32_vfmaddps256(a, b, c);
+#else
+  return a * b + c;
+#endif
 }
 
-/// acc[d] += sum_j weights[j] * rows[j * D + d] for j < count, the row of
-/// sums kept in registers.
+/// out[j] = sum_d row[d] * columns[d * kTile + j] for all kTile columns.
 template <int D>
-void add_weighted_rows(float *__restrict acc, const float *__restrict weights,
-                       const float *__restrict rows, int64_t count) {
-  float a[D];
-  for (int d = 0; d < D; ++d)
-    a[d] = acc[d];
-  for (int64_t j = 0; j < count; ++j) {
-    const float w = weights[j];
-    const float *row = rows + j * D;
-    for (int d = 0; d < D; ++d)
-      a[d] += w * row[d];
+__attribute__((noinline)) void row_times_columns(const float *__restrict row,
+                                                 const float *__restrict columns,
+                                                 float *__restrict out) {
+  constexpr int V = kTile / kVector;
+  f32x8 acc[V];
+  for (int c = 0; c < V; ++c)
+    acc[c] = broadcast8(0.0f);
+  for (int d = 0; d < D; ++d) {
+    const f32x8 x = broadcast8(row[d]);
+    const float *column = columns + d * kTile;
+#pragma GCC unroll 8
+    for (int c = 0; c < V; ++c)
+      acc[c] = madd8(x, load8(column + c * kVector), acc[c]);
   }
-  for (int d = 0; d < D; ++d)
-    acc[d] = a[d];
+  for (int c = 0; c < V; ++c)
+    store8(out + c * kVector, acc[c]);
+}
+
+/// acc[d] += sum_j weights[j] * rows[j * D + d] for j < count.
+template <int D>
+__attribute__((noinline)) void add_weighted_rows(float *__restrict acc,
+                                                 const float *__restrict weights,
+                                                 const float *__restrict rows, int64_t count) {
+  if constexpr (D % kVector == 0 && D / kVector <= 16) {
+    constexpr int V = D / kVector;
+    f32x8 a[V];
+    for (int c = 0; c < V; ++c)
+      a[c] = load8(acc + c * kVector);
+    for (int64_t j = 0; j < count; ++j) {
+      const f32x8 w = broadcast8(weights[j]);
+      const float *row = rows + j * D;
+#pragma GCC unroll 16
+      for (int c = 0; c < V; ++c)
+        a[c] = madd8(w, load8(row + c * kVector), a[c]);
+    }
+    for (int c = 0; c < V; ++c)
+      store8(acc + c * kVector, a[c]);
+  } else {
+    for (int64_t j = 0; j < count; ++j)
+      for (int d = 0; d < D; ++d)
+        acc[d] = madd(weights[j], rows[j * D + d], acc[d]);
+  }
+}
+
+/// The largest of a row's kTile scores, in vector lanes. (A NaN score may
+/// be passed over here; it reaches the output through its exp.)
+inline float row_max(const float *row) {
+  constexpr int kLanes = 8;
+  float lanes[kLanes];
+  for (int c = 0; c < kLanes; ++c)
+    lanes[c] = row[c];
+  for (int64_t j = kLanes; j < kTile; j += kLanes)
+    for (int c = 0; c < kLanes; ++c)
+      lanes[c] = row[j + c] > lanes[c] ? row[j + c] : lanes[c];
+  float result = lanes[0];
+  for (int c = 1; c < kLanes; ++c)
+    result = lanes[c] > result ? lanes[c] : result;
+  return result;
+}
+
+/// The sum of a row's kTile values, in vector lanes.
+inline float row_sum(const float *row) {
+  constexpr int kLanes = 8;
+  float lanes[kLanes] = {};
+  for (int64_t j = 0; j < kTile; j += kLanes)
+    for (int c = 0; c < kLanes; ++c)
+      lanes[c] += row[j + c];
+  float result = 0.0f;
+  for (int c = 0; c < kLanes; ++c)
+    result += lanes[c];
+  return result;
 }
 
 /// Scales and masks a row of dot products of query i with keys k0...:
@@ -434,9 +507,12 @@ inline void row_gradient(float *__restrict p, float *__restrict ds, float rowLse
 template <int D, class T>
 void row_deltas(const T *dy, const T *y, int64_t first, int64_t rows, float *delta) {
   for (int64_t r = 0; r < rows; ++r) {
-    float acc = 0.0f;
+    float lanes[kVector] = {};
     for (int d = 0; d < D; ++d)
-      acc += to_f32(dy[(first + r) * D + d]) * to_f32(y[(first + r) * D + d]);
+      lanes[d % kVector] += to_f32(dy[(first + r) * D + d]) * to_f32(y[(first + r) * D + d]);
+    float acc = 0.0f;
+    for (int c = 0; c < kVector; ++c)
+      acc += lanes[c];
     delta[r] = acc;
   }
 }
@@ -476,18 +552,13 @@ void attention_forward(const T *q, const T *k, const T *v, const M *mask, T *out
         float *row = scores + r * kTile;
         row_times_columns<D>(qf + r * D, kt, row);
         mask_scores<Causal>(row, cols, q0 + r, k0, mask, s);
-        float next = m[r];
-        for (int64_t j = 0; j < kTile; ++j)
-          next = max_f(next, row[j]);
+        const float next = std::max(m[r], row_max(row));
         if (next == -inf_f())
           continue; // every key so far left out
         const float correction = exp_f(m[r] - next);
-        float sum = 0.0f;
-        for (int64_t j = 0; j < kTile; ++j) {
+        for (int64_t j = 0; j < kTile; ++j)
           row[j] = exp_f(row[j] - next);
-          sum += row[j];
-        }
-        l[r] = l[r] * correction + sum;
+        l[r] = l[r] * correction + row_sum(row);
         float *a = acc + r * D;
         for (int d = 0; d < D; ++d)
           a[d] *= correction;

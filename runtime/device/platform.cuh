@@ -34,7 +34,13 @@
       name(void *const *__restrict__ mpc_buffers)
 #define MPC_KERNEL_BUFFER_BYTES(name, ...)
 #else
-#define MPC_HD inline
+/// Always inlined, as on the GPU: the helpers (conversions, exp_f, tanh_f,
+/// ...) must be inlined into the host's loops for them to vectorise, and a
+/// host compiler's limits on a large translation unit's growth otherwise
+/// leave some out of line (measured: GCC 12 kept exp_f out of a GELU
+/// chain's loop in GPT-2 mini's step once its attention kernels were in
+/// the same source, and the kernel took 5x as long).
+#define MPC_HD inline __attribute__((always_inline))
 #define MPC_DEVICE_INLINE inline
 #define MPC_KERNEL(name)                                                       \
   extern "C" __attribute__((visibility("default"))) void name(                 \
