@@ -176,7 +176,7 @@ llvm::Error Translator::addInitializers() {
     return error;
   if (llvm::Error error = globs(options.constants, "constant", fixed))
     return error;
-  for (const auto &[name, tensor] : model.initializers) {
+  for (auto &[name, tensor] : model.initializers) {
     // Float tensors of rank 1 or more are the model's parameters; integers
     // (shapes, indices) and scalars are constants.
     if (!isFloat(tensor.dtype) || tensor.shape.empty() ||
@@ -195,11 +195,15 @@ llvm::Error Translator::addInitializers() {
     rt::HostTensor weight;
     weight.dtype = rt::DType::F32;
     weight.shape = tensor.shape;
-    std::vector<double> values = rt::floatValues(tensor);
-    weight.bytes.resize(values.size() * 4);
-    for (size_t i = 0; i < values.size(); ++i) {
-      float v = static_cast<float>(values[i]);
-      std::memcpy(weight.bytes.data() + 4 * i, &v, 4);
+    if (tensor.dtype == rt::DType::F32) {
+      weight.bytes = std::move(tensor.bytes); // (nothing reads a parameter's bytes after)
+    } else {
+      std::vector<double> values = rt::floatValues(tensor);
+      weight.bytes.resize(values.size() * 4);
+      for (size_t i = 0; i < values.size(); ++i) {
+        float v = static_cast<float>(values[i]);
+        std::memcpy(weight.bytes.data() + 4 * i, &v, 4);
+      }
     }
     result.weights[name] = std::move(weight);
   }

@@ -27,7 +27,7 @@ namespace mpc::onnx {
 
 class Translator {
 public:
-  Translator(mlir::MLIRContext &context, const Model &model, const OnnxImportOptions &options,
+  Translator(mlir::MLIRContext &context, Model &model, const OnnxImportOptions &options,
              std::string path)
       : context(context), model(model), options(options), path(std::move(path)), b(&context) {}
 
@@ -85,7 +85,8 @@ private:
   mlir::Location locationOf(size_t nodeIndex);
 
   mlir::MLIRContext &context;
-  const Model &model;
+  /// (the parameters' bytes move from it into the result)
+  Model &model;
   const OnnxImportOptions &options;
   std::string path;
   mlir::OpBuilder b;
