@@ -13,9 +13,11 @@
 
 #include "passes/Passes.h"
 
+#include "dialects/mpk/IR/MpkOps.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <cmath>
 #include <optional>
@@ -49,17 +51,19 @@ std::optional<double> uniformConstant(Value value) {
   return dense.getSplatValue<APFloat>().convertToDouble();
 }
 
-/// Whether `mask` is a constant [S, S] that is 0 on and below the diagonal
-/// and at most kCausalMaskBound (or -inf) above it: a causal mask.
+/// Whether `mask` is a constant [S, S] (or [1, ..., 1, S, S]) that is 0 on
+/// and below the diagonal and at most kCausalMaskBound (or -inf) above it:
+/// a causal mask.
 bool isCausalMaskConstant(Value mask) {
   auto constant = mask.getDefiningOp<ConstantOp>();
   if (!constant)
     return false;
   auto dense = llvm::dyn_cast<DenseFPElementsAttr>(constant.getValue());
   llvm::ArrayRef<int64_t> shape = typeOf(mask).getShape();
-  if (!dense || shape.size() != 2 || shape[0] != shape[1])
+  if (!dense || shape.size() < 2 || shape.back() != shape[shape.size() - 2] ||
+      llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
     return false;
-  int64_t index = 0, size = shape[1];
+  int64_t index = 0, size = shape.back();
   for (APFloat element : dense.getValues<APFloat>()) {
     double value = element.convertToDouble();
     bool above = index % size > index / size;
@@ -70,33 +74,26 @@ bool isCausalMaskConstant(Value mask) {
   return true;
 }
 
-/// Whether `value` is computed from a trainable parameter (a mask that is
-/// would need the gradient mpg.attention does not give it).
-bool dependsOnParameters(Value value) {
-  llvm::SetVector<Operation *> seen;
-  llvm::SmallVector<Value> work{value};
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || !seen.insert(def))
-      continue;
-    if (auto param = llvm::dyn_cast<ParamOp>(def); param && param.isTrainable())
-      return true;
-    llvm::append_range(work, def->getOperands());
-  }
-  return false;
-}
-
-bool hasOneUse(Value value) { return value.hasOneUse(); }
-
 /// One match of the pattern, read from its last batch_matmul.
 struct AttentionMatch {
   BatchMatmulOp scores, output;
   Operation *scaling = nullptr, *masking = nullptr;
   SoftmaxOp softmax;
   Value query, keyTransposed, value, mask;
+  unsigned maskOperand = 0;     // the mask's operand of `masking`
   bool keyIsTransposed = false; // the scores' batch_matmul has transpose_b
   double scale = 1.0;
   bool causal = false;
+
+  /// The ops the rewrite erases, from the end of the chain.
+  llvm::SmallVector<Operation *> chain() const {
+    llvm::SmallVector<Operation *> ops{output, softmax};
+    for (Operation *op : {masking, scaling})
+      if (op)
+        ops.push_back(op);
+    ops.push_back(scores);
+    return ops;
+  }
 };
 
 std::optional<AttentionMatch> match(BatchMatmulOp output) {
@@ -105,7 +102,7 @@ std::optional<AttentionMatch> match(BatchMatmulOp output) {
   if (output.getTransposeA() || output.getTransposeB())
     return std::nullopt;
   m.softmax = output.getLhs().getDefiningOp<SoftmaxOp>();
-  if (!m.softmax || !hasOneUse(m.softmax.getResult()))
+  if (!m.softmax || !m.softmax.getResult().hasOneUse())
     return std::nullopt;
   int64_t rank = typeOf(m.softmax.getResult()).getRank();
   if (m.softmax.getAxis() != -1 && m.softmax.getAxis() != rank - 1)
@@ -113,9 +110,16 @@ std::optional<AttentionMatch> match(BatchMatmulOp output) {
   Value scores = m.softmax.getOperand();
   // An additive mask, then a scale, each optional, in that order from the
   // softmax back.
-  if (auto add = scores.getDefiningOp<AddOp>(); add && hasOneUse(add.getResult())) {
-    for (auto [scoresSide, maskSide] :
-         {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+  if (auto add = scores.getDefiningOp<AddOp>(); add && add.getResult().hasOneUse()) {
+    // (the scores' side first: the one a product or its scaling defines,
+    // which matters when both sides have the scores' shape)
+    auto fromScores = [](Value v) {
+      return llvm::isa_and_nonnull<BatchMatmulOp, MulOp, DivOp>(v.getDefiningOp());
+    };
+    bool swapped = !fromScores(add.getLhs()) && fromScores(add.getRhs());
+    Value first = swapped ? add.getRhs() : add.getLhs(),
+          second = swapped ? add.getLhs() : add.getRhs();
+    for (auto [scoresSide, maskSide] : {std::pair(first, second), std::pair(second, first)}) {
       llvm::ArrayRef<int64_t> shape = typeOf(maskSide).getShape();
       bool broadcastOnly = shape.size() >= 2 && shape.size() <= static_cast<size_t>(rank) &&
                            llvm::all_of(shape.drop_back(2), [](int64_t d) { return d == 1; }) &&
@@ -123,6 +127,7 @@ std::optional<AttentionMatch> match(BatchMatmulOp output) {
       if (broadcastOnly && shape.take_back(2) == typeOf(scoresSide).getShape().take_back(2)) {
         m.masking = add;
         m.mask = maskSide;
+        m.maskOperand = maskSide == add.getLhs() ? 0 : 1;
         scores = scoresSide;
         break;
       }
@@ -131,7 +136,7 @@ std::optional<AttentionMatch> match(BatchMatmulOp output) {
       return std::nullopt;
   }
   auto scalingBy = [&](Operation *op, Value lhs, Value rhs, bool divide) -> bool {
-    if (!op || !hasOneUse(op->getResult(0)))
+    if (!op || !op->getResult(0).hasOneUse())
       return false;
     for (auto [tensor, factor] : {std::pair(lhs, rhs), std::pair(rhs, lhs)}) {
       if (divide && tensor != lhs)
@@ -151,7 +156,7 @@ std::optional<AttentionMatch> match(BatchMatmulOp output) {
   else if (auto div = scores.getDefiningOp<DivOp>())
     (void)scalingBy(div, div.getLhs(), div.getRhs(), true);
   m.scores = scores.getDefiningOp<BatchMatmulOp>();
-  if (!m.scores || !hasOneUse(m.scores.getResult()) || m.scores.getTransposeA())
+  if (!m.scores || !m.scores.getResult().hasOneUse() || m.scores.getTransposeA())
     return std::nullopt;
   m.query = m.scores.getLhs();
   m.keyTransposed = m.scores.getRhs();
@@ -166,11 +171,16 @@ std::optional<AttentionMatch> match(BatchMatmulOp output) {
       typeOf(m.softmax.getResult()).getElementType() != element ||
       typeOf(m.scores.getResult()).getElementType() != element)
     return std::nullopt;
+  // (the kernels take f32, f16 and bf16, and heads of up to
+  // mpk::kAttentionMaxHead; anything else stays written out)
+  if (!element.isF32() && !element.isF16() && !element.isBF16())
+    return std::nullopt;
   int64_t head = typeOf(m.query).getShape().back();
-  if (typeOf(m.value).getShape().back() != head || !std::isfinite(m.scale) || m.scale == 0)
+  if (typeOf(m.value).getShape().back() != head || head > mlir::mpk::kAttentionMaxHead ||
+      !std::isfinite(m.scale) || m.scale == 0)
     return std::nullopt;
   if (m.mask) {
-    if (dependsOnParameters(m.mask))
+    if (dependsOnTrainableParameters(m.mask))
       return std::nullopt;
     if (isCausalMaskConstant(m.mask)) {
       m.causal = true;
@@ -212,13 +222,20 @@ Value keysOf(OpBuilder &b, AttentionMatch &m) {
   return b.create<TransposeOp>(loc, keyType, m.keyTransposed, b.getDenseI64ArrayAttr(swap));
 }
 
-void rewrite(AttentionMatch &m) {
+void rewrite(AttentionMatch &m, llvm::DenseSet<Operation *> &erased) {
   OpBuilder b(m.output);
   Location loc = b.getFusedLoc({m.scores.getLoc(), m.softmax.getLoc(), m.output.getLoc()});
   Value keys = keysOf(b, m);
   Value mask = m.mask;
-  if (mask && typeOf(mask).getRank() != 2)
-    mask = b.create<ReshapeOp>(loc, typeOf(mask).clone(typeOf(mask).getShape().take_back(2)), mask);
+  if (mask && typeOf(mask).getRank() != 2) {
+    // (a reshape of a [Sq, Sk] tensor: that tensor)
+    auto reshape = mask.getDefiningOp<ReshapeOp>();
+    llvm::ArrayRef<int64_t> shape = typeOf(mask).getShape().take_back(2);
+    if (reshape && typeOf(reshape.getOperand()).getShape() == shape)
+      mask = reshape.getOperand();
+    else
+      mask = b.create<ReshapeOp>(loc, typeOf(mask).clone(shape), mask);
+  }
   RankedTensorType resultType = typeOf(m.output.getResult());
   llvm::SmallVector<int64_t> lseShape(resultType.getShape().drop_back());
   auto lseType = RankedTensorType::get(lseShape, b.getF32Type());
@@ -234,20 +251,21 @@ void rewrite(AttentionMatch &m) {
         if (auto constant = operand.getDefiningOp<ConstantOp>())
           constants.insert(constant);
   // The chain, from its end: each op's only user is the next one.
-  m.output.erase();
-  m.softmax.erase();
-  if (m.masking)
-    m.masking->erase();
-  if (m.scaling)
-    m.scaling->erase();
+  for (Operation *op : m.chain()) {
+    erased.insert(op);
+    op->erase();
+  }
   Value keyTransposed = m.keyTransposed;
-  m.scores.erase();
   if (Operation *def = keyTransposed.getDefiningOp();
-      def && llvm::isa<TransposeOp>(def) && keyTransposed.use_empty())
+      def && llvm::isa<TransposeOp>(def) && keyTransposed.use_empty()) {
+    erased.insert(def);
     def->erase();
+  }
   for (Operation *constant : constants)
-    if (constant->use_empty())
+    if (constant->use_empty()) {
+      erased.insert(constant);
       constant->erase();
+    }
 }
 
 struct MpgFuseAttentionPass : mpc::impl::MpgFuseAttentionBase<MpgFuseAttentionPass> {
@@ -257,8 +275,22 @@ struct MpgFuseAttentionPass : mpc::impl::MpgFuseAttentionBase<MpgFuseAttentionPa
       if (auto m = match(op))
         matches.push_back(*m);
     });
-    for (AttentionMatch &m : matches)
-      rewrite(m);
+    // Matches found before any rewrite: one may use another's result (an
+    // attention's output as the next one's queries) or share its ops (the
+    // scores of one the output of another). Each reads its operands as
+    // they are when its turn comes, and one whose ops an earlier rewrite
+    // erased is left as it is.
+    llvm::DenseSet<Operation *> erased;
+    for (AttentionMatch &m : matches) {
+      if (llvm::any_of(m.chain(), [&](Operation *op) { return erased.contains(op); }))
+        continue;
+      m.query = m.scores.getLhs();
+      m.keyTransposed = m.scores.getRhs();
+      m.value = m.output.getRhs();
+      if (m.mask)
+        m.mask = m.masking->getOperand(m.maskOperand);
+      rewrite(m, erased);
+    }
   }
 };
 

@@ -116,9 +116,18 @@ def MpgFuseAttention : Pass<"mpg-fuse-attention", "::mlir::mpg::GraphOp"> {
     | output | `batch_matmul %p, %v` |
 
     Each intermediate must have no other user (a graph that outputs the
-    probabilities keeps them), and queries, keys, values and every step one
-    element type. A constant square mask that is 0 on and below the
-    diagonal and at most -1e4 (or -inf) above it becomes `causal`: a masked
+    probabilities keeps them), queries, keys, values and every step one
+    element type among f32, f16 and bf16 (f64 stays written out), and the
+    head size at most 128 (the kernels' largest). Dropout on the
+    probabilities also keeps a training step's attention written out (the
+    forward-only pipeline removes the dropout first, and fuses). Once fused,
+    the attention's precision is its own category's: `--keep-fp32 softmax`
+    or `batch_matmul` no longer reach it; `--keep-fp32 attention` (and
+    `attention_grad` for its gradient) does.
+
+    A constant square mask ([S, S] or [1, ..., 1, S, S]) that is 0 on and
+    below the diagonal and at most -1e4 (or -inf) above it becomes
+    `causal`: a masked
     element's weight exp(s - 1e4 - max) is zero in fp32 unless its score is
     about 9,300 above its row's largest unmasked score. The keys are the
     transpose's operand when `%kt` is one (the permutations composed).

@@ -133,11 +133,19 @@ int64_t mpc::scratchBytes(FusionOp fusion) {
                          (dw.getElementType().isF64() ? 8 : 4);
       return static_cast<int64_t>(llvm::alignTo(columns, kScratchPartAlignment)) + partials;
     }
-    if (auto attention = llvm::dyn_cast<AttentionOp>(op);
-        attention && attention.getLse().use_empty()) {
-      // The log-sum-exp the kernel writes, which nothing reads (a forward
-      // program): f32 per query.
-      return attention.getLse().getType().getNumElements() * 4;
+    if (auto attention = llvm::dyn_cast<AttentionOp>(op)) {
+      // What the kernel writes and nothing reads: the log-sum-exp (f32 per
+      // query) in a forward program, then the output when only the
+      // log-sum-exp is read.
+      int64_t bytes = 0;
+      if (attention.getLse().use_empty())
+        bytes = static_cast<int64_t>(llvm::alignTo(
+            attention.getLse().getType().getNumElements() * 4, kScratchPartAlignment));
+      if (attention.getResult().use_empty()) {
+        RankedTensorType out = attention.getResult().getType();
+        bytes += out.getNumElements() * (out.getElementTypeBitWidth() / 8);
+      }
+      return bytes;
     }
     if (auto grad = llvm::dyn_cast<AttentionGradOp>(op)) {
       // The keys' or the values' gradient that nothing reads while the

@@ -12,17 +12,14 @@
 
 using namespace mpc::codegen;
 
-LogicalResult Emitter::emitAttentionKernel(llvm::raw_ostream &os, Operation *op,
-                                           llvm::StringRef function, llvm::ArrayRef<Value> reads,
-                                           llvm::ArrayRef<Value> writes, Value mask,
-                                           int64_t tiles) {
-  auto name = op->getAttrOfType<StringAttr>("sym_name").getValue();
-  int64_t head = op->getAttrOfType<IntegerAttr>("head").getInt();
-  if (head > kAttentionMaxHead)
-    return op->emitError() << "attention with a head size of " << head
+LogicalResult Emitter::emitAttentionKernel(llvm::raw_ostream &os, const AttentionLaunch &launch,
+                                           llvm::ArrayRef<Value> reads,
+                                           llvm::ArrayRef<Value> writes, Value mask) {
+  Operation *op = launch.op;
+  if (launch.head > kAttentionMaxHead)
+    return op->emitError() << "attention with a head size of " << launch.head
                            << " has no kernel yet (at most " << kAttentionMaxHead << ")";
-  Type element = elementOf(reads.front());
-  if (element.isF64())
+  if (elementOf(reads.front()).isF64())
     return op->emitError("f64 attention is not supported by the kernel generator yet");
   llvm::SmallVector<Value> buffers(reads.begin(), reads.end());
   if (mask)
@@ -30,45 +27,57 @@ LogicalResult Emitter::emitAttentionKernel(llvm::raw_ostream &os, Operation *op,
   buffers.append(writes.begin(), writes.end());
   llvm::SmallVector<bool> written(buffers.size(), false);
   std::fill(written.end() - writes.size(), written.end(), true);
-  auto m = beginFunctor(os, name, buffers, written);
-  size_t maskIndex = reads.size();
-  std::string maskArg = mask ? "fn." + m[maskIndex] : "static_cast<const float *>(nullptr)";
+  auto m = beginFunctor(os, launch.name, buffers, written);
   std::string call;
   llvm::raw_string_ostream cs(call);
-  cs << "mpc::" << function << "<" << head << ", " << (op->hasAttr("causal") ? "true" : "false")
-     << ">(";
+  cs << "mpc::" << launch.function << "<" << launch.head << ", "
+     << (launch.causal ? "true" : "false") << ">(";
   for (size_t i = 0; i < reads.size(); ++i)
     cs << "fn." << m[i] << ", ";
-  cs << maskArg;
+  cs << (mask ? "fn." + m[reads.size()] : std::string("static_cast<const float *>(nullptr)"));
   for (size_t i = buffers.size() - writes.size(); i < buffers.size(); ++i)
     cs << ", fn." << m[i];
-  auto attr = [&](llvm::StringRef key) { return op->getAttrOfType<IntegerAttr>(key).getInt(); };
-  cs << ", mpc::AttentionSizes{" << attr("batch") << ", " << attr("queries") << ", " << attr("keys")
-     << ", " << floatLiteral(op->getAttrOfType<FloatAttr>("scale").getValueAsDouble(), false)
-     << "})";
-  endFunctor(os, name, buffers, written, call, rowGrid(tiles), kAttentionThreads);
+  cs << ", mpc::AttentionSizes{" << launch.batch << ", " << launch.queries << ", " << launch.keys
+     << ", " << floatLiteral(launch.scale, false) << "})";
+  endFunctor(os, launch.name, buffers, written, call, rowGrid(launch.tiles), kAttentionThreads);
   return success();
 }
 
+/// The launch of attention kernel `k` calling `function`, over tiles of
+/// `tile` queries (or keys, `byKeys`).
+template <class AttentionKernel>
+static Emitter::AttentionLaunch launchOf(AttentionKernel k, llvm::StringRef function, bool byKeys,
+                                         int64_t tile) {
+  int64_t rows = byKeys ? k.getKeys() : k.getQueries();
+  return {k,
+          k.getSymName(),
+          function,
+          k.getBatch(),
+          k.getQueries(),
+          k.getKeys(),
+          k.getHead(),
+          k.getScale().convertToDouble(),
+          k.getCausal(),
+          k.getBatch() * llvm::divideCeil(rows, tile)};
+}
+
 LogicalResult Emitter::emitAttention(llvm::raw_ostream &os, mpk::AttentionOp k) {
-  int64_t tiles = k.getBatch() * llvm::divideCeil(k.getQueries(), kAttentionQueryTile);
-  return emitAttentionKernel(os, k, "attention_forward", {k.getQuery(), k.getKey(), k.getValue()},
-                             {k.getOutput(), k.getLse()}, k.getMask(), tiles);
+  return emitAttentionKernel(os, launchOf(k, "attention_forward", false, kAttentionQueryTile),
+                             {k.getQuery(), k.getKey(), k.getValue()}, {k.getOutput(), k.getLse()},
+                             k.getMask());
 }
 
 LogicalResult Emitter::emitAttentionGradQuery(llvm::raw_ostream &os, mpk::AttentionGradQueryOp k) {
-  int64_t tiles = k.getBatch() * llvm::divideCeil(k.getQueries(), kAttentionQueryTile);
   return emitAttentionKernel(
-      os, k, "attention_grad_query",
+      os, launchOf(k, "attention_grad_query", false, kAttentionQueryTile),
       {k.getQuery(), k.getKey(), k.getValue(), k.getOutput(), k.getLse(), k.getGradOutput()},
-      {k.getGradQuery()}, k.getMask(), tiles);
+      {k.getGradQuery()}, k.getMask());
 }
 
 LogicalResult Emitter::emitAttentionGradKeyValue(llvm::raw_ostream &os,
                                                  mpk::AttentionGradKeyValueOp k) {
-  int64_t tiles = k.getBatch() * llvm::divideCeil(k.getKeys(), kAttentionKeyTile);
   return emitAttentionKernel(
-      os, k, "attention_grad_key_value",
+      os, launchOf(k, "attention_grad_key_value", true, kAttentionKeyTile),
       {k.getQuery(), k.getKey(), k.getValue(), k.getOutput(), k.getLse(), k.getGradOutput()},
-      {k.getGradKey(), k.getGradValue()}, k.getMask(), tiles);
+      {k.getGradKey(), k.getGradValue()}, k.getMask());
 }

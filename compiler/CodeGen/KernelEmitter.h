@@ -339,13 +339,25 @@ private:
 
   LogicalResult emitLayerNorm(llvm::raw_ostream &os, mpk::LayerNormOp k);
 
-  /// Fused attention (EmitAttention.cpp): an entry calling `function` of
-  /// runtime/device/attention.cuh with the `reads`, the mask (a null
-  /// pointer without one) and the `writes`, over `tiles` blocks of
-  /// kAttentionThreads threads on the GPU.
-  LogicalResult emitAttentionKernel(llvm::raw_ostream &os, Operation *op, llvm::StringRef function,
+public:
+  /// An attention kernel's entry: `function` of runtime/device/attention.cuh
+  /// for op `op`, over `tiles` blocks of kAttentionThreads threads on the GPU.
+  struct AttentionLaunch {
+    Operation *op;
+    llvm::StringRef name, function;
+    int64_t batch, queries, keys, head;
+    double scale;
+    bool causal;
+    int64_t tiles;
+  };
+
+private:
+  /// Fused attention (EmitAttention.cpp): an entry calling the launch's
+  /// function with the `reads`, the mask (a null pointer without one) and
+  /// the `writes`.
+  LogicalResult emitAttentionKernel(llvm::raw_ostream &os, const AttentionLaunch &launch,
                                     llvm::ArrayRef<Value> reads, llvm::ArrayRef<Value> writes,
-                                    Value mask, int64_t tiles);
+                                    Value mask);
   LogicalResult emitAttention(llvm::raw_ostream &os, mpk::AttentionOp k);
   LogicalResult emitAttentionGradQuery(llvm::raw_ostream &os, mpk::AttentionGradQueryOp k);
   LogicalResult emitAttentionGradKeyValue(llvm::raw_ostream &os, mpk::AttentionGradKeyValueOp k);
@@ -353,7 +365,7 @@ private:
   static constexpr int64_t kAttentionThreads = 128;
   static constexpr int64_t kAttentionQueryTile = 16;
   static constexpr int64_t kAttentionKeyTile = 16;
-  static constexpr int64_t kAttentionMaxHead = 128;
+  static constexpr int64_t kAttentionMaxHead = mpk::kAttentionMaxHead;
 
   LogicalResult emitCrossEntropy(llvm::raw_ostream &os, mpk::CrossEntropyOp k);
 

@@ -15,6 +15,8 @@
 
 #include "passes/Conversion/ScalarLowering.h"
 
+#include "passes/MemoryPlanning/MemoryPlanSupport.h"
+
 #include "dialects/mpg/IR/MpgShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -133,20 +135,30 @@ LogicalResult ProgramLowering::lowerAttention(FusionOp fusion, Operation *op) {
   int64_t head = query.getDimSize(rank - 1);
   auto bufferOrNull = [&](Value v) { return v ? bufferOf(v) : Value(); };
   if (auto attention = llvm::dyn_cast<AttentionOp>(op)) {
-    // (a log-sum-exp nothing reads is written to scratch)
-    Value lse = bufferOf(attention.getLse());
+    // (a result nothing reads is written to scratch: the log-sum-exp, then
+    // the output, as mpc::scratchBytes counts them)
+    Value lse = bufferOf(attention.getLse()), out = bufferOf(attention.getResult());
+    int64_t at = 0;
     if (!lse) {
-      FailureOr<Value> unread =
-          scratch(fusion, b.getF32Type(), attention.getLse().getType().getShape());
+      RankedTensorType type = attention.getLse().getType();
+      FailureOr<Value> unread = scratch(fusion, b.getF32Type(), type.getShape());
       if (failed(unread))
         return failure();
       lse = *unread;
+      at = static_cast<int64_t>(
+          llvm::alignTo(type.getNumElements() * 4, mpc::kScratchPartAlignment));
+    }
+    if (!out) {
+      RankedTensorType type = attention.getResult().getType();
+      FailureOr<Value> unread = scratch(fusion, type.getElementType(), type.getShape(), at);
+      if (failed(unread))
+        return failure();
+      out = *unread;
     }
     b.create<mpk::AttentionOp>(loc, nextKernelName(), bufferOf(attention.getQuery()),
                                bufferOf(attention.getKey()), bufferOf(attention.getValue()),
-                               bufferOrNull(attention.getMask()), bufferOf(attention.getResult()),
-                               lse, batch, queries, keys, head, attention.getScale(),
-                               attention.getCausal());
+                               bufferOrNull(attention.getMask()), out, lse, batch, queries, keys,
+                               head, attention.getScale(), attention.getCausal());
     return success();
   }
   // Two kernels, each writing only its own rows: the keys' and values'

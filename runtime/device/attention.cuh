@@ -126,7 +126,9 @@ MPC_DEVICE_INLINE float lanes_dot(const float (&lanes)[(D + 31) / 32], const flo
 }
 
 /// Stages keys [k0, k0 + 32) of attention `b` (zeros past the last key)
-/// in shared memory as fp32: `first` from `a`, `second` from `c`.
+/// in shared memory as fp32: `first` from `a`, `second` from `c`. Rows are
+/// D | 1 floats apart, an odd stride: the lanes reading a row each (one key
+/// per lane) hit 32 different banks.
 template <int D, int Stride, class T>
 MPC_DEVICE_INLINE void stage_keys(const T *a, const T *c, int64_t b, int64_t k0, int64_t keys,
                                   float (*first)[Stride], float (*second)[Stride]) {
@@ -155,17 +157,19 @@ MPC_DEVICE_INLINE void attention_forward(const T *q, const T *k, const T *v, con
                                          T *out, float *lse, AttentionSizes s) {
   using namespace detail;
   constexpr int P = (D + 31) / 32, R = kAttentionRowsPerWarp;
-  __shared__ float ks[kAttentionKeyBlock][D + 1];
-  __shared__ float vs[kAttentionKeyBlock][D + 1];
+  __shared__ float ks[kAttentionKeyBlock][D | 1];
+  __shared__ float vs[kAttentionKeyBlock][D | 1];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int64_t tiles = (s.queries + kAttentionQueryTile - 1) / kAttentionQueryTile;
   for (int64_t tile = blockIdx.x; tile < s.batch * tiles; tile += gridDim.x) {
     const int64_t b = tile / tiles, q0 = (tile % tiles) * kAttentionQueryTile;
     float qr[R][P], acc[R][P], m[R], l[R];
+    #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int64_t i = q0 + warp * R + r;
       if (i < s.queries)
         load_lanes<D>(q, b * s.queries + i, qr[r]);
+      #pragma unroll
       for (int t = 0; t < P; ++t)
         acc[r][t] = 0.0f;
       m[r] = -inf_f();
@@ -176,6 +180,7 @@ MPC_DEVICE_INLINE void attention_forward(const T *q, const T *k, const T *v, con
       __syncthreads();
       stage_keys<D>(k, v, b, k0, s.keys, ks, vs);
       __syncthreads();
+      #pragma unroll
       for (int r = 0; r < R; ++r) {
         const int64_t i = q0 + warp * R + r;
         if (i >= s.queries)
@@ -187,10 +192,12 @@ MPC_DEVICE_INLINE void attention_forward(const T *q, const T *k, const T *v, con
           continue; // every key so far left out
         const float p = exp_f(x - next), correction = exp_f(m[r] - next);
         l[r] = l[r] * correction + warp_sum(p);
+        #pragma unroll
         for (int t = 0; t < P; ++t)
           acc[r][t] *= correction;
         for (int j = 0; j < kAttentionKeyBlock; ++j) {
           const float pj = __shfl_sync(kAttentionFullMask, p, j);
+          #pragma unroll
           for (int t = 0; t < P; ++t)
             if (lane + 32 * t < D)
               acc[r][t] += pj * vs[j][lane + 32 * t];
@@ -198,6 +205,7 @@ MPC_DEVICE_INLINE void attention_forward(const T *q, const T *k, const T *v, con
         m[r] = next;
       }
     }
+    #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int64_t i = q0 + warp * R + r;
       if (i >= s.queries)
@@ -215,13 +223,14 @@ MPC_DEVICE_INLINE void attention_grad_query(const T *q, const T *k, const T *v, 
                                             AttentionSizes s) {
   using namespace detail;
   constexpr int P = (D + 31) / 32, R = kAttentionRowsPerWarp;
-  __shared__ float ks[kAttentionKeyBlock][D + 1];
-  __shared__ float vs[kAttentionKeyBlock][D + 1];
+  __shared__ float ks[kAttentionKeyBlock][D | 1];
+  __shared__ float vs[kAttentionKeyBlock][D | 1];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int64_t tiles = (s.queries + kAttentionQueryTile - 1) / kAttentionQueryTile;
   for (int64_t tile = blockIdx.x; tile < s.batch * tiles; tile += gridDim.x) {
     const int64_t b = tile / tiles, q0 = (tile % tiles) * kAttentionQueryTile;
     float qr[R][P], dyr[R][P], acc[R][P], delta[R], rowLse[R];
+    #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int64_t i = q0 + warp * R + r;
       float yr[P];
@@ -230,11 +239,13 @@ MPC_DEVICE_INLINE void attention_grad_query(const T *q, const T *k, const T *v, 
         load_lanes<D>(dy, b * s.queries + i, dyr[r]);
         load_lanes<D>(y, b * s.queries + i, yr);
         float partial = 0.0f;
+        #pragma unroll
         for (int t = 0; t < P; ++t)
           partial += dyr[r][t] * yr[t];
         delta[r] = warp_sum(partial);
         rowLse[r] = lse[b * s.queries + i];
       }
+      #pragma unroll
       for (int t = 0; t < P; ++t)
         acc[r][t] = 0.0f;
     }
@@ -243,6 +254,7 @@ MPC_DEVICE_INLINE void attention_grad_query(const T *q, const T *k, const T *v, 
       __syncthreads();
       stage_keys<D>(k, v, b, k0, s.keys, ks, vs);
       __syncthreads();
+      #pragma unroll
       for (int r = 0; r < R; ++r) {
         const int64_t i = q0 + warp * R + r;
         if (i >= s.queries)
@@ -254,12 +266,14 @@ MPC_DEVICE_INLINE void attention_grad_query(const T *q, const T *k, const T *v, 
         const float ds = p * (dp - delta[r]) * s.scale;
         for (int j = 0; j < kAttentionKeyBlock; ++j) {
           const float dsj = __shfl_sync(kAttentionFullMask, ds, j);
+          #pragma unroll
           for (int t = 0; t < P; ++t)
             if (lane + 32 * t < D)
               acc[r][t] += dsj * ks[j][lane + 32 * t];
         }
       }
     }
+    #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int64_t i = q0 + warp * R + r;
       if (i < s.queries)
@@ -278,12 +292,16 @@ MPC_DEVICE_INLINE void attention_grad_key_value(const T *q, const T *k, const T 
   const int64_t tiles = (s.keys + kAttentionKeyTile - 1) / kAttentionKeyTile;
   for (int64_t tile = blockIdx.x; tile < s.batch * tiles; tile += gridDim.x) {
     const int64_t b = tile / tiles, first = (tile % tiles) * kAttentionKeyTile + warp * K;
+    if (first >= s.keys)
+      continue; // (the whole warp: its keys are past the last; no barrier below)
     float kr[K][P], vr[K][P], dkr[K][P], dvr[K][P];
+    #pragma unroll
     for (int c = 0; c < K; ++c) {
       if (first + c < s.keys) {
         load_lanes<D>(k, b * s.keys + first + c, kr[c]);
         load_lanes<D>(v, b * s.keys + first + c, vr[c]);
       }
+      #pragma unroll
       for (int t = 0; t < P; ++t)
         dkr[c][t] = dvr[c][t] = 0.0f;
     }
@@ -294,14 +312,17 @@ MPC_DEVICE_INLINE void attention_grad_key_value(const T *q, const T *k, const T 
       load_lanes<D>(dy, b * s.queries + i, dyr);
       load_lanes<D>(y, b * s.queries + i, yr);
       float partial = 0.0f;
+      #pragma unroll
       for (int t = 0; t < P; ++t)
         partial += dyr[t] * yr[t];
       const float delta = warp_sum(partial), rowLse = lse[b * s.queries + i];
+      #pragma unroll
       for (int c = 0; c < K; ++c) {
         const int64_t j = first + c;
         if (j >= s.keys || (Causal && j > i))
           continue; // (the whole warp)
         float qk = 0.0f, dyv = 0.0f;
+        #pragma unroll
         for (int t = 0; t < P; ++t) {
           qk += qr[t] * kr[c][t];
           dyv += dyr[t] * vr[c][t];
@@ -309,12 +330,14 @@ MPC_DEVICE_INLINE void attention_grad_key_value(const T *q, const T *k, const T 
         const float x = attention_score<Causal>(warp_sum(qk), i, j, mask, s);
         const float p = x == -inf_f() ? 0.0f : exp_f(x - rowLse);
         const float ds = p * (warp_sum(dyv) - delta) * s.scale;
+        #pragma unroll
         for (int t = 0; t < P; ++t) {
           dvr[c][t] += p * dyr[t];
           dkr[c][t] += ds * qr[t];
         }
       }
     }
+    #pragma unroll
     for (int c = 0; c < K; ++c)
       if (first + c < s.keys) {
         store_lanes<D>(dk, b * s.keys + first + c, dkr[c], 1.0f);

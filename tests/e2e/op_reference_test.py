@@ -880,10 +880,12 @@ def attention_score_error(qr, kr, scale, s, p):
   return np.where(p > 0, err, 0).max(axis=-1)
 
 
-def _attention_case(batch, queries, keys, head, causal, masked, scale=None, std=1.0):
+def _attention_case(batch, queries, keys, head, causal, masked, scale=None, std=1.0,
+                    mask_stored=False):
   """mpg.attention against attention_ref: the output y in the storage type,
   the log-sum-exp in f32. Shapes past one block of keys (64 on the host, 32
-  on the GPU) check the online softmax's rescaling."""
+  on the GPU) check the online softmax's rescaling. The mask is f32, or in
+  the storage type with `mask_stored` (a graph may give it either)."""
   def build(b):
     sc = scale if scale is not None else 1.0 / math.sqrt(head)
     q, qr = b.input(normal(b.rng, 0, std, batch + (queries, head)))
@@ -896,7 +898,7 @@ def _attention_case(batch, queries, keys, head, causal, masked, scale=None, std=
       m = normal(b.rng, 0, 0.5, (queries, keys))
       m[b.rng.random(m.shape) < 0.2] = -1e9
       m[np.arange(min(queries, keys)), np.arange(min(queries, keys))] = 0.0
-      mask, mr = b.input(m.astype(np.float32), store=False)
+      mask, mr = b.input(m.astype(np.float32), store=mask_stored)
     y, lse = Val(b._fresh(), q.shape, q.et), Val(b._fresh(), batch + (queries,), 'f32')
     b.lines.append(attention_text(y, lse, q, k, v, mask, sc, causal))
     ey, else_, p = attention_ref(qr, kr, vr, mr, sc, causal)
@@ -920,6 +922,8 @@ register('attention', 'masked', _attention_case((3,), 37, 70, 8, False, True, sc
 register('attention', 'masked_causal',
          _attention_case((2, 2), 33, 33, 24, True, True, std=2.0))
 register('attention', 'head128', _attention_case((1,), 40, 40, 128, False, False))
+register('attention', 'mask_in_storage_type',
+         _attention_case((2,), 9, 12, 8, False, True, mask_stored=True))
 
 
 # -- conv2d ------------------------------------------------------------------------

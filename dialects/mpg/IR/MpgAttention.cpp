@@ -24,11 +24,8 @@ namespace {
 
 RankedTensorType typeOf(Value v) { return llvm::cast<RankedTensorType>(v.getType()); }
 
-/// The element type the log-sum-exp has for queries of `query`'s type:
-/// f32, or f64 in a float64 graph.
-Type lseElementFor(Type query) {
-  return query.isF64() ? query : Float32Type::get(query.getContext());
-}
+/// The element type of the log-sum-exp: f32 whatever the queries' type.
+Type lseElementFor(Type query) { return Float32Type::get(query.getContext()); }
 
 /// Checks the operands and the attributes shared by the forward op and its
 /// gradient, and gives the result's and the log-sum-exp's shapes.
@@ -84,8 +81,9 @@ LogicalResult expectType(Operation *op, llvm::StringRef what, Type actual, Type 
   return op->emitOpError() << "expects " << what << " of type " << expected << ", got " << actual;
 }
 
-/// Whether `value` is computed from a trainable parameter.
-bool dependsOnParameters(Value value) {
+} // namespace
+
+bool mlir::mpg::dependsOnTrainableParameters(Value value) {
   llvm::SetVector<Operation *> seen;
   llvm::SmallVector<Value> work{value};
   while (!work.empty()) {
@@ -99,8 +97,6 @@ bool dependsOnParameters(Value value) {
   }
   return false;
 }
-
-} // namespace
 
 LogicalResult AttentionOp::verify() {
   llvm::SmallVector<int64_t> lseShape;
@@ -140,7 +136,7 @@ LogicalResult AttentionOp::buildVjp(OpBuilder &builder, ValueRange grads,
   if (grads[1])
     return emitOpError("has no gradient rule for its log-sum-exp result; only the attention "
                        "output may reach the loss");
-  if (getMask() && dependsOnParameters(getMask()))
+  if (getMask() && dependsOnTrainableParameters(getMask()))
     return emitOpError("has a mask computed from trainable parameters, which gets no gradient "
                        "here; freeze them or write the mask out as an add before a softmax");
   Value dy = grads[0];

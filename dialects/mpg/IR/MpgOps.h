@@ -39,6 +39,11 @@ namespace mlir::mpg {
 /// Whether `op` computes each result element from the same-index elements of
 /// its (broadcast) operands, so that it fits in a pointwise kernel.
 bool isPointwiseOp(Operation *op);
+
+/// Whether `value` is computed from a trainable parameter (an attention's
+/// mask that is gets no gradient: mpg-fuse-attention leaves such a mask
+/// written out, mpg.attention's VJP refuses it).
+bool dependsOnTrainableParameters(Value value);
 } // namespace mlir::mpg
 
 #endif // MPC_DIALECT_MPG_MPGOPS_H

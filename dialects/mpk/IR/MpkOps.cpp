@@ -317,6 +317,9 @@ static LogicalResult verifyAttentionBuffers(Operation *op, int64_t batch, int64_
                                             Value mask) {
   if (batch < 1 || queries < 1 || keys < 1 || head < 1)
     return op->emitOpError("expects batch, queries, keys and head of at least 1");
+  if (head > kAttentionMaxHead)
+    return op->emitOpError() << "expects a head of at most " << kAttentionMaxHead
+                             << " (the kernels' largest)";
   if (!std::isfinite(scale) || scale == 0)
     return op->emitOpError("expects a finite, nonzero scale");
   if (causal && queries != keys)
@@ -548,6 +551,10 @@ llvm::SmallVector<Value> mlir::mpk::writtenBuffers(Operation *op) {
     return {copy.getTarget()};
   if (auto reduce = llvm::dyn_cast<AllReduceOp>(op))
     return {reduce.getBuffer()};
+  if (auto attention = llvm::dyn_cast<AttentionOp>(op))
+    return {attention.getOutput(), attention.getLse()};
+  if (auto grad = llvm::dyn_cast<AttentionGradKeyValueOp>(op))
+    return {grad.getGradKey(), grad.getGradValue()};
   if (op->hasAttr(SymbolTable::getSymbolAttrName()) && op->getNumOperands() > 0)
     return {op->getOperands().back()};
   return {};
@@ -573,7 +580,7 @@ llvm::SmallVector<Value> mlir::mpk::readBuffers(Operation *op) {
     return {copy.getSource()};
   llvm::SmallVector<Value> read(op->getOperands());
   if (op->hasAttr(SymbolTable::getSymbolAttrName()) && !read.empty())
-    read.pop_back();
+    read.pop_back_n(writtenBuffers(op).size());
   return read;
 }
 

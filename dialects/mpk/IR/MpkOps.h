@@ -25,9 +25,11 @@
 namespace mlir::mpk {
 
 /// The buffers that a step of a program writes: the outputs of
-/// mpk.pointwise and mpk.reduce, C of mpk.gemm, the target of mpk.copy, and
-/// the last operand of every other kernel. A kernel's written buffers are
-/// its last operands, in order. Empty for ops that are not steps.
+/// mpk.pointwise and mpk.reduce, C of mpk.gemm, the target of mpk.copy, the
+/// output and log-sum-exp of mpk.attention, the two gradients of
+/// mpk.attention_grad_key_value, and the last operand of every other
+/// kernel. A kernel's written buffers are its last operands, in order.
+/// Empty for ops that are not steps.
 llvm::SmallVector<Value> writtenBuffers(Operation *op);
 
 /// The buffers that `op` reads: the inputs (and epilogue inputs) of
@@ -35,6 +37,11 @@ llvm::SmallVector<Value> writtenBuffers(Operation *op);
 /// of mpk.copy, every operand but the last of every other kernel, and every
 /// operand of any other op (mpk.output reads its buffer at the end).
 llvm::SmallVector<Value> readBuffers(Operation *op);
+
+/// The largest head size of the attention kernels
+/// (runtime/device/attention.cuh's kAttentionMaxHead): mpg-fuse-attention
+/// leaves larger heads written out.
+constexpr int64_t kAttentionMaxHead = 128;
 
 } // namespace mlir::mpk
 

@@ -15,13 +15,15 @@
 // CHECK: %[[V:.+]] = mpg.param "v"
 // CHECK-NOT: mpg.constant
 // CHECK: %[[QW:.+]] = mpg.mul %[[Q]]
-// CHECK: %[[K:.+]] = mpg.transpose %[[K4]] perm [0, 2, 1, 3] : tensor<2x4x3x8xf32> -> tensor<2x3x4x8xf32>
+// CHECK-NEXT: %[[K:.+]] = mpg.transpose %[[K4]] perm [0, 2, 1, 3] : tensor<2x4x3x8xf32> -> tensor<2x3x4x8xf32>
 // CHECK-NEXT: %[[Y:.+]], %{{.+}} = mpg.attention %[[QW]], %[[K]], %[[V]] scale 2.500000e-01 causal : tensor<2x3x4x8xf32>, tensor<2x3x4x8xf32>, tensor<2x3x4x8xf32> -> tensor<2x3x4x8xf32>, tensor<2x3x4xf32>
 // CHECK-NEXT: mpg.output "y" %[[Y]]
-// CHECK-NOT: mpg.softmax
-// CHECK-NOT: mpg.batch_matmul
+// CHECK-NEXT: mpg.reduce_sum
+// CHECK-NEXT: mpg.minimize
 // In the training step the keys need no gradient: the kernel of the keys'
-// and values' gradients writes the keys' into scratch.
+// and values' gradients writes the keys' into scratch
+// (gradient_check_test.py's attention cases check the values it computes
+// beside it).
 // TRAIN-LABEL: mpk.program @onnx_causal
 // TRAIN-NOT: mpk.softmax
 // TRAIN: mpk.attention @{{.+}} causal
@@ -192,4 +194,91 @@ mpg.graph @mixed_types {
   %p = mpg.softmax %s : tensor<2x3x3xf32> -> tensor<2x3x3xf16>
   %y = mpg.batch_matmul %p, %k : tensor<2x3x3xf16>, tensor<2x3x8xf16> -> tensor<2x3x8xf16>
   mpg.output "y" %y : tensor<2x3x8xf16>
+}
+
+// -----
+
+// Fused too: a [1, 1, S, S] causal constant (the flag); the mask added on
+// the left when every batch dimension is 1 (the scores' side is the one a
+// product defines); one attention's output as the next one's queries (each
+// rewrite reads its operands as they are then).
+// CHECK-LABEL: mpg.graph @causal_rank4_constant
+// CHECK-NOT: mpg.constant
+// CHECK: mpg.attention %{{.+}} scale 1.000000e+00 causal :
+// CHECK-LABEL: mpg.graph @mask_left_unit_batch
+// CHECK: mpg.attention %q, %k, %v mask(%m : tensor<3x3xf32>) scale 1.000000e+00 :
+// CHECK-LABEL: mpg.graph @chained
+// CHECK: %[[Y1:.+]], %{{.+}} = mpg.attention %q, %k, %v
+// CHECK-NEXT: %[[Y2:.+]], %{{.+}} = mpg.attention %[[Y1]], %k, %v
+// CHECK-NEXT: mpg.output "y" %[[Y2]]
+mpg.graph @causal_rank4_constant {
+  %q = mpg.input "q" : tensor<1x2x3x8xf32>
+  %k = mpg.input "k" : tensor<1x2x3x8xf32>
+  %v = mpg.input "v" : tensor<1x2x3x8xf32>
+  %s = mpg.batch_matmul %q, %k transpose_b : tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32> -> tensor<1x2x3x3xf32>
+  %mask = mpg.constant dense<[[[[0.0, -1.0e30, -1.0e30], [0.0, 0.0, -1.0e30], [0.0, 0.0, 0.0]]]]> : tensor<1x1x3x3xf32>
+  %u = mpg.add %s, %mask : tensor<1x2x3x3xf32>, tensor<1x1x3x3xf32> -> tensor<1x2x3x3xf32>
+  %p = mpg.softmax %u : tensor<1x2x3x3xf32> -> tensor<1x2x3x3xf32>
+  %y = mpg.batch_matmul %p, %v : tensor<1x2x3x3xf32>, tensor<1x2x3x8xf32> -> tensor<1x2x3x8xf32>
+  mpg.output "y" %y : tensor<1x2x3x8xf32>
+}
+mpg.graph @mask_left_unit_batch {
+  %q = mpg.input "q" : tensor<1x3x8xf32>
+  %k = mpg.input "k" : tensor<1x3x8xf32>
+  %v = mpg.input "v" : tensor<1x3x8xf32>
+  %m = mpg.input "m" : tensor<3x3xf32>
+  %m3 = mpg.reshape %m : tensor<3x3xf32> -> tensor<1x3x3xf32>
+  %s = mpg.batch_matmul %q, %k transpose_b : tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x3xf32>
+  %u = mpg.add %m3, %s : tensor<1x3x3xf32>, tensor<1x3x3xf32> -> tensor<1x3x3xf32>
+  %p = mpg.softmax %u : tensor<1x3x3xf32> -> tensor<1x3x3xf32>
+  %y = mpg.batch_matmul %p, %v : tensor<1x3x3xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  mpg.output "y" %y : tensor<1x3x8xf32>
+}
+mpg.graph @chained {
+  %q = mpg.input "q" : tensor<2x3x8xf32>
+  %k = mpg.input "k" : tensor<2x3x8xf32>
+  %v = mpg.input "v" : tensor<2x3x8xf32>
+  %s1 = mpg.batch_matmul %q, %k transpose_b : tensor<2x3x8xf32>, tensor<2x3x8xf32> -> tensor<2x3x3xf32>
+  %p1 = mpg.softmax %s1 : tensor<2x3x3xf32> -> tensor<2x3x3xf32>
+  %y1 = mpg.batch_matmul %p1, %v : tensor<2x3x3xf32>, tensor<2x3x8xf32> -> tensor<2x3x8xf32>
+  %s2 = mpg.batch_matmul %y1, %k transpose_b : tensor<2x3x8xf32>, tensor<2x3x8xf32> -> tensor<2x3x3xf32>
+  %p2 = mpg.softmax %s2 : tensor<2x3x3xf32> -> tensor<2x3x3xf32>
+  %y2 = mpg.batch_matmul %p2, %v : tensor<2x3x3xf32>, tensor<2x3x8xf32> -> tensor<2x3x8xf32>
+  mpg.output "y" %y2 : tensor<2x3x8xf32>
+}
+
+// -----
+
+// Left alone as well: a head larger than the kernels take (128), an f64
+// chain (no kernel), and scores with a second user.
+// CHECK-LABEL: mpg.graph @head_256
+// CHECK-NOT: mpg.attention
+// CHECK: mpg.softmax
+// CHECK-LABEL: mpg.graph @float64
+// CHECK-NOT: mpg.attention
+// CHECK: mpg.softmax
+// CHECK-LABEL: mpg.graph @scores_read
+// CHECK-NOT: mpg.attention
+// CHECK: mpg.softmax
+mpg.graph @head_256 {
+  %q = mpg.input "q" : tensor<2x3x256xf32>
+  %s = mpg.batch_matmul %q, %q transpose_b : tensor<2x3x256xf32>, tensor<2x3x256xf32> -> tensor<2x3x3xf32>
+  %p = mpg.softmax %s : tensor<2x3x3xf32> -> tensor<2x3x3xf32>
+  %y = mpg.batch_matmul %p, %q : tensor<2x3x3xf32>, tensor<2x3x256xf32> -> tensor<2x3x256xf32>
+  mpg.output "y" %y : tensor<2x3x256xf32>
+}
+mpg.graph @float64 {
+  %q = mpg.input "q" : tensor<2x3x8xf64>
+  %s = mpg.batch_matmul %q, %q transpose_b : tensor<2x3x8xf64>, tensor<2x3x8xf64> -> tensor<2x3x3xf64>
+  %p = mpg.softmax %s : tensor<2x3x3xf64> -> tensor<2x3x3xf64>
+  %y = mpg.batch_matmul %p, %q : tensor<2x3x3xf64>, tensor<2x3x8xf64> -> tensor<2x3x8xf64>
+  mpg.output "y" %y : tensor<2x3x8xf64>
+}
+mpg.graph @scores_read {
+  %q = mpg.input "q" : tensor<2x3x8xf32>
+  %s = mpg.batch_matmul %q, %q transpose_b : tensor<2x3x8xf32>, tensor<2x3x8xf32> -> tensor<2x3x3xf32>
+  %p = mpg.softmax %s : tensor<2x3x3xf32> -> tensor<2x3x3xf32>
+  %y = mpg.batch_matmul %p, %q : tensor<2x3x3xf32>, tensor<2x3x8xf32> -> tensor<2x3x8xf32>
+  mpg.output "y" %y : tensor<2x3x8xf32>
+  mpg.output "s" %s : tensor<2x3x3xf32>
 }

@@ -155,3 +155,12 @@ mpk.program @grad_key_value arena 65536 persistent 0 {
   // expected-error @below {{'mpk.attention_grad_key_value' op expects key-shaped buffers of batch x keys x head (512) elements}}
   mpk.attention_grad_key_value @k0 %q, %q, %q, %y, %lse, %y -> %y, %lse : memref<4x8x16xf32>, memref<4x8xf32> batch 4 queries 8 keys 8 head 16 scale 0.5 : memref<4x8x16xf32>, memref<4x8x16xf32>, memref<4x8x16xf32>, memref<4x8x16xf32>, memref<4x8xf32>, memref<4x8x16xf32>
 }
+
+// -----
+
+mpk.program @head_too_large arena 1048576 persistent 0 {
+  %q = mpk.buffer arena 0 : memref<4x8x256xf32>
+  %lse = mpk.buffer arena 65536 : memref<4x8xf32>
+  // expected-error @below {{'mpk.attention' op expects a head of at most 128 (the kernels' largest)}}
+  mpk.attention @k0 %q, %q, %q -> %q, %lse batch 4 queries 8 keys 8 head 256 scale 0.5 : memref<4x8x256xf32>, memref<4x8x256xf32>, memref<4x8x256xf32>, memref<4x8x256xf32>, memref<4x8xf32>
+}
