@@ -4,13 +4,19 @@
 # the CPU and for sm_80 and sm_90 (cubin and PTX; other GPUs compile the
 # source at load), and the list run.sh reads (models.tsv). Carry the folder
 # to the GPU machine with the source tree (it holds GoogleTest's sources too).
-#   bench/gpu/prepare.sh [--out DIR] [--models "mlp wide_mlp ..."]
+#   bench/gpu/prepare.sh [--out DIR] [--models "mlp wide_mlp ..."] [--no-gpt2]
+# Unless --no-gpt2, GPT-2 tiny (bench/gpt2/gpt2.py, exported here with
+# PyTorch; SGD, whose loss curve is not chaotic as Adam's is) joins them in
+# fp16 and bf16: the GPU check then compares the fused attention's GPU
+# kernels with the CPU's, which tests/e2e check against float64.
 #   MPC   the mpc driver (default build/bin/mpc)
+#   PYTHON  a Python with PyTorch and onnx (default /usr/bin/python3)
 #   GOOGLETEST_SOURCE_DIR  GoogleTest's sources to carry (default /usr/src/googletest)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=$root/bench/gpu/bundles
+gpt2=1
 # name:precision pairs; the GPU tests run all, the benchmarks the fp16 ones
 # of the MLPs and the transformer block (bench/gpu/run.sh).
 models="mlp:fp16 mlp:fp32 fashion_mlp:fp16 wide_mlp:fp16 wide_mlp:fp32 transformer_block:fp16 \
@@ -19,7 +25,8 @@ while [ $# -gt 0 ]; do
   case $1 in
     --out) out=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
-    -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --no-gpt2) gpt2=0; shift ;;
+    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "prepare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -41,6 +48,21 @@ for entry in $models; do
   printf '%s\t%s\t%s\t%s\n' "$name" "$precision" "$name-$precision.train.mpcb" \
     "$name-$precision.forward.mpcb" >> "$list"
 done
+if [ "$gpt2" = 1 ]; then
+  echo "prepare.sh: gpt2_tiny (fp16, bf16)"
+  "${PYTHON:-/usr/bin/python3}" "$root/bench/gpt2/gpt2.py" export --config tiny --batch 8 \
+    -o "$out/gpt2_tiny.onnx" > /dev/null 2>&1 \
+    || { echo "prepare.sh: exporting GPT-2 tiny failed (PyTorch and onnx needed; or --no-gpt2)" >&2; exit 1; }
+  for precision in fp16 bf16; do
+    for step in train forward; do
+      "$mpc" compile "$out/gpt2_tiny.onnx" --batch 8 --constant '*mask' \
+        --loss softmax_cross_entropy --optimizer sgd --step $step --precision "$precision" \
+        --target cpu,sm_80,sm_90 -o "$out/gpt2_tiny-$precision.$step.mpcb"
+    done
+    printf '%s\t%s\t%s\t%s\n' gpt2_tiny "$precision" "gpt2_tiny-$precision.train.mpcb" \
+      "gpt2_tiny-$precision.forward.mpcb" >> "$list"
+  done
+fi
 mv "$list" "$out/models.tsv"
 find_header() {
   local dir
