@@ -79,24 +79,21 @@ const Category kFollow{"follow",
                        false, true};
 
 const Category &categoryOf(Operation *op) {
+  if (llvm::isa<AttentionOp, AttentionGradOp>(op))
+    return kAttention;
   return *llvm::TypeSwitch<Operation *, const Category *>(op)
-              .Case<MatmulOp, BatchMatmulOp, Conv2DOp, Conv2DGradInputOp, Conv2DGradFilterOp>(
-                  [](Operation *) -> const Category * { return &kDotProduct; })
-              .Case<AttentionOp, AttentionGradOp>(
-                  [](Operation *) -> const Category * { return &kAttention; })
-              .Case<ReduceSumOp, ReduceMeanOp>(
-                  [](Operation *) -> const Category * { return &kReduction; })
-              .Case<SoftmaxOp, LogSoftmaxOp>(
-                  [](Operation *) -> const Category * { return &kSoftmax; })
-              .Case<SoftmaxCrossEntropyOp, SoftmaxCrossEntropyGradOp, MseLossOp>(
-                  [](Operation *) -> const Category * { return &kLoss; })
-              .Case<LayerNormOp, LayerNormGradOp, BatchNormOp, BatchNormGradOp, GlobalAvgPoolOp>(
-                  [](Operation *) -> const Category * { return &kNorm; })
-              .Case<ExpOp, LogOp, PowOp, RsqrtOp, EmbeddingGradOp>(
-                  [](Operation *) -> const Category * { return &kSensitive; })
-              .Case<SgdOp, AdamOp, AdamWOp>(
-                  [](Operation *) -> const Category * { return &kUpdate; })
-              .Default([](Operation *) -> const Category * { return &kFollow; });
+      .Case<MatmulOp, BatchMatmulOp, Conv2DOp, Conv2DGradInputOp, Conv2DGradFilterOp>(
+          [](Operation *) -> const Category * { return &kDotProduct; })
+      .Case<ReduceSumOp, ReduceMeanOp>([](Operation *) -> const Category * { return &kReduction; })
+      .Case<SoftmaxOp, LogSoftmaxOp>([](Operation *) -> const Category * { return &kSoftmax; })
+      .Case<SoftmaxCrossEntropyOp, SoftmaxCrossEntropyGradOp, MseLossOp>(
+          [](Operation *) -> const Category * { return &kLoss; })
+      .Case<LayerNormOp, LayerNormGradOp, BatchNormOp, BatchNormGradOp, GlobalAvgPoolOp>(
+          [](Operation *) -> const Category * { return &kNorm; })
+      .Case<ExpOp, LogOp, PowOp, RsqrtOp, EmbeddingGradOp>(
+          [](Operation *) -> const Category * { return &kSensitive; })
+      .Case<SgdOp, AdamOp, AdamWOp>([](Operation *) -> const Category * { return &kUpdate; })
+      .Default([](Operation *) -> const Category * { return &kFollow; });
 }
 
 /// Operands and results that keep the type they have whatever the op's
@@ -221,7 +218,7 @@ LogicalResult PrecisionAssigner::assign(Operation *op) {
   const Category &category = categoryOf(op);
   std::string reason = category.reason.str();
   llvm::StringRef categoryName = category.name;
-  bool dotProduct = &category == &kDotProduct || &category == &kAttention;
+  bool accumulatesInF32 = category.lowPrecision; // (dot-products and attention)
   // The low-precision or fp32 decision; std::nullopt: follow the operands.
   std::optional<Type> target;
   if (category.follows)
@@ -285,7 +282,7 @@ LogicalResult PrecisionAssigner::assign(Operation *op) {
     if (isFloatValue(result) && !keepsItsType(op, result))
       result.setType(llvm::cast<RankedTensorType>(result.getType()).clone(*target));
 
-  record(op, categoryName, *target, dotProduct, forced, reason);
+  record(op, categoryName, *target, accumulatesInF32, forced, reason);
   return success();
 }
 
