@@ -7,8 +7,9 @@
 #   bench/gpu/prepare.sh [--out DIR] [--models "mlp wide_mlp ..."] [--no-gpt2]
 # Unless --no-gpt2, GPT-2 tiny (bench/gpt2/gpt2.py, exported here with
 # PyTorch; SGD, whose loss curve is not chaotic as Adam's is) joins them in
-# fp16 and bf16: the GPU check then compares the fused attention's GPU
-# kernels with the CPU's, which tests/e2e check against float64.
+# fp16 and bf16, with its weights and a float64 reference of one batch
+# (bench/gpu/float64_reference.py): the GPU check then runs the fused
+# attention's GPU kernels against the CPU's and against float64.
 #   MPC   the mpc driver (default build/bin/mpc)
 #   PYTHON  a Python with PyTorch and onnx (default /usr/bin/python3)
 #   GOOGLETEST_SOURCE_DIR  GoogleTest's sources to carry (default /usr/src/googletest)
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
     --no-gpt2) gpt2=0; shift ;;
-    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "prepare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -56,12 +57,20 @@ if [ "$gpt2" = 1 ]; then
   for precision in fp16 bf16; do
     for step in train forward; do
       "$mpc" compile "$out/gpt2_tiny.onnx" --batch 8 --constant '*mask' \
-        --loss softmax_cross_entropy --optimizer sgd --step $step --precision "$precision" \
-        --target cpu,sm_80,sm_90 -o "$out/gpt2_tiny-$precision.$step.mpcb"
+        --loss softmax_cross_entropy --optimizer sgd --lr 0.01 --step $step \
+        --precision "$precision" --target cpu,sm_80,sm_90 \
+        -o "$out/gpt2_tiny-$precision.$step.mpcb" > /dev/null
+      # (the same weights beside every bundle: one copy is kept)
+      mv "$out/gpt2_tiny-$precision.$step.safetensors" "$out/gpt2_tiny.weights.safetensors"
     done
-    printf '%s\t%s\t%s\t%s\n' gpt2_tiny "$precision" "gpt2_tiny-$precision.train.mpcb" \
-      "gpt2_tiny-$precision.forward.mpcb" >> "$list"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' gpt2_tiny "$precision" "gpt2_tiny-$precision.train.mpcb" \
+      "gpt2_tiny-$precision.forward.mpcb" gpt2_tiny.weights.safetensors \
+      gpt2_tiny.reference.safetensors >> "$list"
   done
+  # The independent check: the same weights and a batch in float64.
+  "${PYTHON:-/usr/bin/python3}" "$root/bench/gpu/float64_reference.py" --config tiny --batch 8 \
+    --lr 0.01 --weights "$out/gpt2_tiny.weights.safetensors" \
+    -o "$out/gpt2_tiny.reference.safetensors" > /dev/null
 fi
 mv "$list" "$out/models.tsv"
 find_header() {

@@ -7,13 +7,16 @@
 #include "BackendCheck.h"
 
 #include "Elements.h"
-#include "mpc/format/Json.h"
 #include "StepRunner.h"
+#include "mpc/format/Json.h"
+#include "mpc/format/Safetensors.h"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace mpc::bench {
@@ -98,14 +101,59 @@ void require(const rt::Status &status) {
     throw Failed{status.message()};
 }
 
+/// A case's float64 reference (no tensors when it has none), and which of
+/// its tensors the comparisons used: checkCase fails a case with a tensor
+/// left unused, which would be a check silently not made.
+struct Reference {
+  std::map<std::string, rt::HostTensor> tensors;
+  std::set<std::string> used;
+
+  const rt::HostTensor *find(const std::string &name) {
+    auto found = tensors.find(name);
+    if (found == tensors.end())
+      return nullptr;
+    used.insert(name);
+    return &found->second;
+  }
+};
+
+/// `bundle` loaded for `device` with the case's weights.
+std::unique_ptr<rt::Program> loadCase(const CheckCase &check, const std::string &bundle,
+                                      const std::string &device) {
+  std::unique_ptr<rt::Program> program;
+  require(loadProgram(bundle, device, kSeed, program));
+  if (!check.weights.empty())
+    require(setWeights(*program, check.weights));
+  return program;
+}
+
+/// The batch of the forward and update comparisons: the reference's inputs
+/// where it has them, else synthetic ones.
+Batch firstBatch(const rt::Manifest &manifest, Reference &reference) {
+  Batch batch = syntheticBatches(manifest, 1, kSeed).front();
+  for (size_t i = 0; i < manifest.inputs.size(); ++i) {
+    const rt::TensorSpec &input = manifest.inputs[i];
+    const rt::HostTensor *given = reference.find("input." + input.name);
+    if (!given)
+      continue;
+    if (given->dtype != input.dtype || given->shape != input.shape)
+      throw Failed{"the float64 reference's input." + input.name + " is " +
+                   rt::dtypeName(given->dtype) + rt::formatShape(given->shape) +
+                   ", the program's input " + rt::dtypeName(input.dtype) +
+                   rt::formatShape(input.shape)};
+    batch[i] = given->bytes;
+  }
+  return batch;
+}
+
 void compareForward(const CheckCase &check, const CheckOptions &options, const Tolerances &tol,
-                    CaseReport &report) {
-  std::unique_ptr<rt::Program> cpu, device;
-  require(loadProgram(check.forwardBundle, "cpu", kSeed, cpu));
-  require(loadProgram(check.forwardBundle, options.device, kSeed, device));
-  Batch batch = syntheticBatches(cpu->manifest(), 1, kSeed).front();
+                    Reference &reference, CaseReport &report) {
+  std::unique_ptr<rt::Program> cpu = loadCase(check, check.forwardBundle, "cpu");
+  std::unique_ptr<rt::Program> device = loadCase(check, check.forwardBundle, options.device);
+  Batch batch = firstBatch(cpu->manifest(), reference);
   require(runBatch(*cpu, batch));
   require(runBatch(*device, batch));
+  std::vector<Measure> againstFloat64;
   for (const rt::TensorSpec &output : cpu->manifest().outputs) {
     std::vector<uint8_t> a, b;
     require(readTensor(*cpu, output, true, a));
@@ -113,7 +161,13 @@ void compareForward(const CheckCase &check, const CheckOptions &options, const T
     std::vector<double> expected = widened(output, a), actual = widened(output, b);
     report.measures.push_back({"forward output " + output.name, relativeError(expected, actual),
                                tol.forward, expected.size()});
+    if (const rt::HostTensor *exact = reference.find("forward." + output.name)) {
+      std::vector<double> values = rt::floatValues(*exact);
+      againstFloat64.push_back({"forward output " + output.name + " against float64",
+                                relativeError(values, actual), tol.forward, values.size()});
+    }
   }
+  report.measures.insert(report.measures.end(), againstFloat64.begin(), againstFloat64.end());
 }
 
 /// One parameter's comparison after the first training step: `cpu` and
@@ -139,10 +193,9 @@ struct GradientMeasure {
 /// no update measure, since it would compare nothing; its gradient's
 /// measure says so.
 void compareUpdate(const CheckCase &check, const CheckOptions &options, const Tolerances &tol,
-                   CaseReport &report) {
-  std::unique_ptr<rt::Program> cpu, device;
-  require(loadProgram(check.trainBundle, "cpu", kSeed, cpu));
-  require(loadProgram(check.trainBundle, options.device, kSeed, device));
+                   Reference &reference, CaseReport &report) {
+  std::unique_ptr<rt::Program> cpu = loadCase(check, check.trainBundle, "cpu");
+  std::unique_ptr<rt::Program> device = loadCase(check, check.trainBundle, options.device);
   const rt::Manifest &manifest = cpu->manifest();
   std::vector<std::vector<uint8_t>> before;
   for (const rt::ParamSpec &param : manifest.params) {
@@ -150,7 +203,7 @@ void compareUpdate(const CheckCase &check, const CheckOptions &options, const To
     require(readTensor(*cpu, param, false, bytes));
     before.push_back(std::move(bytes));
   }
-  Batch batch = syntheticBatches(manifest, 1, kSeed).front();
+  Batch batch = firstBatch(manifest, reference);
   require(runBatch(*cpu, batch));
   require(runBatch(*device, batch));
   auto after = [&](rt::Program &program, const rt::ParamSpec &param) {
@@ -160,7 +213,7 @@ void compareUpdate(const CheckCase &check, const CheckOptions &options, const To
   };
   // Per parameter: what is compared as its gradient, and for Adam its
   // update.
-  std::vector<GradientMeasure> gradients;
+  std::vector<GradientMeasure> gradients, exactUpdates;
   std::vector<std::optional<GradientMeasure>> adamUpdates;
   for (size_t i = 0; i < manifest.params.size(); ++i) {
     const rt::ParamSpec &param = manifest.params[i];
@@ -176,6 +229,13 @@ void compareUpdate(const CheckCase &check, const CheckOptions &options, const To
     for (const rt::ParamSpec &state : manifest.params)
       if (state.state && state.name == param.name + ".exp_avg")
         moment = &state;
+    if (const rt::HostTensor *exact = reference.find("update." + param.name)) {
+      if (moment)
+        throw Failed{"the float64 reference holds SGD updates, but " + param.name +
+                     " is trained by the Adam family"};
+      exactUpdates.push_back(
+          {"update of " + param.name + " against float64", rt::floatValues(*exact), update.device});
+    }
     if (!moment) {
       gradients.push_back(std::move(update));
       adamUpdates.push_back(std::nullopt);
@@ -212,13 +272,21 @@ void compareUpdate(const CheckCase &check, const CheckOptions &options, const To
     report.measures.push_back(std::move(gradient));
   }
   report.measures.insert(report.measures.end(), updateMeasures.begin(), updateMeasures.end());
+  // Against float64, each update measured against at least the floor of
+  // the reference's largest.
+  double largestExact = 0;
+  for (const GradientMeasure &exact : exactUpdates)
+    largestExact = std::max(largestExact, largestMagnitude(exact.cpu));
+  for (const GradientMeasure &exact : exactUpdates)
+    report.measures.push_back(
+        {exact.what, relativeError(exact.cpu, exact.device, kGradientFloor * largestExact),
+         tol.update, exact.cpu.size()});
 }
 
 void compareCurve(const CheckCase &check, const CheckOptions &options, const Tolerances &tol,
                   CaseReport &report) {
-  std::unique_ptr<rt::Program> cpu, device;
-  require(loadProgram(check.trainBundle, "cpu", kSeed, cpu));
-  require(loadProgram(check.trainBundle, options.device, kSeed, device));
+  std::unique_ptr<rt::Program> cpu = loadCase(check, check.trainBundle, "cpu");
+  std::unique_ptr<rt::Program> device = loadCase(check, check.trainBundle, options.device);
   std::vector<Batch> batches = syntheticBatches(cpu->manifest(), kBatches, kSeed);
   report.steps = options.curveSteps;
   for (int step = 0; step < options.curveSteps; ++step) {
@@ -292,14 +360,25 @@ CaseReport checkCase(const CheckCase &check, const CheckOptions &options) {
   report.name = check.name;
   report.precision = check.precision;
   Tolerances tol = tolerancesFor(check.precision);
+  Reference reference;
   try {
+    if (!check.reference.empty())
+      require(rt::readSafetensors(check.reference, reference.tensors, nullptr));
     if (!check.forwardBundle.empty())
-      compareForward(check, options, tol, report);
-    compareUpdate(check, options, tol, report);
+      compareForward(check, options, tol, reference, report);
+    compareUpdate(check, options, tol, reference, report);
     compareCurve(check, options, tol, report);
   } catch (const Failed &failed) {
     report.error = failed.message;
+    return report;
   }
+  for (const auto &entry : reference.tensors)
+    if (!reference.used.count(entry.first)) {
+      report.error = check.reference + ": tensor \"" + entry.first +
+                     "\" matches no input, output or SGD-trained parameter of the model, "
+                     "so it would not be compared";
+      break;
+    }
   return report;
 }
 
@@ -350,15 +429,17 @@ rt::Status readModelList(const std::string &path, std::vector<CheckCase> &out) {
     std::istringstream stream(line);
     for (std::string field; std::getline(stream, field, '\t');)
       fields.push_back(field);
-    if (fields.size() != 4)
+    if (fields.size() != 4 && fields.size() != 6)
       return rt::Status::error(MPC_FORMAT_ERROR,
                                path + ":" + std::to_string(number) +
-                                   ": expected NAME, PRECISION, TRAIN and FORWARD separated by "
-                                   "tabs");
+                                   ": expected NAME, PRECISION, TRAIN and FORWARD, optionally "
+                                   "then WEIGHTS and REFERENCE, separated by tabs");
     auto resolve = [&](const std::string &file) {
       return file.empty() || file == "-" ? std::string() : folder + "/" + file;
     };
-    cases.push_back({fields[0], fields[1], resolve(fields[2]), resolve(fields[3])});
+    fields.resize(6);
+    cases.push_back({fields[0], fields[1], resolve(fields[2]), resolve(fields[3]),
+                     resolve(fields[4]), resolve(fields[5])});
   }
   if (cases.empty())
     return rt::Status::error(MPC_FORMAT_ERROR,

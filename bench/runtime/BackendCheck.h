@@ -11,7 +11,11 @@
 //     gradient itself (Adam's first moment) and the change where the
 //     gradient's sign is not in doubt (BackendCheck.cpp says why);
 //   - curve: the losses of a short training run, and on the device one
-//     graph launch per step and no host synchronisation in the loop.
+//     graph launch per step and no host synchronisation in the loop;
+//   - where the model comes with a float64 reference (GPT-2's, written by
+//     bench/gpu/float64_reference.py), the device's forward outputs and
+//     first SGD update on the reference's batch against it: an
+//     independent check, not only one backend against the other.
 // Each comparison is the largest difference relative to the largest
 // magnitude (for gradients, at least a hundredth of the model's largest),
 // against a tolerance for the model's precision (fp32 results differ only by
@@ -38,6 +42,11 @@ struct CheckCase {
   std::string trainBundle;
   /// Empty when the model has no forward bundle to check.
   std::string forwardBundle;
+  /// Safetensors files, empty when none: parameters set after loading (an
+  /// ONNX model's weights), and the float64 reference: inputs
+  /// "input.NAME", forward outputs "forward.NAME" and SGD updates
+  /// "update.PARAM".
+  std::string weights, reference;
 };
 
 struct CheckOptions {
@@ -83,8 +92,9 @@ double relativeError(const std::vector<double> &cpu, const std::vector<double> &
 std::string reportJson(const std::string &device, const std::vector<CaseReport> &reports);
 
 /// Reads the model list bench/gpu/prepare.sh writes: one model per line,
-/// "NAME<TAB>PRECISION<TAB>TRAIN.mpcb<TAB>FORWARD.mpcb" (paths relative to
-/// the list's folder; '#' starts a comment line).
+/// "NAME<TAB>PRECISION<TAB>TRAIN.mpcb<TAB>FORWARD.mpcb", optionally followed
+/// by "<TAB>WEIGHTS<TAB>REFERENCE" (paths relative to the list's folder; "-"
+/// for none; '#' starts a comment line).
 rt::Status readModelList(const std::string &path, std::vector<CheckCase> &out);
 
 } // namespace mpc::bench

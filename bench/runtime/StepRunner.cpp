@@ -6,7 +6,10 @@
 
 #include "StepRunner.h"
 
+#include "mpc/format/Safetensors.h"
+
 #include <cstring>
+#include <map>
 #include <random>
 
 namespace mpc::bench {
@@ -56,6 +59,31 @@ rt::Status loadProgram(const std::string &bundle, const std::string &device, uin
   options.device = device;
   options.seed = seed;
   return rt::Program::load(bundle, options, out);
+}
+
+rt::Status setWeights(rt::Program &program, const std::string &path) {
+  std::map<std::string, rt::HostTensor> tensors;
+  if (rt::Status status = rt::readSafetensors(path, tensors, nullptr); !status.isOk())
+    return status;
+  for (const auto &[name, tensor] : tensors) {
+    size_t index = 0;
+    const std::vector<rt::ParamSpec> &params = program.manifest().params;
+    while (index < params.size() && params[index].name != name)
+      ++index;
+    if (index == params.size())
+      return rt::Status::error(MPC_INVALID_ARGUMENT, path + ": tensor \"" + name +
+                                                         "\" is not a parameter of the program");
+    if (tensor.dtype != params[index].dtype || tensor.shape != params[index].shape)
+      return rt::Status::error(MPC_INVALID_ARGUMENT,
+                               path + ": tensor \"" + name + "\" is " +
+                                   rt::dtypeName(tensor.dtype) + rt::formatShape(tensor.shape) +
+                                   ", the parameter " + rt::dtypeName(params[index].dtype) +
+                                   rt::formatShape(params[index].shape));
+    if (rt::Status status = program.setParam(name, tensor.bytes.data(), tensor.bytes.size());
+        !status.isOk())
+      return status;
+  }
+  return rt::Status();
 }
 
 rt::Status runBatch(rt::Program &program, const Batch &batch) {

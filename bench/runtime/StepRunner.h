@@ -35,6 +35,12 @@ std::vector<Batch> syntheticBatches(const rt::Manifest &manifest, int count, uin
 rt::Status loadProgram(const std::string &bundle, const std::string &device, uint64_t seed,
                        std::unique_ptr<rt::Program> &out);
 
+/// Sets the parameters that safetensors file `path` holds (an ONNX model's
+/// weights, which `mpc compile` writes beside the bundle); the others keep
+/// their initializers. Every tensor must be a parameter of the program, of
+/// its dtype and shape.
+rt::Status setWeights(rt::Program &program, const std::string &path);
+
 /// Sets every input from `batch` and starts one run.
 rt::Status runBatch(rt::Program &program, const Batch &batch);
 
