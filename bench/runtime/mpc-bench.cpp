@@ -8,13 +8,16 @@
 // (graph launches, synchronisations, throttle waits per step), the device
 // memory the program holds and, with --gemms on a GPU, each GEMM step timed
 // alone (on the GPU, in a CUDA graph) against the best of cuBLASLt's other
-// algorithms for it, and with
-// --profile on the CPU each step of the program timed where it runs in the
-// step (the median over the --steps more steps it takes). Needs only
-// the runtime, so it builds on a GPU machine without the compiler.
+// algorithms for it, and with --profile each step of the program timed: on
+// the CPU where it runs in the step (the median over the --steps more steps
+// it takes), on a GPU alone in a CUDA graph. An ONNX model's weights
+// (--params) and fixed inputs (--input) replace the initializers and the
+// synthetic values. Needs only the runtime, so it builds on a GPU machine
+// without the compiler.
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelKinds.h"
 #include "StepRunner.h"
 
 #include "CpuBackend.h"
@@ -22,6 +25,7 @@
 #include "CudaBackend.h"
 #endif
 #include "mpc/format/Json.h"
+#include "mpc/format/Npy.h"
 
 #include <algorithm>
 #include <chrono>
@@ -30,14 +34,18 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
 constexpr char kUsage[] =
     "usage: mpc-bench BUNDLE [--device cpu|cuda|cuda:N] [--steps N] [--warmup N]\n"
-    "                 [--repeats R] [--gemms] [--profile] [--label TEXT] [--json FILE]\n"
+    "                 [--repeats R] [--gemms] [--profile] [--params FILE.safetensors]\n"
+    "                 [--input NAME=FILE.npy ...] [--label TEXT] [--json FILE]\n"
     "\n"
     "Times BUNDLE's step on synthetic batches (floats in [0, 1), integers in [0, 10)).\n"
     "  --device   where to run (default cpu)\n"
@@ -46,8 +54,14 @@ constexpr char kUsage[] =
     "  --repeats  repetitions; the median is reported (default 5)\n"
     "  --gemms    also time each GEMM step alone, 50 calls in a CUDA graph, against\n"
     "             cuBLASLt's top 8 algorithms for it (CUDA only)\n"
-    "  --profile  also time each step of the program where it runs, the median over\n"
-    "             --steps more steps on the same batches (CPU only): where the time goes\n"
+    "  --profile  also time each step of the program: on the CPU where it runs, the\n"
+    "             median over --steps more steps on the same batches; on a GPU alone,\n"
+    "             20 calls in a CUDA graph. Each kernel is named with what it does (the\n"
+    "             device-library loop its CUDA source calls): where the time goes\n"
+    "  --params   set the parameters this safetensors file holds (an ONNX model's\n"
+    "             weights, which mpc compile writes beside the bundle)\n"
+    "  --input    input NAME of every step from a .npy file of its type and shape\n"
+    "             (repeatable; e.g. tokens over a whole vocabulary)\n"
     "  --label    a name for the result (default: the bundle's program)\n"
     "  --json     write the result there too (default: standard output only)\n"
     "Exit codes: 0 done, 1 failed, 2 bad command line, 77 the device is not available.\n";
@@ -67,6 +81,62 @@ std::string number(double value) {
   return os.str();
 }
 
+/// A step of --profile, on either device.
+struct ProfiledStep {
+  size_t step;
+  std::string what;
+  double microseconds;
+};
+
+/// The profile's JSON fields: the total, then each step with its share and
+/// its kind: "gemm", "copy", "all_reduce", or for a kernel what it does
+/// (`kinds`, from the bundle's CUDA source; "kernel" without one).
+void writeProfile(std::ostream &os, const std::vector<ProfiledStep> &steps,
+                  const std::map<std::string, std::string> &kinds) {
+  double total = 0;
+  for (const ProfiledStep &t : steps)
+    total += t.microseconds;
+  os << ", \"profile_us_per_step\": " << number(total) << ", \"profile\": [";
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const ProfiledStep &t = steps[i];
+    std::string kind = t.what.substr(0, t.what.find(' '));
+    if (kind == "kernel") {
+      auto found = kinds.find(t.what.substr(t.what.find(' ') + 1));
+      if (found != kinds.end())
+        kind = found->second;
+    }
+    os << (i ? ", " : "") << "{\"step\": " << t.step << ", \"what\": " << mpc::rt::quoteJson(t.what)
+       << ", \"kind\": " << mpc::rt::quoteJson(kind) << ", \"us\": " << number(t.microseconds)
+       << ", \"share\": " << number(total > 0 ? t.microseconds / total : 0) << "}";
+  }
+  os << "]";
+}
+
+/// Input `name` of every batch from the .npy file `path`, which must hold
+/// the input's type and shape.
+mpc::rt::Status fixInput(const mpc::rt::Manifest &manifest, const std::string &name,
+                         const std::string &path, std::vector<mpc::bench::Batch> &batches) {
+  using namespace mpc;
+  size_t index = 0;
+  while (index < manifest.inputs.size() && manifest.inputs[index].name != name)
+    ++index;
+  if (index == manifest.inputs.size())
+    return rt::Status::error(MPC_INVALID_ARGUMENT,
+                             "--input " + name + ": the program has no input of that name");
+  rt::HostTensor tensor;
+  if (rt::Status status = rt::readNpy(path, tensor); !status.isOk())
+    return status;
+  const rt::TensorSpec &input = manifest.inputs[index];
+  if (tensor.dtype != input.dtype || tensor.shape != input.shape)
+    return rt::Status::error(MPC_INVALID_ARGUMENT,
+                             path + ": holds " + rt::dtypeName(tensor.dtype) +
+                                 rt::formatShape(tensor.shape) + ", but input " + name + " is " +
+                                 rt::dtypeName(input.dtype) + rt::formatShape(input.shape));
+  for (bench::Batch &batch : batches)
+    batch[index] = tensor.bytes;
+  return rt::Status();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -74,6 +144,8 @@ int main(int argc, char **argv) {
   std::string bundle, device = "cpu", label, jsonPath;
   int steps = 100, warmup = 10, repeats = 5;
   bool gemms = false, profile = false;
+  std::string paramsPath;
+  std::vector<std::pair<std::string, std::string>> inputFiles;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char *name) -> const char * {
@@ -109,6 +181,14 @@ int main(int argc, char **argv) {
       gemms = true;
     } else if (arg == "--profile") {
       profile = true;
+    } else if (arg == "--params") {
+      paramsPath = value("--params");
+    } else if (arg == "--input") {
+      std::string spec = value("--input");
+      size_t equals = spec.find('=');
+      if (equals == std::string::npos || equals == 0 || equals + 1 == spec.size())
+        return usage("--input expects NAME=FILE.npy, got '" + spec + "'");
+      inputFiles.emplace_back(spec.substr(0, equals), spec.substr(equals + 1));
     } else if (arg == "--label") {
       label = value("--label");
     } else if (arg == "--json") {
@@ -123,8 +203,6 @@ int main(int argc, char **argv) {
   }
   if (bundle.empty())
     return usage("no bundle given");
-  if (profile && device != "cpu")
-    return usage("--profile times the CPU backend's steps; it needs --device cpu");
   if (rt::Status status = rt::checkDevice(device); !status.isOk()) {
     std::cerr << "mpc-bench: " << status.message() << "\n";
     return 77;
@@ -141,6 +219,12 @@ int main(int argc, char **argv) {
     std::cerr << "mpc-bench: error: " << status.message() << "\n";
     return 1;
   };
+  if (!paramsPath.empty())
+    if (rt::Status status = bench::setWeights(*program, paramsPath); !status.isOk())
+      return fail(status);
+  for (const auto &[name, path] : inputFiles)
+    if (rt::Status status = fixInput(program->manifest(), name, path, batches); !status.isOk())
+      return fail(status);
   uint64_t run = 0;
   for (int i = 0; i < warmup; ++i, ++run)
     if (rt::Status status = bench::runBatch(*program, batches[run % batches.size()]);
@@ -217,7 +301,25 @@ int main(int argc, char **argv) {
   if (gemms && device != "cpu")
     return fail(rt::Status::error(MPC_UNSUPPORTED, "--gemms needs the CUDA backend"));
 #endif
-  if (profile) {
+  std::map<std::string, std::string> kinds;
+  if (profile)
+    if (rt::Status status = bench::kernelKindsOfBundle(bundle, kinds); !status.isOk())
+      return fail(status);
+#ifdef MPC_HAVE_CUDA_BACKEND
+  if (profile && device != "cpu") {
+    std::vector<rt::DeviceStepTiming> timings;
+    if (rt::Status status = rt::timeDeviceSteps(program->backend(), 20, timings); !status.isOk())
+      return fail(status);
+    std::vector<ProfiledStep> profiled;
+    for (const rt::DeviceStepTiming &t : timings)
+      profiled.push_back({t.step, t.what, t.ms * 1e3});
+    writeProfile(os, profiled, kinds);
+  }
+#else
+  if (profile && device != "cpu")
+    return fail(rt::Status::error(MPC_UNSUPPORTED, "--profile on a GPU needs the CUDA backend"));
+#endif
+  if (profile && device == "cpu") {
     // The same synthetic batches, bound to the inputs' buffers.
     const rt::Manifest &manifest = program->manifest();
     std::vector<std::vector<rt::InputBytes>> inputs;
@@ -230,17 +332,10 @@ int main(int argc, char **argv) {
     if (rt::Status status = rt::timeCpuSteps(program->backend(), inputs, steps, timings);
         !status.isOk())
       return fail(status);
-    double total = 0;
+    std::vector<ProfiledStep> profiled;
     for (const rt::CpuStepTiming &t : timings)
-      total += t.microseconds;
-    os << ", \"profile_us_per_step\": " << number(total) << ", \"profile\": [";
-    for (size_t i = 0; i < timings.size(); ++i) {
-      const rt::CpuStepTiming &t = timings[i];
-      os << (i ? ", " : "") << "{\"step\": " << t.step << ", \"what\": " << rt::quoteJson(t.what)
-         << ", \"us\": " << number(t.microseconds)
-         << ", \"share\": " << number(total > 0 ? t.microseconds / total : 0) << "}";
-    }
-    os << "]";
+      profiled.push_back({t.step, t.what, t.microseconds});
+    writeProfile(os, profiled, kinds);
   }
   os << "}\n";
   std::cout << os.str();

@@ -72,6 +72,20 @@ const char *allReduceOpName(AllReduceOp op) {
   return "?";
 }
 
+std::string describeGemm(const GemmStep &gemm) {
+  std::string text = "gemm " + std::to_string(gemm.m) + "x" + std::to_string(gemm.n) + "x" +
+                     std::to_string(gemm.k);
+  if (gemm.batch > 1)
+    text += " batch " + std::to_string(gemm.batch);
+  text += std::string(" ") + dtypeName(gemm.aDtype) + (gemm.transposeA ? "^T" : "") + "*" +
+          dtypeName(gemm.bDtype) + (gemm.transposeB ? "^T" : "") + "->" + dtypeName(gemm.cDtype);
+  if (gemm.epilogue != Epilogue::None)
+    text += std::string(" ") + epilogueName(gemm.epilogue);
+  if (gemm.reluGrad)
+    text += " relu_grad";
+  return text;
+}
+
 const char *epilogueName(Epilogue epilogue) {
   switch (epilogue) {
   case Epilogue::None:

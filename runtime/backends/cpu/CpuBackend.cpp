@@ -282,21 +282,11 @@ private:
     if (const auto *launch = std::get_if<PlannedLaunch>(&step))
       return "kernel " + launch->name;
     if (const auto *gemm = std::get_if<PlannedGemm>(&step)) {
-      const GemmStep &g = gemm->step;
-      std::string text = "gemm " + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" +
-                         std::to_string(g.k);
-      if (g.batch > 1)
-        text += " batch " + std::to_string(g.batch);
-      DType b = gemm->im2colInput ? gemm->im2colDtype : g.bDtype;
-      text += std::string(" ") + dtypeName(g.aDtype) + (g.transposeA ? "^T" : "") + "*" +
-              dtypeName(b) + (g.transposeB ? "^T" : "") + "->" + dtypeName(g.cDtype);
-      if (g.epilogue != Epilogue::None)
-        text += std::string(" ") + epilogueName(g.epilogue);
-      if (g.reluGrad)
-        text += " relu_grad";
-      if (gemm->im2colInput)
-        text += " im2col";
-      return text;
+      if (!gemm->im2colInput)
+        return describeGemm(gemm->step);
+      GemmStep shown = gemm->step; // B is the image's columns, gathered in im2colDtype
+      shown.bDtype = gemm->im2colDtype;
+      return describeGemm(shown) + " im2col";
     }
     if (const auto *reduce = std::get_if<PlannedAllReduce>(&step))
       return std::string("all-reduce ") + allReduceOpName(reduce->step.reduce) + " of " +

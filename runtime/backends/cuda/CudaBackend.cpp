@@ -348,6 +348,7 @@ public:
   }
 
   Status timeGemms(int repetitions, std::vector<GemmTiming> &out);
+  Status timeSteps(int repetitions, std::vector<DeviceStepTiming> &out);
 
 private:
   Status check(CUresult result, const std::string &what) const {
@@ -507,6 +508,7 @@ private:
         steps_.push_back(
             PlannedCopy{address(copy.source), address(copy.target), static_cast<size_t>(copy.bytes)});
       }
+      stepIndices_.resize(steps_.size(), i);
     }
     return Status();
   }
@@ -753,40 +755,46 @@ private:
 
   /// Enqueues the steps of one run on the stream.
   Status enqueueSteps() {
-    for (const DeviceStep &step : steps_) {
-      if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
-        CUdeviceptr table = launch->table;
-        void *parameters[] = {&table};
-        if (Status s = check(driver_->cuLaunchKernel(launch->function, launch->grid, 1, 1,
-                                                     launch->block, 1, 1, 0, stream_,
-                                                     parameters, nullptr),
-                             "launching kernel " + launch->kernel);
-            !s.isOk())
-          return s;
-      } else if (const auto *gemm = std::get_if<size_t>(&step)) {
-        const PlannedGemm &planned = gemms_[*gemm];
-        if (Status s = planned.call->enqueue(blasHandle_, stream_, arena_ + workspaceOffset_,
-                                             workspaceBytes_,
-                                             path_ + ": steps[" + std::to_string(planned.step) +
-                                                 "]");
-            !s.isOk())
-          return s;
-      } else if (const auto *reduce = std::get_if<PlannedAllReduce>(&step)) {
-        if (Status s = nccl_->enqueue(reduce->buffer, reduce->step, stream_,
-                                      path_ + ": steps[" + std::to_string(reduce->index) + "]");
-            !s.isOk())
-          return s;
-      } else {
-        const auto &copy = std::get<PlannedCopy>(step);
-        if (copy.bytes > 0)
-          if (Status s = check(driver_->cuMemcpyDtoDAsync(copy.target, copy.source, copy.bytes,
-                                                          stream_),
-                               "enqueueing a copy");
-              !s.isOk())
-            return s;
-      }
-    }
+    for (const DeviceStep &step : steps_)
+      if (Status s = enqueueStep(step); !s.isOk())
+        return s;
     return Status();
+  }
+
+  /// Enqueues one step on the stream.
+  Status enqueueStep(const DeviceStep &step) {
+    if (const auto *launch = std::get_if<PlannedLaunch>(&step)) {
+      CUdeviceptr table = launch->table;
+      void *parameters[] = {&table};
+      return check(driver_->cuLaunchKernel(launch->function, launch->grid, 1, 1, launch->block, 1,
+                                           1, 0, stream_, parameters, nullptr),
+                   "launching kernel " + launch->kernel);
+    }
+    if (const auto *gemm = std::get_if<size_t>(&step)) {
+      const PlannedGemm &planned = gemms_[*gemm];
+      return planned.call->enqueue(blasHandle_, stream_, arena_ + workspaceOffset_, workspaceBytes_,
+                                   path_ + ": steps[" + std::to_string(planned.step) + "]");
+    }
+    if (const auto *reduce = std::get_if<PlannedAllReduce>(&step))
+      return nccl_->enqueue(reduce->buffer, reduce->step, stream_,
+                            path_ + ": steps[" + std::to_string(reduce->index) + "]");
+    const auto &copy = std::get<PlannedCopy>(step);
+    if (copy.bytes == 0)
+      return Status();
+    return check(driver_->cuMemcpyDtoDAsync(copy.target, copy.source, copy.bytes, stream_),
+                 "enqueueing a copy");
+  }
+
+  /// "kernel k3", "gemm 64x128x64 f16*f16->f16" (describeGemm), "copy 8
+  /// bytes" or "all_reduce": as the CPU backend's profile names a step.
+  std::string describe(const DeviceStep &step) const {
+    if (const auto *launch = std::get_if<PlannedLaunch>(&step))
+      return "kernel " + launch->kernel;
+    if (const auto *gemm = std::get_if<size_t>(&step))
+      return describeGemm(gemms_[*gemm].gemm);
+    if (std::holds_alternative<PlannedAllReduce>(step))
+      return "all_reduce";
+    return "copy " + std::to_string(std::get<PlannedCopy>(step).bytes) + " bytes";
   }
 
   /// Enqueues a whole run from staging slot `slot`.
@@ -944,7 +952,35 @@ private:
   std::vector<TelemetryRecord> completed_;
 
   uint64_t runs_ = 0, graphLaunches_ = 0, hostSyncs_ = 0, throttleWaits_ = 0;
+  /// The manifest's index of each of steps_.
+  std::vector<size_t> stepIndices_;
 };
+
+Status CudaBackend::timeSteps(int repetitions, std::vector<DeviceStepTiming> &out) {
+  if (Status s = drain(); !s.isOk())
+    return s;
+  GraphStopwatch stopwatch(*driver_, stream_, path_ + ": ");
+  Status status = stopwatch.create();
+  for (size_t i = 0; status.isOk() && i < steps_.size(); ++i) {
+    if (std::holds_alternative<PlannedAllReduce>(steps_[i]))
+      continue; // a collective alone would wait for the other ranks
+    DeviceStepTiming timing;
+    timing.step = stepIndices_[i];
+    timing.what = describe(steps_[i]);
+    bool ran = false;
+    status =
+        timeCalls([&] { return enqueueStep(steps_[i]); }, repetitions, stopwatch, ran, timing.ms);
+    if (status.isOk() && !ran) {
+      status = enqueueStep(steps_[i]); // its error
+      if (status.isOk())
+        status = Status::error(MPC_INTERNAL, path_ + ": steps[" + std::to_string(timing.step) +
+                                                 "] could not be captured for timing");
+    }
+    if (status.isOk())
+      out.push_back(timing);
+  }
+  return status;
+}
 
 Status CudaBackend::timeGemms(int repetitions, std::vector<GemmTiming> &out) {
   if (Status s = drain(); !s.isOk())
@@ -1056,6 +1092,14 @@ Status timeGemmSteps(Backend &backend, int repetitions, std::vector<GemmTiming> 
   if (!cuda)
     return Status::error(MPC_UNSUPPORTED, "timing GEMM steps needs the CUDA backend");
   return cuda->timeGemms(repetitions, out);
+}
+
+Status timeDeviceSteps(Backend &backend, int repetitions, std::vector<DeviceStepTiming> &out) {
+  auto *cuda = dynamic_cast<CudaBackend *>(&backend);
+  if (!cuda)
+    return Status::error(MPC_UNSUPPORTED, "timing a program's steps on a GPU needs the CUDA "
+                                          "backend");
+  return cuda->timeSteps(repetitions, out);
 }
 
 } // namespace mpc::rt

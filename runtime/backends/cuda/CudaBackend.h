@@ -90,6 +90,26 @@ struct GemmTiming {
 /// afterwards (mpc-bench times the GEMMs after its steps).
 Status timeGemmSteps(Backend &backend, int repetitions, std::vector<GemmTiming> &out);
 
+/// One step of a CUDA backend's program timed on its own, for the
+/// benchmarks' per-step breakdown.
+struct DeviceStepTiming {
+  /// The step's index in the manifest.
+  size_t step = 0;
+  /// "kernel k3", "gemm 64x128x64 f16*f16->f16" (describeGemm) or "copy 8
+  /// bytes", as CpuStepTiming names a step.
+  std::string what;
+  /// Milliseconds per call.
+  double ms = 0;
+};
+
+/// Times every step of a CUDA backend's program but its all-reduces on the
+/// program's own buffers, each alone as timeGemmSteps times a GEMM:
+/// `repetitions` calls in a CUDA graph. A step that updates state in place
+/// (an optimizer's update, the loss scaler) does so on every call, so the
+/// program's state is not that of its last step afterwards.
+/// MPC_UNSUPPORTED for another backend.
+Status timeDeviceSteps(Backend &backend, int repetitions, std::vector<DeviceStepTiming> &out);
+
 } // namespace mpc::rt
 
 #endif // MPC_RUNTIME_BACKENDS_CUDA_CUDABACKEND_H

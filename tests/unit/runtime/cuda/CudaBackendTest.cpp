@@ -354,6 +354,42 @@ TEST_F(CudaBackend, TimesEachGemmStepAgainstCublasLtsTopChoices) {
   EXPECT_EQ(emulator.counters().alignedHeuristicQueries, emulator.counters().heuristicQueries);
 }
 
+// mpc-bench --profile on a GPU: every step of the program timed alone, in
+// order, each as calls captured into a CUDA graph (the emulated clock
+// advances by GEMMs alone: the GEMM's algorithm's time, the others' 0), and
+// named as the CPU backend's profile names them.
+TEST_F(CudaBackend, TimesEachStepAloneInACudaGraph) {
+  CudaEmulatorOptions emulated;
+  emulated.algorithmMilliseconds = {0.25f};
+  CudaEmulator emulator(hostObjectPath_, emulated);
+  std::unique_ptr<mpc::rt::Program> program = loadOnGpu();
+  ASSERT_TRUE(program);
+  const int uncaptured = emulator.counters().uncapturedWork;
+  const int gemmsBefore = emulator.counters().gemmsRun;
+  std::vector<mpc::rt::DeviceStepTiming> timings;
+  mpc::rt::Status timed = mpc::rt::timeDeviceSteps(program->backend(), 4, timings);
+  ASSERT_TRUE(timed.isOk()) << timed.message();
+  ASSERT_EQ(timings.size(), 5u);
+  std::vector<std::string> what;
+  for (size_t i = 0; i < timings.size(); ++i) {
+    EXPECT_EQ(timings[i].step, i);
+    what.push_back(timings[i].what);
+  }
+  EXPECT_EQ(what, (std::vector<std::string>{"gemm 4x16x8 f32*f32->f32 bias_relu", "kernel k_double",
+                                            "kernel k_mean", "kernel k_count", "copy 4 bytes"}));
+  EXPECT_DOUBLE_EQ(timings[0].ms, 0.25);
+  EXPECT_DOUBLE_EQ(timings[1].ms, 0.0);
+  // A warm-up launch and a timed one of 4 calls each.
+  EXPECT_EQ(emulator.counters().gemmsRun - gemmsBefore, 8);
+  EXPECT_EQ(emulator.counters().uncapturedWork, uncaptured);
+  // Not on the CPU backend.
+  std::unique_ptr<mpc::rt::Program> cpu;
+  mpc::rt::ProgramOptions options;
+  ASSERT_TRUE(mpc::rt::Program::load(bundle_, options, cpu).isOk());
+  timings.clear();
+  EXPECT_EQ(mpc::rt::timeDeviceSteps(cpu->backend(), 4, timings).code(), MPC_UNSUPPORTED);
+}
+
 // At load each kind of GEMM times cuBLASLt's candidates, each a graph of 8
 // calls writing a scratch result, a sample being a warm-up launch and a timed
 // one: the heuristic's first choice sampled, then every candidate sampled

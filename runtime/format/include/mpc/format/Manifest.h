@@ -253,6 +253,12 @@ struct GemmStep {
   std::optional<Im2col> im2colB;
 };
 
+/// "gemm 64x128x64 batch 4 f16*f16^T->f16 bias_relu": m x n x k, the batch
+/// when there is one, the operand types (a transposed operand marked ^T),
+/// the epilogue when there is one and "relu_grad" for that hint; how the
+/// benchmarks' per-step profiles name a GEMM step.
+std::string describeGemm(const GemmStep &gemm);
+
 struct CopyStep {
   BufferRef source, target;
   uint64_t bytes = 0;
