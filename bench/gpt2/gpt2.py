@@ -17,30 +17,21 @@ the test suite's (2 x 64, 4 heads, context 32, a character vocabulary).
 
   bench/gpt2/gpt2.py export --config small --batch 8 -o gpt2-small.onnx
   bench/gpt2/gpt2.py params --config small
+  bench/gpt2/gpt2.py weights --config small -o gpt2-small.safetensors
+
+`Gpt2(config, sdpa=True)` computes the same attention with PyTorch 2's
+fused scaled_dot_product_attention (the peer of mpc's GPU benchmark); its
+parameters and their names are the same.
 """
 import argparse
-import dataclasses
 import math
+import os
 import sys
 
 import torch
 
-
-@dataclasses.dataclass(frozen=True)
-class Config:
-    layers: int
-    width: int
-    heads: int
-    context: int
-    vocab: int
-
-
-CONFIGS = {
-    "small": Config(layers=12, width=768, heads=12, context=1024, vocab=50257),
-    "mini": Config(layers=6, width=384, heads=6, context=256, vocab=256),
-    # (96: mpc's character ids of text, newline and printable ASCII)
-    "tiny": Config(layers=2, width=64, heads=4, context=32, vocab=96),
-}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from configs import CONFIGS, Config  # noqa: E402,F401
 
 
 def gelu_tanh(x):
@@ -49,10 +40,11 @@ def gelu_tanh(x):
 
 
 class Block(torch.nn.Module):
-    def __init__(self, config):
+    def __init__(self, config, sdpa=False):
         super().__init__()
         c = config
         self.heads = c.heads
+        self.sdpa = sdpa
         self.ln_1, self.ln_2 = torch.nn.LayerNorm(c.width), torch.nn.LayerNorm(c.width)
         self.c_attn = torch.nn.Linear(c.width, 3 * c.width)
         self.c_proj = torch.nn.Linear(c.width, c.width)
@@ -66,6 +58,9 @@ class Block(torch.nn.Module):
         q, k, v = self.c_attn(x).split(c, dim=2)
         split = lambda z: z.reshape(b, t, self.heads, c // self.heads).transpose(1, 2)  # noqa
         q, k, v = split(q), split(k), split(v)
+        if self.sdpa:
+            y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+            return self.c_proj(y.transpose(1, 2).reshape(b, t, c))
         scores = q @ k.transpose(-2, -1) * (1.0 / math.sqrt(c // self.heads)) + self.mask
         y = torch.softmax(scores, dim=-1) @ v
         return self.c_proj(y.transpose(1, 2).reshape(b, t, c))
@@ -78,12 +73,12 @@ class Block(torch.nn.Module):
 class Gpt2(torch.nn.Module):
     """Tokens [B, T] (T the context) to logits [B * T, vocab]."""
 
-    def __init__(self, config):
+    def __init__(self, config, sdpa=False):
         super().__init__()
         self.config = config
         self.wte = torch.nn.Embedding(config.vocab, config.width)
         self.wpe = torch.nn.Embedding(config.context, config.width)
-        self.blocks = torch.nn.Sequential(*[Block(config) for _ in range(config.layers)])
+        self.blocks = torch.nn.Sequential(*[Block(config, sdpa) for _ in range(config.layers)])
         self.ln_f = torch.nn.LayerNorm(config.width)
         # GPT-2's initialisation: N(0, 0.02), residual projections scaled
         # by 1/sqrt(2 * layers), zero biases.
@@ -109,6 +104,12 @@ def export(model, batch, path, opset=17):
                       do_constant_folding=False)
 
 
+def mpc_weights(model):
+    """{name: float32 array} of the model's parameters, as mpc names them
+    (the export's initializers; the mask is a constant, not a parameter)."""
+    return {name: p.detach().cpu().float().numpy() for name, p in model.named_parameters()}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -119,11 +120,20 @@ def main():
     exporting.add_argument("-o", "--output", required=True)
     counting = sub.add_parser("params", help="print the parameter count")
     counting.add_argument("--config", choices=sorted(CONFIGS), required=True)
+    saving = sub.add_parser("weights", help="write the initial weights for mpc (--params, --init)")
+    saving.add_argument("--config", choices=sorted(CONFIGS), required=True)
+    saving.add_argument("--seed", type=int, default=0)
+    saving.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
     torch.manual_seed(getattr(args, "seed", 0))
     model = Gpt2(CONFIGS[args.config])
     if args.command == "params":
         print(sum(p.numel() for p in model.parameters()))
+        return 0
+    if args.command == "weights":
+        import safetensors_file  # noqa: E402 (beside this file)
+        safetensors_file.write(args.output, mpc_weights(model))
+        print("%s: GPT-2 %s's weights, seed %d" % (args.output, args.config, args.seed))
         return 0
     export(model, args.batch, args.output)
     print("%s: GPT-2 %s, %d parameters, batch %d" % (

@@ -5,11 +5,16 @@
 # source at load), and the list run.sh reads (models.tsv). Carry the folder
 # to the GPU machine with the source tree (it holds GoogleTest's sources too).
 #   bench/gpu/prepare.sh [--out DIR] [--models "mlp wide_mlp ..."] [--no-gpt2]
+#                        [--gpt2-bench CONFIG[:BATCH]]
 # Unless --no-gpt2, GPT-2 tiny (bench/gpt2/gpt2.py, exported here with
 # PyTorch; SGD, whose loss curve is not chaotic as Adam's is) joins them in
 # fp16 and bf16, with its weights and a float64 reference of one batch
 # (bench/gpu/float64_reference.py): the GPU check then runs the fused
 # attention's GPU kernels against the CPU's and against float64.
+# --gpt2-bench small:8 adds the GPT-2 benchmark's training steps (bench/gpu/
+# gpt2.sh): GPT-2 small at batch 8 in fp16, bf16 and fp32 with AdamW, and
+# gpt2-bench.tsv; the weights are not carried (500 MB): gpt2_peer.py writes
+# them on the GPU machine. Another configuration (tiny, mini) makes a dry run.
 #   MPC   the mpc driver (default build/bin/mpc)
 #   PYTHON  a Python with PyTorch and onnx (default /usr/bin/python3)
 #   GOOGLETEST_SOURCE_DIR  GoogleTest's sources to carry (default /usr/src/googletest)
@@ -18,6 +23,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=$root/bench/gpu/bundles
 gpt2=1
+gpt2_bench=
 # name:precision pairs; the GPU tests run all, the benchmarks the fp16 ones
 # of the MLPs and the transformer block (bench/gpu/run.sh).
 models="mlp:fp16 mlp:fp32 fashion_mlp:fp16 wide_mlp:fp16 wide_mlp:fp32 transformer_block:fp16 \
@@ -27,7 +33,8 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
     --no-gpt2) gpt2=0; shift ;;
-    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --gpt2-bench) gpt2_bench=$2; shift 2 ;;
+    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "prepare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -73,6 +80,30 @@ if [ "$gpt2" = 1 ]; then
     -o "$out/gpt2_tiny.reference.safetensors" > /dev/null
 fi
 mv "$list" "$out/models.tsv"
+if [ -n "$gpt2_bench" ]; then
+  config=${gpt2_bench%%:*}
+  batch=8
+  [ "$config" != "$gpt2_bench" ] && batch=${gpt2_bench##*:}
+  echo "prepare.sh: GPT-2 $config at batch $batch for the benchmark (fp16, bf16, fp32)"
+  "${PYTHON:-/usr/bin/python3}" "$root/bench/gpt2/gpt2.py" export --config "$config" \
+    --batch "$batch" -o "$out/gpt2_bench.onnx" > /dev/null 2>&1 \
+    || { echo "prepare.sh: exporting GPT-2 $config failed (PyTorch and onnx needed)" >&2; exit 1; }
+  bench_list=$out/gpt2-bench.tsv.tmp
+  printf '# config\tbatch\tprecision\ttrain (bench/gpu/prepare.sh, %s)\n' "$(date -u +%F)" \
+    > "$bench_list"
+  for precision in fp16 bf16 fp32; do
+    # The optimizer of bench/gpu/gpt2_peer.py's PyTorch side.
+    "$mpc" compile "$out/gpt2_bench.onnx" --batch "$batch" --constant '*mask' \
+      --loss softmax_cross_entropy --optimizer adamw --lr 6e-4 \
+      --optimizer-arg weight_decay=0.1 --step train --precision "$precision" \
+      --target cpu,sm_80,sm_90 -o "$out/gpt2_bench-$precision.train.mpcb" > /dev/null
+    rm -f "$out/gpt2_bench-$precision.train.safetensors"
+    printf '%s\t%s\t%s\t%s\n' "$config" "$batch" "$precision" \
+      "gpt2_bench-$precision.train.mpcb" >> "$bench_list"
+  done
+  rm -f "$out/gpt2_bench.onnx" "$out"/gpt2_bench.onnx.*
+  mv "$bench_list" "$out/gpt2-bench.tsv"
+fi
 find_header() {
   local dir
   for dir in /usr/include /usr/local/include; do

@@ -29,23 +29,11 @@ bundles=${MPC_GPU_BUNDLES:-$root/bench/gpu/bundles}
 rounds=${MPC_BENCH_ROUNDS:-2}
 python=${MPC_PYTHON:-python3}
 mkdir -p "$out"
-# NVRTC loads its builtins library by name: the toolkit's libraries on the
-# loader's path (CUDA_HOME, else /usr/local/cuda).
-cuda_lib=${CUDA_HOME:-/usr/local/cuda}/lib64
-[ -d "$cuda_lib" ] && export LD_LIBRARY_PATH=$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-log() { echo "run.sh: $*" | tee -a "$out/run.log"; }
+log_file=$out/run.log
 started=$(date +%s)
 deadline=${MPC_GPU_DEADLINE_S:-450}
-: > "$out/run.log"
-# Seconds left before the deadline (at least 1).
-left() { local l=$((deadline - ($(date +%s) - started))); echo $((l > 1 ? l : 1)); }
-# Runs "$@" for at most $1 seconds (capped by what is left); 124 when cut.
-limited() {
-  local limit=$1
-  shift
-  [ "$limit" -gt "$(left)" ] && limit=$(left)
-  timeout --kill-after=5 "$limit" "$@"
-}
+: > "$log_file"
+source "$root/bench/gpu/common.sh"
 # The summary, however the run ends (a failed build, a timeout, a signal).
 summarized=0
 summarize() {
@@ -56,38 +44,11 @@ summarize() {
 trap 'summarize > /dev/null 2>&1 || true' EXIT
 
 # 1. The machine.
-{
-  echo "date: $(date -u '+%F %T UTC')"
-  echo "host: $(uname -srm), $(nproc) CPUs"
-  if command -v nvidia-smi >/dev/null; then
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
-  else
-    echo "nvidia-smi: not found"
-  fi
-  command -v nvcc >/dev/null && nvcc --version | tail -2 || echo "nvcc: not found"
-  "$python" -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, \
-'available', torch.cuda.is_available())" 2>&1 | tail -1
-} > "$out/machine.txt"
+machine_info > "$out/machine.txt"
 cat "$out/machine.txt"
 
 # 2. The runtime alone (no compiler), with its tests where GoogleTest exists.
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
-if [ ! -f "$build/CMakeCache.txt" ] || [ -n "${MPC_RUNTIME_CMAKE_ARGS:-}" ]; then
-  log "configuring the runtime in $build"
-  extra=()
-  [ -f "$bundles/googletest/CMakeLists.txt" ] \
-    && extra=(-DMPC_GOOGLETEST_SOURCE_DIR="$bundles/googletest")
-  [ -d "$bundles/include" ] && extra+=(-DMPC_HEADER_LIBRARIES_DIR="$bundles/include")
-  cmake "${generator[@]}" -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DMPC_BUILD_COMPILER=OFF -DMPC_GPU_BUNDLES="$bundles" "${extra[@]}" \
-    ${MPC_RUNTIME_CMAKE_ARGS:-} \
-    > "$out/build.log" 2>&1 \
-    || { log "configure failed (see build.log)"; tail -20 "$out/build.log"; exit 1; }
-fi
-log "building"
-limited 300 cmake --build "$build" -j "$(nproc)" >> "$out/build.log" 2>&1 \
-  || { log "build failed or timed out (see build.log)"; tail -30 "$out/build.log"; exit 1; }
+build_runtime || exit 1
 bin=$build/bin
 
 status=0

@@ -232,6 +232,14 @@ int main(int argc, char **argv) {
       return fail(status);
   if (rt::Status status = program->synchronize(); !status.isOk())
     return fail(status);
+  bool hasLoss = false;
+  for (const rt::TensorSpec &spec : program->telemetryOutputs())
+    hasLoss |= spec.name == "loss";
+  // The first step's loss (for comparing a peer's from the same weights and
+  // batch), while the telemetry still holds it.
+  float firstLoss = NAN;
+  if (hasLoss && warmup > 0)
+    (void)bench::telemetryScalar(*program, 0, "loss", firstLoss);
 
   std::vector<double> msPerStep;
   rt::BackendStats before = program->stats();
@@ -256,9 +264,6 @@ int main(int argc, char **argv) {
   double median = sorted[sorted.size() / 2];
   double timedSteps = static_cast<double>(steps) * repeats;
   float loss = NAN;
-  bool hasLoss = false;
-  for (const rt::TensorSpec &spec : program->telemetryOutputs())
-    hasLoss |= spec.name == "loss";
   if (hasLoss)
     (void)bench::telemetryScalar(*program, run - 1, "loss", loss);
 
@@ -274,8 +279,8 @@ int main(int argc, char **argv) {
      << ", \"host_syncs_per_step\": " << number(loopSyncs / timedSteps)
      << ", \"throttle_waits_per_step\": "
      << number((after.throttleWaits - before.throttleWaits) / timedSteps)
-     << ", \"device_bytes\": " << after.deviceBytes << ", \"last_loss\": "
-     << (std::isfinite(loss) ? number(loss) : "null");
+     << ", \"device_bytes\": " << after.deviceBytes << ", \"first_loss\": " << number(firstLoss)
+     << ", \"last_loss\": " << number(loss);
 #ifdef MPC_HAVE_CUDA_BACKEND
   if (gemms && device != "cpu") {
     std::vector<rt::GemmTiming> timings;
