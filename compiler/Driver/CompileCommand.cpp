@@ -158,7 +158,7 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   OnnxImportOptions onnx;
   if (isOnnxFile(input) && !readImportOptions(parser, options.trainingStep, onnx))
     return kExitUsage;
-  std::map<std::string, rt::HostTensor> weights;
+  mpc::ModelWeights weights;
   mlir::OwningOpRef<mlir::ModuleOp> module = loadSource(input, sourceMgr, context, onnx, &weights);
   if (!module)
     return kExitError;
@@ -174,11 +174,18 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
   if (!weights.empty() && stage == mpc::CompileStage::Bundle) {
     llvm::SmallString<256> path(output);
     llvm::sys::path::replace_extension(path, ".safetensors");
-    if (rt::Status status = rt::writeSafetensors(path.str().str(), weights, {}); !status.isOk()) {
-      reportError(status.message());
-      return kExitError;
-    }
-    llvm::outs() << "the model's weights: " << path << " (mpc run --params, mpc train --init)\n";
+    // (left as it is when it already holds them: a compile of an unchanged
+    // model would rewrite hundreds of MB)
+    std::map<std::string, rt::TensorView> views = weights.views();
+    bool unchanged = rt::holdsSafetensors(path.str().str(), views, {});
+    if (!unchanged)
+      if (rt::Status status = rt::writeSafetensorViews(path.str().str(), views, {});
+          !status.isOk()) {
+        reportError(status.message());
+        return kExitError;
+      }
+    llvm::outs() << "the model's weights: " << path << (unchanged ? ", unchanged" : "")
+                 << " (mpc run --params, mpc train --init)\n";
   }
 
   auto printTimes = [&](const mpc::BundleTimings *bundle) {
@@ -227,7 +234,7 @@ int mpc::driver::runCompileCommand(llvm::ArrayRef<std::string> args) {
 
 int mpc::driver::compileGraphFile(const std::string &source, const mpc::CompileOptions &options,
                                   const std::string &bundlePath, const OnnxImportOptions *onnx,
-                                  std::map<std::string, rt::HostTensor> *weights) {
+                                  ModelWeights *weights) {
   mlir::MLIRContext context;
   context.printOpOnDiagnostic(false);
   mpc::loadGraphDialects(context);

@@ -123,8 +123,7 @@ llvm::Error mpc::driver::setParamsFromCheckpoint(mpc_program *program, const std
   return llvm::Error::success();
 }
 
-llvm::Error mpc::driver::setWeights(mpc_program *program,
-                                    const std::map<std::string, rt::HostTensor> &weights,
+llvm::Error mpc::driver::setWeights(mpc_program *program, const ModelWeights &weights,
                                     const std::string &from) {
   std::set<std::string> used;
   for (size_t i = 0, e = mpc_program_param_count(program); i < e; ++i) {
@@ -132,13 +131,13 @@ llvm::Error mpc::driver::setWeights(mpc_program *program,
     mpc_program_param_info(program, i, &info);
     if (info.flags & MPC_TENSOR_WORKING_COPY)
       continue; // (follows its parameter)
-    auto it = weights.find(info.name);
+    auto it = weights.tensors.find(info.name);
     // (state, such as optimizer moments, starts as initialised unless the
     // weights hold it: a model's running statistics)
-    if ((info.flags & MPC_TENSOR_STATE) && it == weights.end())
+    if ((info.flags & MPC_TENSOR_STATE) && it == weights.tensors.end())
       continue;
     std::vector<int64_t> shape(info.shape, info.shape + info.rank);
-    if (it == weights.end())
+    if (it == weights.tensors.end())
       return llvm::createStringError(from + " has no tensor '" + info.name + "' (" +
                                      describeTensor(info) + "), a parameter of the program");
     if (std::string(rt::dtypeName(it->second.dtype)) != info.dtype || it->second.shape != shape)
@@ -150,7 +149,7 @@ llvm::Error mpc::driver::setWeights(mpc_program *program,
       return llvm::createStringError(mpc_last_error());
     used.insert(info.name);
   }
-  for (const auto &[name, tensor] : weights)
+  for (const auto &[name, tensor] : weights.tensors)
     if (!used.count(name))
       return llvm::createStringError(from + " has a tensor '" + name +
                                      "' that is no parameter of the program");

@@ -12,6 +12,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include "compiler/Frontend/ModelWeights.h"
 #include "mpc/format/HostTensor.h"
 #include "mpc/runtime.h"
 
@@ -94,7 +95,7 @@ bool readIntegerOption(const ArgParser &parser, llvm::StringRef name, uint64_t &
 /// values into `weights` when not null).
 int compileGraphFile(const std::string &source, const mpc::CompileOptions &options,
                      const std::string &bundlePath, const OnnxImportOptions *onnx = nullptr,
-                     std::map<std::string, rt::HostTensor> *weights = nullptr);
+                     ModelWeights *weights = nullptr);
 
 /// Declares `--device cpu|cuda|cuda:N`.
 void addDeviceOption(ArgParser &parser, const char *help);
@@ -127,8 +128,7 @@ llvm::Error setParamsFromCheckpoint(mpc_program *program, const std::string &pat
 /// initializers. A missing, extra or mismatched tensor is an error naming
 /// `from` and the tensor; optimizer state and step counters keep their
 /// initial values.
-llvm::Error setWeights(mpc_program *program, const std::map<std::string, rt::HostTensor> &weights,
-                       const std::string &from);
+llvm::Error setWeights(mpc_program *program, const ModelWeights &weights, const std::string &from);
 
 /// "f32[64, 10]".
 std::string describeTensor(const mpc_tensor_info &info);

@@ -85,7 +85,7 @@ int mpc::driver::runImportCommand(llvm::ArrayRef<std::string> args) {
   mpc::loadGraphDialects(context);
   llvm::SourceMgr sourceMgr;
   DiagnosticPrinter diagnostics(sourceMgr, context);
-  std::map<std::string, rt::HostTensor> weights;
+  mpc::ModelWeights weights;
   mlir::OwningOpRef<mlir::ModuleOp> module = loadSource(model, sourceMgr, context, onnx, &weights);
   if (!module)
     return kExitError;
@@ -97,7 +97,8 @@ int mpc::driver::runImportCommand(llvm::ArrayRef<std::string> args) {
     op.print(os);
     os << "\n";
   }
-  if (rt::Status status = rt::writeSafetensors(weightsPath, weights, {}); !status.isOk()) {
+  if (rt::Status status = rt::writeSafetensorViews(weightsPath, weights.views(), {});
+      !status.isOk()) {
     reportError(status.message());
     return kExitError;
   }

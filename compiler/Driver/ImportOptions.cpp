@@ -107,10 +107,11 @@ bool mpc::driver::isOnnxFile(const std::string &path) {
   return llvm::StringRef(path).ends_with(".onnx");
 }
 
-mlir::OwningOpRef<mlir::ModuleOp>
-mpc::driver::loadSource(const std::string &path, llvm::SourceMgr &sourceMgr,
-                        mlir::MLIRContext &context, const OnnxImportOptions &onnx,
-                        std::map<std::string, rt::HostTensor> *weights) {
+mlir::OwningOpRef<mlir::ModuleOp> mpc::driver::loadSource(const std::string &path,
+                                                          llvm::SourceMgr &sourceMgr,
+                                                          mlir::MLIRContext &context,
+                                                          const OnnxImportOptions &onnx,
+                                                          ModelWeights *weights) {
   if (!isOnnxFile(path))
     return mpc::loadGraphFile(path, sourceMgr, context);
   llvm::Expected<ImportedModel> imported = mpc::importOnnx(path, context, onnx, &sourceMgr);

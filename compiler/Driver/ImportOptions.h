@@ -42,8 +42,7 @@ bool isOnnxFile(const std::string &path);
 /// on failure.
 mlir::OwningOpRef<mlir::ModuleOp> loadSource(const std::string &path, llvm::SourceMgr &sourceMgr,
                                              mlir::MLIRContext &context,
-                                             const OnnxImportOptions &onnx,
-                                             std::map<std::string, rt::HostTensor> *weights);
+                                             const OnnxImportOptions &onnx, ModelWeights *weights);
 
 } // namespace mpc::driver
 

@@ -114,7 +114,7 @@ bool convertIntegers(rt::HostTensor &tensor, rt::DType to) {
 /// `weights`). Returns an exit code on failure.
 std::optional<int> prepareBundle(const ArgParser &parser, const std::string &source,
                                  llvm::SmallString<128> &dir, std::string &bundle,
-                                 std::map<std::string, rt::HostTensor> &weights) {
+                                 mpc::ModelWeights &weights) {
   bool onnx = isOnnxFile(source);
   for (const char *option :
        {"batch", "dim", "loss", "optimizer", "freeze", "constant", "precision"})
@@ -195,7 +195,7 @@ int mpc::driver::runRunCommand(llvm::ArrayRef<std::string> args) {
       llvm::sys::fs::remove_directories(dir);
   });
   std::string bundle;
-  std::map<std::string, rt::HostTensor> weights;
+  mpc::ModelWeights weights;
   if (std::optional<int> code = prepareBundle(parser, source, dir, bundle, weights))
     return *code;
   ProgramHandle owner = loadProgram(bundle, device, seed);

@@ -72,8 +72,12 @@ llvm::Error loadInitialState(mpc_program *program, const std::string &bundle,
   if (mpc::rt::Status status = mpc::rt::readSafetensors(options.initPath, tensors, nullptr);
       !status.isOk())
     return llvm::createStringError(status.message());
-  if (!tensors.count("optimizer.step"))
-    return setWeights(program, tensors, "weights file '" + options.initPath + "'");
+  if (!tensors.count("optimizer.step")) {
+    mpc::ModelWeights weights;
+    for (auto &[name, tensor] : tensors)
+      weights.add(name, std::move(tensor));
+    return setWeights(program, weights, "weights file '" + options.initPath + "'");
+  }
   if (mpc_program_load_params(program, options.initPath.c_str()) != MPC_OK)
     return llvm::createStringError(mpc_last_error());
   std::string from = "checkpoint '" + options.initPath + "'";
@@ -134,7 +138,7 @@ llvm::Error loadData(const TrainOptions &options, mpc::Dataset &train,
 /// graph compiled into `dir`. Returns an exit code on failure.
 std::optional<int> prepareBundles(const TrainOptions &options, bool evaluate, llvm::StringRef dir,
                                   std::string &trainBundle, std::string &forwardBundle,
-                                  std::map<std::string, mpc::rt::HostTensor> &weights) {
+                                  mpc::ModelWeights &weights) {
   if (options.givenBundle) {
     trainBundle = options.source;
     forwardBundle = options.forwardBundle;
@@ -244,7 +248,7 @@ static int trainAsRank(llvm::ArrayRef<std::string> args, JobHandle &job) {
   auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
   std::string trainBundle, forwardBundle;
   // (an .onnx model's initializers: the parameters' first values)
-  std::map<std::string, mpc::rt::HostTensor> weights;
+  mpc::ModelWeights weights;
   if (std::optional<int> code =
           prepareBundles(options, eval.has_value(), dir, trainBundle, forwardBundle, weights))
     return *code;

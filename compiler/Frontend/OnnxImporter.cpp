@@ -176,12 +176,14 @@ llvm::Error Translator::addInitializers() {
     return error;
   if (llvm::Error error = globs(options.constants, "constant", fixed))
     return error;
-  for (auto &[name, tensor] : model.initializers) {
+  for (const onnx::Initializer &initializer : model.initializers) {
+    const std::string &name = initializer.name;
+    const rt::HostTensor &tensor = initializer.tensor;
     // Float tensors of rank 1 or more are the model's parameters; integers
     // (shapes, indices) and scalars are constants.
     if (!isFloat(tensor.dtype) || tensor.shape.empty() ||
         llvm::any_of(fixed, [&](const llvm::GlobPattern &g) { return g.match(name); })) {
-      constants[name] = tensor;
+      constants[name] = initializer.materialized();
       continue;
     }
     llvm::SmallVector<int64_t> shape(tensor.shape.begin(), tensor.shape.end());
@@ -192,21 +194,29 @@ llvm::Error Translator::addInitializers() {
       define(name, b.create<mpg::StateOp>(loc, type, name, init));
     else
       define(name, b.create<mpg::ParamOp>(loc, type, name, init, isFrozen));
+    if (tensor.dtype == rt::DType::F32 && initializer.mapped) {
+      // A view of the mapped file, which the weights keep.
+      result.weights.tensors[name] = {rt::DType::F32, tensor.shape, *initializer.mapped};
+      continue;
+    }
+    rt::HostTensor values = initializer.materialized();
     rt::HostTensor weight;
     weight.dtype = rt::DType::F32;
     weight.shape = tensor.shape;
-    if (tensor.dtype == rt::DType::F32) {
-      weight.bytes = std::move(tensor.bytes); // (nothing reads a parameter's bytes after)
+    if (values.dtype == rt::DType::F32) {
+      weight.bytes = std::move(values.bytes);
     } else {
-      std::vector<double> values = rt::floatValues(tensor);
-      weight.bytes.resize(values.size() * 4);
-      for (size_t i = 0; i < values.size(); ++i) {
-        float v = static_cast<float>(values[i]);
+      std::vector<double> widened = rt::floatValues(values);
+      weight.bytes.resize(widened.size() * 4);
+      for (size_t i = 0; i < widened.size(); ++i) {
+        float v = static_cast<float>(widened[i]);
         std::memcpy(weight.bytes.data() + 4 * i, &v, 4);
       }
     }
-    result.weights[name] = std::move(weight);
+    result.weights.add(name, std::move(weight));
   }
+  if (!result.weights.empty())
+    result.weights.storage.push_back(model.file);
   return llvm::Error::success();
 }
 

@@ -18,6 +18,7 @@
 #ifndef MPC_COMPILER_FRONTEND_ONNXIMPORTER_H
 #define MPC_COMPILER_FRONTEND_ONNXIMPORTER_H
 
+#include "compiler/Frontend/ModelWeights.h"
 #include "mpc/format/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -61,7 +62,7 @@ struct OnnxImportOptions {
 struct ImportedModel {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   /// The initializers that became parameters, by the parameters' names.
-  std::map<std::string, rt::HostTensor> weights;
+  ModelWeights weights;
 };
 
 /// The ops `importOnnx` translates, for messages and documentation.

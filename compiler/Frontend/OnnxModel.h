@@ -17,10 +17,14 @@
 
 #include "mpc/format/HostTensor.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,15 +69,30 @@ struct Node {
   }
 };
 
+/// An initializer: its values in `tensor`, or, for raw data in the model
+/// file itself, `tensor` without bytes and `mapped` a view of the mapped
+/// file (valid while the Model's `file` lives), so that a model's hundreds
+/// of MB of weights are not copied.
+struct Initializer {
+  std::string name;
+  rt::HostTensor tensor;
+  std::optional<llvm::ArrayRef<uint8_t>> mapped;
+
+  /// The tensor with its bytes (copied from the file where mapped).
+  rt::HostTensor materialized() const;
+};
+
 struct Model {
   /// The default domain's opset.
   int64_t opset = 0;
   std::string producer, graphName;
   /// The graph's inputs that are not initializers, and its outputs.
   std::vector<ValueInfo> inputs, outputs;
-  /// Initializers by name, in the file's order.
-  std::vector<std::pair<std::string, rt::HostTensor>> initializers;
+  /// Initializers in the file's order.
+  std::vector<Initializer> initializers;
   std::vector<Node> nodes;
+  /// The mapped model file, which the initializers' views point into.
+  std::shared_ptr<const llvm::MemoryBuffer> file;
 };
 
 /// The version of the definition of ONNX op `opType` (default domain) in

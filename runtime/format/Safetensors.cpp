@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <optional>
@@ -269,9 +270,14 @@ Status readSafetensors(const std::string &path,
   return Status();
 }
 
-Status writeSafetensors(const std::string &path,
-                        const std::map<std::string, HostTensor> &tensors,
-                        const std::map<std::string, std::string> &metadata) {
+namespace {
+
+/// The file writeSafetensors writes for `tensors` and `metadata`: its
+/// pieces (the size, the header, each tensor's bytes), with `storage`
+/// holding the first two.
+Status safetensorsPieces(const std::string &path, const std::map<std::string, TensorView> &tensors,
+                         const std::map<std::string, std::string> &metadata, std::string &header,
+                         unsigned char (&sizeBytes)[8], std::vector<ByteSpan> &pieces) {
   Json json = Json::object();
   if (!metadata.empty()) {
     Json &entries = json[kMetadataKey] = Json::object();
@@ -284,31 +290,91 @@ Status writeSafetensors(const std::string &path,
     }
   }
   uint64_t offset = 0;
-  std::vector<ByteSpan> pieces(2);
+  pieces.assign(2, ByteSpan{nullptr, 0});
   for (const auto &[name, tensor] : tensors) {
     std::string where = path + ": tensor " + quoteJson(name);
     if (name == kMetadataKey || !isValidUtf8(name))
       return Status::error(MPC_INVALID_ARGUMENT,
                            where + ": not a valid tensor name");
-    if (Status status = checkHostTensor(tensor, where); !status.isOk())
-      return status;
+    std::optional<int64_t> count = elementCount(tensor.shape);
+    if (!count || static_cast<uint64_t>(*count) * dtypeSize(tensor.dtype) != tensor.size)
+      return Status::error(MPC_INVALID_ARGUMENT,
+                           where + ": " + std::to_string(tensor.size) + " bytes for shape " +
+                               formatShape(tensor.shape) + " of " + dtypeName(tensor.dtype));
     json[name] = {{"dtype", safetensorsName(tensor.dtype)},
                   {"shape", tensor.shape},
-                  {"data_offsets", {offset, offset + tensor.bytes.size()}}};
-    offset += tensor.bytes.size();
-    pieces.push_back({tensor.bytes.data(), tensor.bytes.size()});
+                  {"data_offsets", {offset, offset + tensor.size}}};
+    offset += tensor.size;
+    pieces.push_back({tensor.data, tensor.size});
   }
   // Every string was checked to be UTF-8 above, so dump cannot fail.
-  std::string header = json.dump(/*indent=*/-1, /*indent_char=*/' ',
-                                 /*ensure_ascii=*/false, Json::error_handler_t::replace);
+  header = json.dump(/*indent=*/-1, /*indent_char=*/' ',
+                     /*ensure_ascii=*/false, Json::error_handler_t::replace);
   header.resize((header.size() + 7) / 8 * 8, ' ');
-
-  unsigned char sizeBytes[8];
   for (int i = 0; i < 8; ++i)
     sizeBytes[i] = static_cast<unsigned char>(header.size() >> (8 * i));
   pieces[0] = {sizeBytes, sizeof sizeBytes};
   pieces[1] = {header.data(), header.size()};
+  return Status();
+}
+
+} // namespace
+
+Status writeSafetensors(const std::string &path, const std::map<std::string, HostTensor> &tensors,
+                        const std::map<std::string, std::string> &metadata) {
+  std::map<std::string, TensorView> views;
+  for (const auto &[name, tensor] : tensors) {
+    if (Status status = checkHostTensor(tensor, path + ": tensor " + quoteJson(name));
+        !status.isOk())
+      return status;
+    views[name] = {tensor.dtype, tensor.shape, tensor.bytes.data(), tensor.bytes.size()};
+  }
+  return writeSafetensorViews(path, views, metadata);
+}
+
+Status writeSafetensorViews(const std::string &path,
+                            const std::map<std::string, TensorView> &tensors,
+                            const std::map<std::string, std::string> &metadata) {
+  std::string header;
+  unsigned char sizeBytes[8];
+  std::vector<ByteSpan> pieces;
+  if (Status status = safetensorsPieces(path, tensors, metadata, header, sizeBytes, pieces);
+      !status.isOk())
+    return status;
   return writeFileAtomically(path, pieces);
+}
+
+bool holdsSafetensors(const std::string &path, const std::map<std::string, TensorView> &tensors,
+                      const std::map<std::string, std::string> &metadata) {
+  std::string header;
+  unsigned char sizeBytes[8];
+  std::vector<ByteSpan> pieces;
+  if (!safetensorsPieces(path, tensors, metadata, header, sizeBytes, pieces).isOk())
+    return false;
+  InputFile file;
+  if (!file.open(path).isOk())
+    return false;
+  uint64_t total = 0;
+  for (const ByteSpan &piece : pieces)
+    total += piece.size;
+  if (file.size() != total)
+    return false;
+  // Compared a piece at a time through a buffer of 1 MiB (the file is
+  // usually in the page cache: it was written by the last compile).
+  std::vector<unsigned char> buffer(std::min<uint64_t>(total, 1 << 20));
+  uint64_t offset = 0;
+  for (const ByteSpan &piece : pieces) {
+    const auto *expected = static_cast<const unsigned char *>(piece.data);
+    for (size_t done = 0; done < piece.size;) {
+      size_t count = std::min(buffer.size(), piece.size - done);
+      if (!file.readAt(offset, buffer.data(), count, "the data").isOk() ||
+          std::memcmp(buffer.data(), expected + done, count) != 0)
+        return false;
+      done += count;
+      offset += count;
+    }
+  }
+  return true;
 }
 
 } // namespace mpc::rt

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Frontend/OnnxModel.h"
+#include "compiler/Frontend/OnnxModel/OnnxWire.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -122,8 +123,12 @@ llvm::Error readExternal(const std::string &modelPath, const ::onnx::TensorProto
   return llvm::Error::success();
 }
 
+/// Reads `proto` into `out`. `strippedRaw`, when given, is its raw data,
+/// which stripInitializerData took out of the message: it is checked, and
+/// left for the caller to view rather than copied.
 llvm::Error readTensor(const std::string &modelPath, const ::onnx::TensorProto &proto,
-                       rt::HostTensor &out) {
+                       rt::HostTensor &out,
+                       const std::optional<llvm::StringRef> &strippedRaw = std::nullopt) {
   std::string what = modelPath + ": tensor '" + proto.name() + "'";
   if (!dtypeOf(proto.data_type(), out.dtype))
     return failure(what + " holds " + typeName(proto.data_type()) +
@@ -141,6 +146,12 @@ llvm::Error readTensor(const std::string &modelPath, const ::onnx::TensorProto &
     return failure(what + " has a shape too large to hold: " + rt::formatShape(out.shape));
   if (proto.data_location() == ::onnx::TensorProto_DataLocation_EXTERNAL)
     return readExternal(modelPath, proto, expected, out.bytes);
+  if (strippedRaw) {
+    if (strippedRaw->size() != expected)
+      return failure(what + " has " + std::to_string(strippedRaw->size()) + " bytes of data for " +
+                     std::to_string(*count) + " elements of " + rt::dtypeName(out.dtype));
+    return llvm::Error::success();
+  }
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != expected)
       return failure(what + " has " + std::to_string(proto.raw_data().size()) +
@@ -246,16 +257,30 @@ llvm::Expected<Model> mpc::onnx::readModel(const std::string &path) {
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!file)
     return failure("cannot read '" + path + "': " + file.getError().message());
-  llvm::StringRef bytes = (*file)->getBuffer();
+  std::shared_ptr<llvm::MemoryBuffer> mapped = std::move(*file);
+  llvm::StringRef bytes = mapped->getBuffer();
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     return failure(path + ": the model is over 2 GB; keep its tensors in external data "
                           "(torch.onnx.export does for models this size)");
+  // Parsed without the initializers' raw data where the layout allows
+  // (OnnxWire.h): they stay in the mapped file.
+  std::string stripped;
+  std::vector<std::optional<llvm::StringRef>> rawData;
   ::onnx::ModelProto proto;
-  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    return failure(path + ": not an ONNX model, or a truncated one (the protobuf does not parse)");
+  bool isStripped = stripInitializerData(bytes, stripped, rawData) &&
+                    proto.ParseFromArray(stripped.data(), static_cast<int>(stripped.size())) &&
+                    proto.graph().initializer_size() == static_cast<int>(rawData.size());
+  if (!isStripped) {
+    proto.Clear();
+    rawData.clear();
+    if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+      return failure(path +
+                     ": not an ONNX model, or a truncated one (the protobuf does not parse)");
+  }
   if (!proto.has_graph())
     return failure(path + ": the model has no graph");
   Model model;
+  model.file = mapped;
   model.producer = proto.producer_name() + " " + proto.producer_version();
   for (const auto &opset : proto.opset_import())
     if (opset.domain().empty() || opset.domain() == "ai.onnx")
@@ -265,12 +290,18 @@ llvm::Expected<Model> mpc::onnx::readModel(const std::string &path) {
   const ::onnx::GraphProto &graph = proto.graph();
   model.graphName = graph.name();
   std::set<std::string> initializerNames;
-  for (const auto &tensor : graph.initializer()) {
-    rt::HostTensor host;
-    if (llvm::Error error = readTensor(path, tensor, host))
+  for (int i = 0; i < graph.initializer_size(); ++i) {
+    const ::onnx::TensorProto &tensor = graph.initializer(i);
+    Initializer initializer;
+    initializer.name = tensor.name();
+    std::optional<llvm::StringRef> raw = isStripped ? rawData[i] : std::nullopt;
+    if (llvm::Error error = readTensor(path, tensor, initializer.tensor, raw))
       return std::move(error);
+    if (raw && tensor.data_location() != ::onnx::TensorProto_DataLocation_EXTERNAL)
+      initializer.mapped =
+          llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(raw->data()), raw->size());
     initializerNames.insert(tensor.name());
-    model.initializers.emplace_back(tensor.name(), std::move(host));
+    model.initializers.push_back(std::move(initializer));
   }
   if (graph.sparse_initializer_size() > 0)
     return failure(path + ": sparse initializers are not read");
@@ -301,6 +332,13 @@ llvm::Expected<Model> mpc::onnx::readModel(const std::string &path) {
     model.nodes.push_back(std::move(node));
   }
   return model;
+}
+
+rt::HostTensor Initializer::materialized() const {
+  rt::HostTensor copy = tensor;
+  if (mapped)
+    copy.bytes.assign(mapped->begin(), mapped->end());
+  return copy;
 }
 
 int64_t mpc::onnx::definitionVersion(const std::string &opType, int64_t opset) {

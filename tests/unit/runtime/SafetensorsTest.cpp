@@ -17,6 +17,7 @@
 
 #include <csignal>
 #include <sys/resource.h>
+#include <unistd.h>
 
 using mpc::rt::DType;
 using mpc::rt::HostTensor;
@@ -244,6 +245,49 @@ sys.exit(1 if failures else 0)
                       output),
             0)
       << output;
+}
+
+/// Views of `tensors`, which must outlive them.
+std::map<std::string, mpc::rt::TensorView> viewsOf(const TensorMap &tensors) {
+  std::map<std::string, mpc::rt::TensorView> views;
+  for (const auto &[name, t] : tensors)
+    views[name] = {t.dtype, t.shape, t.bytes.data(), t.bytes.size()};
+  return views;
+}
+
+// Tensors held elsewhere are written as HostTensors are, byte for byte; a
+// file is found to hold them exactly when it does: not after one byte of a
+// tensor, its metadata or its size changed, nor when it is missing.
+TEST(Safetensors, WritesViewsAndFindsAFileThatHoldsThem) {
+  TempDir dir;
+  TensorMap tensors = sampleTensors();
+  Metadata metadata{{"format", "pt"}};
+  std::string fromHost = dir.file("host.safetensors"), fromViews = dir.file("views.safetensors");
+  ASSERT_TRUE(writeSafetensors(fromHost, tensors, metadata).isOk());
+  ASSERT_TRUE(mpc::rt::writeSafetensorViews(fromViews, viewsOf(tensors), metadata).isOk());
+  EXPECT_EQ(readBytes(fromHost), readBytes(fromViews));
+  EXPECT_TRUE(mpc::rt::holdsSafetensors(fromViews, viewsOf(tensors), metadata));
+  EXPECT_FALSE(mpc::rt::holdsSafetensors(fromViews, viewsOf(tensors), {}));
+  EXPECT_FALSE(
+      mpc::rt::holdsSafetensors(dir.file("missing.safetensors"), viewsOf(tensors), metadata));
+  TensorMap changed = tensors;
+  changed["longs"].bytes.back() ^= 1;
+  EXPECT_FALSE(mpc::rt::holdsSafetensors(fromViews, viewsOf(changed), metadata));
+  changed = tensors;
+  changed.erase("nothing");
+  EXPECT_FALSE(mpc::rt::holdsSafetensors(fromViews, viewsOf(changed), metadata));
+  std::string bytes = readBytes(fromViews);
+  writeBytes(fromViews, bytes + " ");
+  EXPECT_FALSE(mpc::rt::holdsSafetensors(fromViews, viewsOf(tensors), metadata));
+  // A view whose size does not fit its shape is refused, nothing written.
+  auto wrong = viewsOf(tensors);
+  wrong["weights"].size -= 4;
+  Status status = mpc::rt::writeSafetensorViews(dir.file("wrong.safetensors"), wrong, {});
+  EXPECT_EQ(status.code(), MPC_INVALID_ARGUMENT);
+  EXPECT_NE(status.message().find("\"weights\": 20 bytes for shape [2, 3] of f32"),
+            std::string::npos)
+      << status.message();
+  EXPECT_NE(::access(dir.file("wrong.safetensors").c_str(), F_OK), 0);
 }
 
 TEST(Safetensors, RefusesInvalidFiles) {

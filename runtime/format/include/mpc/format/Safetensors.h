@@ -20,8 +20,11 @@
 #include "mpc/format/HostTensor.h"
 #include "mpc/format/Status.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace mpc::rt {
 
@@ -33,12 +36,34 @@ Status readSafetensors(const std::string &path,
                        std::map<std::string, HostTensor> &tensors,
                        std::map<std::string, std::string> *metadata);
 
+/// A tensor held elsewhere, for writing: its type, shape and bytes.
+struct TensorView {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  const void *data = nullptr;
+  size_t size = 0;
+};
+
 /// Writes `tensors` and `metadata` (omitted when empty) to `path` atomically
 /// (see writeFileAtomically): a failure or a crash leaves either the old file
 /// or the complete new one.
 Status writeSafetensors(const std::string &path,
                         const std::map<std::string, HostTensor> &tensors,
                         const std::map<std::string, std::string> &metadata);
+
+/// writeSafetensors of tensors held elsewhere (an imported model's weights,
+/// views of the mapped model file): nothing is copied.
+Status writeSafetensorViews(const std::string &path,
+                            const std::map<std::string, TensorView> &tensors,
+                            const std::map<std::string, std::string> &metadata);
+
+/// Whether `path` holds exactly the file writeSafetensors would write for
+/// `tensors` and `metadata`, compared byte for byte; false when it differs,
+/// cannot be read or does not exist. A writer that finds it so can leave
+/// the file as it is (mpc compile, rewriting a model's weights of hundreds
+/// of MB beside its bundle).
+bool holdsSafetensors(const std::string &path, const std::map<std::string, TensorView> &tensors,
+                      const std::map<std::string, std::string> &metadata);
 
 } // namespace mpc::rt
 
