@@ -38,9 +38,11 @@ struct BundleTargets {
 llvm::Expected<BundleTargets> parseTargets(llvm::StringRef list);
 
 /// Where writeProgramBundle spent its time: the kernels' compilation for
-/// the host and the GPUs (or their reading from the kernel cache), the rest.
+/// the host and the GPUs (or their reading from the kernel cache), which run
+/// at the same time (`kernelSeconds` from the first's start to the last's
+/// end), the rest.
 struct BundleTimings {
-  double hostSeconds = 0, gpuSeconds = 0, otherSeconds = 0;
+  double hostSeconds = 0, gpuSeconds = 0, kernelSeconds = 0, otherSeconds = 0;
   bool hostCached = false, gpuCached = false;
 };
 

@@ -24,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <thread>
 
 using namespace mpc;
 
@@ -59,19 +60,22 @@ llvm::Expected<GpuBinary> mpc::compileForGpu(const std::string &source, const st
   const rt::NvrtcApi *nvrtc = nullptr;
   if (rt::Status status = rt::loadNvrtcApi(nvrtc); !status.isOk())
     return llvm::createStringError("cannot compile for " + arch + ": " + status.message());
+  // The cubin and the PTX are two compilations of the whole source, each on
+  // a thread of its own (NVRTC compiles separate programs concurrently).
   GpuBinary binary;
-  bool allCached = true;
-  for (bool cubin : {true, false}) {
-    std::string target = cubin ? arch : "compute_" + number.str();
-    bool cached = false;
-    if (rt::Status status = rt::compileWithNvrtc(*nvrtc, source, target,
-                                                 cubin ? binary.cubin : binary.ptx, &cached);
-        !status.isOk())
+  rt::Status ptxStatus;
+  bool cubinCached = false, ptxCached = false;
+  std::thread ptxThread([&] {
+    ptxStatus =
+        rt::compileWithNvrtc(*nvrtc, source, "compute_" + number.str(), binary.ptx, &ptxCached);
+  });
+  rt::Status cubinStatus = rt::compileWithNvrtc(*nvrtc, source, arch, binary.cubin, &cubinCached);
+  ptxThread.join();
+  for (const rt::Status &status : {cubinStatus, ptxStatus})
+    if (!status.isOk())
       return llvm::createStringError(status.message());
-    allCached &= cached;
-  }
   if (fromCache)
-    *fromCache = allCached;
+    *fromCache = cubinCached && ptxCached;
   return binary;
 }
 
