@@ -7,7 +7,9 @@
 // model file itself (OnnxModel.h), so that importing GPT-2 small does not
 // copy its 500 MB (copying into fresh memory took seconds where page faults
 // are slow). The driver writes them beside a bundle or sets them in a
-// program.
+// program. A view starts at any byte of the file (readers load its elements
+// unaligned), and the model file must not be truncated or rewritten while
+// mpc runs, as with any mapped input.
 //
 //===----------------------------------------------------------------------===//
 

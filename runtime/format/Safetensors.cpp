@@ -297,7 +297,8 @@ Status safetensorsPieces(const std::string &path, const std::map<std::string, Te
       return Status::error(MPC_INVALID_ARGUMENT,
                            where + ": not a valid tensor name");
     std::optional<int64_t> count = elementCount(tensor.shape);
-    if (!count || static_cast<uint64_t>(*count) * dtypeSize(tensor.dtype) != tensor.size)
+    size_t width = dtypeSize(tensor.dtype);
+    if (!count || tensor.size % width != 0 || tensor.size / width != static_cast<uint64_t>(*count))
       return Status::error(MPC_INVALID_ARGUMENT,
                            where + ": " + std::to_string(tensor.size) + " bytes for shape " +
                                formatShape(tensor.shape) + " of " + dtypeName(tensor.dtype));

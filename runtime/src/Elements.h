@@ -20,24 +20,32 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace mpc::rt {
 
 namespace detail {
 
-template <typename Storage, typename T>
-void widenAs(const void *source, T *target, size_t count) {
-  const Storage *values = static_cast<const Storage *>(source);
+/// Element i of `source`, which need not be aligned for Storage (a tensor
+/// viewed in a mapped file, such as an ONNX model's weights, starts at any
+/// byte); the copy compiles to a plain load.
+template <typename Storage> Storage loadElement(const void *source, size_t i) {
+  Storage value;
+  std::memcpy(&value, static_cast<const unsigned char *>(source) + i * sizeof(Storage),
+              sizeof(Storage));
+  return value;
+}
+
+template <typename Storage, typename T> void widenAs(const void *source, T *target, size_t count) {
   for (size_t i = 0; i < count; ++i)
-    target[i] = static_cast<T>(mpc::to_f32(values[i]));
+    target[i] = static_cast<T>(mpc::to_f32(loadElement<Storage>(source, i)));
 }
 
 template <typename Storage, typename T>
 void widenCast(const void *source, T *target, size_t count) {
-  const Storage *values = static_cast<const Storage *>(source);
   for (size_t i = 0; i < count; ++i)
-    target[i] = static_cast<T>(values[i]);
+    target[i] = static_cast<T>(loadElement<Storage>(source, i));
 }
 
 template <typename Storage, typename T>

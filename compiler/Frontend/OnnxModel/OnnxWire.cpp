@@ -17,17 +17,22 @@ constexpr uint64_t kModelGraph = 7, kGraphInitializer = 5, kTensorRawData = 9;
 // Protobuf's wire types.
 enum WireType : uint64_t { Varint = 0, Fixed64 = 1, LengthDelimited = 2, Fixed32 = 5 };
 
-/// Reads a varint at `at`, advancing it; false past the end or beyond 10
-/// bytes.
-bool readVarint(llvm::StringRef bytes, size_t &at, uint64_t &value) {
+/// Reads a varint of at most `maxBytes` bytes and value `maxValue` at `at`,
+/// advancing it; false past the end or beyond those limits. Tags and
+/// lengths are read with protobuf's own limits (5 bytes; 2^32 - 1 and
+/// 2^31 - 1), so that a file protobuf refuses is not accepted here.
+bool readVarint(llvm::StringRef bytes, size_t &at, uint64_t &value, int maxBytes = 10,
+                uint64_t maxValue = UINT64_MAX) {
   value = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
+  for (int i = 0; i < maxBytes; ++i) {
     if (at >= bytes.size())
       return false;
     uint8_t byte = static_cast<uint8_t>(bytes[at++]);
-    value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (i == 9 && byte > 1)
+      return false; // (bits beyond 64)
+    value |= static_cast<uint64_t>(byte & 0x7f) << (7 * i);
     if (!(byte & 0x80))
-      return true;
+      return value <= maxValue;
   }
   return false;
 }
@@ -52,7 +57,7 @@ struct Field {
 bool readField(llvm::StringRef message, size_t &at, Field &field) {
   size_t begin = at;
   uint64_t tag = 0, value = 0;
-  if (!readVarint(message, at, tag))
+  if (!readVarint(message, at, tag, 5, UINT32_MAX))
     return false;
   field.number = tag >> 3;
   field.type = tag & 7;
@@ -70,7 +75,7 @@ bool readField(llvm::StringRef message, size_t &at, Field &field) {
     break;
   }
   case LengthDelimited:
-    if (!readVarint(message, at, value) || value > message.size() - at)
+    if (!readVarint(message, at, value, 5, INT32_MAX) || value > message.size() - at)
       return false;
     field.payload = message.substr(at, value);
     at += value;

@@ -95,6 +95,8 @@ TEST(OnnxWire, GivesUpOnWhatItDoesNotExpect) {
            good + varint(3 << 3 | 3),                                       // a group
            std::string("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11), // varint too long
            good + varint(0),                                                // field number 0
+           good + std::string("\x88\x80\x80\x80\x80\x00\x01", 7),           // a 6-byte tag
+           good + varint(2 << 3 | 2) + varint(uint64_t(1) << 31),           // length over 2^31-1
        })
     EXPECT_FALSE(mpc::onnx::stripInitializerData(bad, stripped, raw)) << bad.size();
 }
