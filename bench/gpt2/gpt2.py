@@ -20,8 +20,9 @@ the test suite's (2 x 64, 4 heads, context 32, a character vocabulary).
   bench/gpt2/gpt2.py weights --config small -o gpt2-small.safetensors
 
 `Gpt2(config, sdpa=True)` computes the same attention with PyTorch 2's
-fused scaled_dot_product_attention (the peer of mpc's GPU benchmark); its
-parameters and their names are the same.
+fused scaled_dot_product_attention and the same GELU with its fused op
+(the peer of mpc's GPU benchmark); its parameters and their names are the
+same.
 """
 import argparse
 import math
@@ -67,7 +68,10 @@ class Block(torch.nn.Module):
 
     def forward(self, x):
         x = x + self.attention(self.ln_1(x))
-        return x + self.mlp_proj(gelu_tanh(self.c_fc(self.ln_2(x))))
+        # (the PyTorch 2 peer's form: the same formula as one fused op)
+        gelu = (lambda z: torch.nn.functional.gelu(z, approximate="tanh")) if self.sdpa \
+            else gelu_tanh
+        return x + self.mlp_proj(gelu(self.c_fc(self.ln_2(x))))
 
 
 class Gpt2(torch.nn.Module):
@@ -90,7 +94,7 @@ class Gpt2(torch.nn.Module):
                 torch.nn.init.zeros_(p)
 
     def forward(self, tokens):
-        positions = torch.arange(self.config.context)
+        positions = torch.arange(self.config.context, device=tokens.device)
         x = self.blocks(self.wte(tokens) + self.wpe(positions))
         return (self.ln_f(x) @ self.wte.weight.t()).reshape(-1, self.config.vocab)
 

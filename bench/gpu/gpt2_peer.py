@@ -62,8 +62,12 @@ def write_inputs(args):
 def load_model(config, inputs, device):
     model = Gpt2(config, sdpa=hasattr(torch.nn.functional, "scaled_dot_product_attention"))
     weights = safetensors_file.read(os.path.join(inputs, "weights.safetensors"))
-    model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in weights.items()},
-                          strict=False)
+    result = model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in weights.items()},
+                                   strict=False)
+    # (every parameter from the file; only the masks, buffers, are not in it)
+    if result.unexpected_keys or any(not k.endswith(".mask") for k in result.missing_keys):
+        raise SystemExit("gpt2_peer.py: the weights do not match the model: unexpected %s, "
+                         "missing %s" % (result.unexpected_keys, result.missing_keys))
     return model.to(device)
 
 
@@ -152,8 +156,8 @@ def measure_attention(config, args, precision):
 
     def call(backward):
         out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
-        if backward:
-            out.backward(grad)
+        if backward:  # (the gradients returned, not accumulated into .grad)
+            torch.autograd.grad(out, (q, k, v), grad)
 
     def timed(backward, calls):
         for _ in range(3):

@@ -20,6 +20,11 @@ Definitions:
   attention  mpc: its attention kernels' time in the step (forward and both
              gradients, each timed alone) per layer; PyTorch: SDPA's forward
              and backward on one layer's shapes, causal
+  first loss mpc's and PyTorch's from the same weights and batch: a coarse
+             check that both ran the model (at initialisation any GPT-2's is
+             near ln(vocab); fp32's tolerance, 1e-4, is the telling one)
+  peaks      datasheet figures; a GEMM measures below them (an H100 here:
+             about 800 TFLOP/s of bf16 at 8192^3), so MFU reads low
 
   gpt2_summary.py RAW --out OUT --config small --batch 8 [--log gpt2.log]
 """
@@ -92,6 +97,9 @@ def collect(raw):
                 attention[result["precision"]] = result
             else:
                 torch_runs.setdefault((result["precision"], result["mode"]), []).append(result)
+    if gpu is None:  # (PyTorch did not run: mpc-bench's "cuda:0 (NAME, sm_90)")
+        gpu = next((r.get("device") for runs in mpc.values() for r in runs
+                    if "(" in r.get("device", "")), None)
     return mpc, torch_runs, attention, gpu
 
 

@@ -57,16 +57,9 @@ status=0
 gpu_listed=0
 command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU' && gpu_listed=1
 [ "$gpu_listed" = 1 ] && export MPC_REQUIRE_GPU=1
-# 3. Tests: the runtime's own (CPU, the emulated GPU, and on a GPU the GPU
-#    itself through the C API), then the GPU tests proper.
-if [ -x "$bin/mpc-runtime-tests" ]; then
-  log "runtime tests"
-  (cd "$build" && limited 150 ctest --output-on-failure -j "$(nproc)" -E '^gpu-check$') \
-    > "$out/runtime-tests.log" 2>&1 && log "runtime tests passed" \
-    || { log "runtime tests FAILED or timed out (see runtime-tests.log)"; status=1; }
-else
-  log "runtime tests FAILED: not built (no GoogleTest? see build.log)"; status=1
-fi
+# 3. Tests: the GPU tests proper first (the GPU against the CPU and against
+#    float64: what a short deadline must not squeeze out), then the
+#    runtime's own.
 log "GPU tests (bundles: $bundles)"
 limited 180 "$bin/mpc-gpu-check" "$bundles/models.tsv" --device cuda --json "$out/gpu-check.json" \
   | tee "$out/gpu-check.log"
@@ -83,6 +76,17 @@ case $check in
   124|137) log "GPU tests timed out"; status=1 ;;
   *) log "GPU tests FAILED"; status=1 ;;
 esac
+
+# 3b. The runtime's own tests (CPU, the emulated GPU, and on a GPU the GPU
+#     itself through the C API).
+if [ -x "$bin/mpc-runtime-tests" ]; then
+  log "runtime tests"
+  (cd "$build" && limited 150 ctest --output-on-failure -j "$(nproc)" -E '^gpu-check$') \
+    > "$out/runtime-tests.log" 2>&1 && log "runtime tests passed" \
+    || { log "runtime tests FAILED or timed out (see runtime-tests.log)"; status=1; }
+else
+  log "runtime tests FAILED: not built (no GoogleTest? see build.log)"; status=1
+fi
 
 # 4. Benchmarks: mpc and PyTorch on the same models, alternating rounds.
 if [ "$check" = 77 ]; then

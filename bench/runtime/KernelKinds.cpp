@@ -38,10 +38,18 @@ std::string lastLibraryCall(const std::string &body) {
 
 std::map<std::string, std::string> kernelKinds(const std::string &source) {
   std::map<std::string, std::string> kinds;
-  const std::string marker = "MPC_KERNEL(";
+  // "MPC_KERNEL(k3) {", or "MPC_KERNEL_BOUNDED(k3, 1024) {" for a kernel
+  // with a launch bound
+  const std::string marker = "MPC_KERNEL";
   for (size_t at = source.find(marker); at != std::string::npos; at = source.find(marker, at + 1)) {
     size_t nameBegin = at + marker.size();
-    size_t nameEnd = source.find(')', nameBegin);
+    if (source.compare(nameBegin, 1, "(") == 0)
+      nameBegin += 1;
+    else if (source.compare(nameBegin, 9, "_BOUNDED(") == 0)
+      nameBegin += 9;
+    else
+      continue; // (MPC_KERNEL_BUFFER_BYTES and the like)
+    size_t nameEnd = source.find_first_of(",)", nameBegin);
     size_t open = source.find('{', nameEnd);
     // The body ends at the first closing brace at the start of a line.
     size_t close = source.find("\n}", open);

@@ -20,9 +20,9 @@
 
 namespace mpc::bench {
 
-/// Each kernel of `source` (generated CUDA C++) by the last device-library
-/// function its body calls ("attention_forward"), or "other" where it calls
-/// none.
+/// Each kernel of `source` (generated CUDA C++: MPC_KERNEL and
+/// MPC_KERNEL_BOUNDED definitions) by the last device-library function its
+/// body calls ("attention_forward"), or "other" where it calls none.
 std::map<std::string, std::string> kernelKinds(const std::string &source);
 
 /// kernelKinds of the kernels.cu section of `bundle`; empty when the bundle

@@ -281,11 +281,24 @@ int main(int argc, char **argv) {
      << number((after.throttleWaits - before.throttleWaits) / timedSteps)
      << ", \"device_bytes\": " << after.deviceBytes << ", \"first_loss\": " << number(firstLoss)
      << ", \"last_loss\": " << number(loss);
+  // A failure of the per-GEMM or per-step timing is recorded in the JSON
+  // ("gemms_error", "profile_error") with what was measured before it, and
+  // the exit code is 1.
+  int exitCode = 0;
+  [[maybe_unused]] auto recordError = [&](const char *field, const rt::Status &status) {
+    std::cerr << "mpc-bench: error: " << status.message() << "\n";
+    os << ", \"" << field << "\": " << rt::quoteJson(status.message());
+    exitCode = 1;
+  };
 #ifdef MPC_HAVE_CUDA_BACKEND
-  if (gemms && device != "cpu") {
-    std::vector<rt::GemmTiming> timings;
-    if (rt::Status status = rt::timeGemmSteps(program->backend(), 50, timings); !status.isOk())
-      return fail(status);
+  std::vector<rt::GemmTiming> gemmTimings;
+  rt::Status gemmStatus;
+  if (gemms && device != "cpu")
+    gemmStatus = rt::timeGemmSteps(program->backend(), 50, gemmTimings);
+  if (!gemmStatus.isOk()) {
+    recordError("gemms_error", gemmStatus);
+  } else if (gemms && device != "cpu") {
+    const std::vector<rt::GemmTiming> &timings = gemmTimings;
     os << ", \"gemms\": [";
     for (size_t i = 0; i < timings.size(); ++i) {
       const rt::GemmTiming &t = timings[i];
@@ -313,12 +326,14 @@ int main(int argc, char **argv) {
 #ifdef MPC_HAVE_CUDA_BACKEND
   if (profile && device != "cpu") {
     std::vector<rt::DeviceStepTiming> timings;
-    if (rt::Status status = rt::timeDeviceSteps(program->backend(), 20, timings); !status.isOk())
-      return fail(status);
-    std::vector<ProfiledStep> profiled;
-    for (const rt::DeviceStepTiming &t : timings)
-      profiled.push_back({t.step, t.what, t.ms * 1e3});
-    writeProfile(os, profiled, kinds);
+    if (rt::Status status = rt::timeDeviceSteps(program->backend(), 20, timings); !status.isOk()) {
+      recordError("profile_error", status);
+    } else {
+      std::vector<ProfiledStep> profiled;
+      for (const rt::DeviceStepTiming &t : timings)
+        profiled.push_back({t.step, t.what, t.ms * 1e3});
+      writeProfile(os, profiled, kinds);
+    }
   }
 #else
   if (profile && device != "cpu")
@@ -350,5 +365,5 @@ int main(int argc, char **argv) {
     if (!file)
       return fail(rt::Status::error(MPC_IO_ERROR, "cannot write " + jsonPath));
   }
-  return 0;
+  return exitCode;
 }

@@ -12,8 +12,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "BackendCheck.h"
-#include "mpc/format/Bundle.h"
 #include "CudaEmulator.h"
+#include "KernelKinds.h"
+#include "mpc/format/Bundle.h"
 
 #include <gtest/gtest.h>
 
@@ -209,6 +210,20 @@ TEST(GpuCheckEmulated, RelativeErrorHasAFloor) {
   EXPECT_TRUE(std::isinf(relativeError({1.0, INFINITY}, {1.0, NAN})));
   EXPECT_TRUE(std::isinf(relativeError({1.0, 2.0}, {1.0, INFINITY})));
   EXPECT_TRUE(std::isinf(relativeError({1.0, 2.0}, {1.0})));
+}
+
+// mpc-bench --profile names a kernel by the device-library loop its body
+// calls last, in both forms of definition; other macros are not kernels.
+TEST(KernelKinds, NamesEachKernelByTheLoopItCalls) {
+  const std::string source = "MPC_KERNEL(k0) {\n  const k0_fn fn{};\n"
+                             "  mpc::pointwise_rows(256, 49152, fn);\n}\n"
+                             "MPC_KERNEL_BOUNDED(k1, 1024) {\n  mpc::fill_from_table(t);\n"
+                             "  mpc::reduce_rows<float>(fn);\n}\n"
+                             "MPC_KERNEL(k2) {\n  int x = 0;\n}\n"
+                             "MPC_KERNEL_BUFFER_BYTES(k0, 3, 384, 98304, 98304)\n";
+  std::map<std::string, std::string> kinds = mpc::bench::kernelKinds(source);
+  EXPECT_EQ(kinds, (std::map<std::string, std::string>{
+                       {"k0", "pointwise_rows"}, {"k1", "reduce_rows"}, {"k2", "other"}}));
 }
 
 } // namespace
