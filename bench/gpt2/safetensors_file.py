@@ -1,6 +1,7 @@
 """Safetensors files as mpc reads and writes them (parameters, checkpoints,
-the GPU check's float64 references), for the benchmarks' scripts:
-`read(path)` gives {name: NumPy array}, `write(path, arrays)` the reverse."""
+the GPU check's float64 references), for the benchmarks' and the tests'
+scripts: `read(path)` gives {name: NumPy array}, `write(path, arrays)` the
+reverse."""
 import json
 import os
 import struct
@@ -11,8 +12,9 @@ DTYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16, "I64": np.int
           "I32": np.int32, "BOOL": np.bool_}
 
 
-def read(path):
-    """{name: array} of the tensors of `path`, the metadata left out."""
+def read(path, dtypes=None):
+    """{name: array} of the tensors of `path` (of the safetensors dtypes
+    `dtypes` only, when given), the metadata left out."""
     with open(path, "rb") as f:
         data = f.read()
     size = struct.unpack("<Q", data[:8])[0]
@@ -20,7 +22,7 @@ def read(path):
     body = data[8 + size:]
     tensors = {}
     for name, entry in header.items():
-        if name == "__metadata__":
+        if name == "__metadata__" or (dtypes and entry["dtype"] not in dtypes):
             continue
         begin, end = entry["data_offsets"]
         tensors[name] = np.frombuffer(body[begin:end], DTYPES[entry["dtype"]]).reshape(

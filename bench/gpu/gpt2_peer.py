@@ -37,6 +37,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpt2"))
 import safetensors_file  # noqa: E402
 from gpt2 import CONFIGS, Gpt2, mpc_weights  # noqa: E402
+from torch_peer import time_steps  # noqa: E402 (beside this file)
 
 # The optimizer both sides run (bench/gpu/prepare.sh compiles mpc's so).
 LR, BETAS, EPS, WEIGHT_DECAY = 6e-4, (0.9, 0.999), 1e-8, 0.1
@@ -105,7 +106,7 @@ def measure_training(config, args, precision, mode):
     else:
         raise SystemExit("gpt2_peer.py: unknown mode '%s' (eager, compile, max-autotune)" % mode)
 
-    def step():
+    def step(_):
         optimizer.zero_grad(set_to_none=True)
         with (torch.autocast(device_type=device, dtype=dtype) if dtype
               else contextlib.nullcontext()):
@@ -115,25 +116,8 @@ def measure_training(config, args, precision, mode):
         scaler.update()
         return loss
 
-    def sync():
-        if device == "cuda":
-            torch.cuda.synchronize()
-
-    started = time.perf_counter()
-    first_loss = float(step())
-    for _ in range(args.warmup - 1):
-        step()
-    sync()
-    warm_seconds = time.perf_counter() - started
-    if device == "cuda":
-        torch.cuda.reset_peak_memory_stats()
-    times = []
-    for _ in range(args.repeats):
-        start = time.perf_counter()
-        for _ in range(args.steps):
-            loss = step()
-        sync()
-        times.append((time.perf_counter() - start) * 1e3 / args.steps)
+    first_loss, loss, times, warm_seconds = time_steps(step, device, max(args.warmup, 1),
+                                                       args.steps, args.repeats)
     ms = statistics.median(times)
     result = {"precision": precision, "mode": mode, "steps": args.steps,
               "repeats": args.repeats, "ms_per_step": ms, "ms_per_step_all": times,

@@ -38,6 +38,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpt2"))
 from configs import CONFIGS  # noqa: E402
+from summarize import load  # noqa: E402 (beside this file: run.sh's summary)
 
 # Dense peaks from NVIDIA's datasheets (TFLOP/s: fp16/bf16 tensor cores
 # without sparsity, fp32 without tensor cores; TB/s of memory), by a part of
@@ -53,14 +54,6 @@ PEAKS = [
 ]
 # |mpc's first loss - PyTorch's| / PyTorch's, from the same weights and batch.
 SAME_LOSS = {"fp32": 1e-4, "fp16": 2e-2, "bf16": 2e-2}
-
-
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
 
 
 def peaks_of(gpu):

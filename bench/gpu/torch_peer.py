@@ -119,6 +119,33 @@ def make(name):
     return model, optimizer, batches
 
 
+def time_steps(step, device, warmup, steps, repeats):
+    """Runs step(i) `warmup` times, then `repeats` runs of `steps` steps, each
+    ended by one synchronisation, the peak memory reset after the warm-up.
+    Returns the first step's loss, the last one's, each run's ms per step and
+    the warm-up's seconds."""
+    def sync():
+        if device == "cuda":
+            torch.cuda.synchronize()
+
+    started = time.perf_counter()
+    first = float(step(0)) if warmup > 0 else None
+    for i in range(1, warmup):
+        step(i)
+    sync()
+    warm_seconds = time.perf_counter() - started
+    if device == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    times, loss = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for i in range(steps):
+            loss = step(i)
+        sync()
+        times.append((time.perf_counter() - start) * 1e3 / steps)
+    return first, loss, times, warm_seconds
+
+
 def measure(name, mode, device, steps, repeats, warmup):
     torch.manual_seed(0)
     model, make_optimizer, batches = make(name)
@@ -149,25 +176,7 @@ def measure(name, mode, device, steps, repeats, warmup):
         scaler.update()
         return loss
 
-    def sync():
-        if device == "cuda":
-            torch.cuda.synchronize()
-
-    started = time.perf_counter()
-    for i in range(warmup):
-        step(i)
-    sync()
-    warm_seconds = time.perf_counter() - started
-    if device == "cuda":
-        torch.cuda.reset_peak_memory_stats()
-    times = []
-    loss = None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for i in range(steps):
-            loss = step(i)
-        sync()
-        times.append((time.perf_counter() - start) * 1e3 / steps)
+    _, loss, times, warm_seconds = time_steps(step, device, warmup, steps, repeats)
     result = {"model": name, "mode": mode, "device": device, "steps": steps,
               "repeats": repeats, "ms_per_step": statistics.median(times),
               "ms_per_step_all": times, "last_loss": float(loss),
