@@ -315,21 +315,26 @@ llvm::Expected<ImportedModel> Translator::run() {
     if (covered.count(index))
       continue;
     loc = locationOf(index);
+    std::optional<std::vector<size_t>> gelu;
     if (node.opType == "Div")
-      if (std::optional<std::vector<size_t>> gelu = matchGelu(index)) {
-        covered.insert(gelu->begin(), gelu->end());
-        continue;
-      }
+      gelu = matchGelu(index);
+    else if (node.opType == "Tanh")
+      gelu = matchTanhGelu(index);
+    if (gelu) {
+      covered.insert(gelu->begin(), gelu->end());
+      continue;
+    }
     if (llvm::Error error = translate(node))
       return std::move(error);
   }
   loc = FileLineColLoc::get(&context, path, static_cast<unsigned>(model.nodes.size() + 1), 1);
   if (llvm::Error error = addOutputsAndTraining())
     return std::move(error);
-  // Constants that only fed folded shape arithmetic, and transposes that
-  // matmuls read through, are left unused.
+  // Constants that only fed folded shape arithmetic, transposes that
+  // matmuls read through, and the products and sums of a GELU recognised
+  // after them are left unused.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(graph.getBody().front())))
-    if (llvm::isa<mpg::ConstantOp, mpg::TransposeOp>(op) && op.use_empty())
+    if (llvm::isa<mpg::ConstantOp, mpg::TransposeOp, mpg::MulOp, mpg::AddOp>(op) && op.use_empty())
       op.erase();
   if (failed(verify(*result.module)))
     return failure(path + ": the imported graph does not verify (see above)");

@@ -67,10 +67,26 @@ private:
   llvm::Error translateSplit(const Node &node);
   llvm::Error translateExpand(const Node &node);
   llvm::Error translateBatchNorm(const Node &node);
+  // -- GELU's exported forms (OnnxGelu.cpp) ----------------------------------
   /// PyTorch's exact GELU, exported as x * 0.5 * (1 + Erf(x / sqrt 2)) in
   /// any order of its products, starting at the Div of node `index`: the
   /// nodes it covers, or none when the nodes there are not that pattern.
   std::optional<std::vector<size_t>> matchGelu(size_t index);
+  /// The tanh GELU, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) in any
+  /// order of its products, at the Tanh of node `index`: mpg.gelu
+  /// approximate, and the nodes it covers (the Tanh and its readers; the
+  /// products before it were translated and are left unread).
+  std::optional<std::vector<size_t>> matchTanhGelu(size_t index);
+  /// The value of a scalar f32 constant (an initializer or a Constant node).
+  std::optional<double> scalarValue(const std::string &name) const;
+  /// Whether `name` is a scalar constant within 1e-3 (relative) of `want`.
+  bool scalarNear(const std::string &name, double want) const;
+  /// The one node reading `name`, if it has op type `op`.
+  std::optional<size_t> onlyReader(const std::string &name, const char *op) const;
+  /// `name` as c x^p for the value `x` (a product of Mul nodes of x and
+  /// scalar constants, in any order, at most 5 deep): (p, c), or nothing.
+  std::optional<std::pair<int, double>> monomial(const std::string &name, const std::string &x,
+                                                 int depth = 0) const;
   /// Shape arithmetic on known constants, folded (Shape, Gather, Unsqueeze,
   /// Squeeze, Concat, Cast, ConstantOfShape, integer Add/Sub/Mul/Div).
   std::optional<llvm::Error> foldKnown(const Node &node);

@@ -72,6 +72,29 @@ torch.onnx.export(OtherOrder(), torch.zeros(32, 64), at("gelu_other_order.onnx")
                   training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
 
 
+class TanhGelu(torch.nn.Module):
+    """GELU's tanh form: GPT-2's order of products, another, or (near) a
+    cubic coefficient that is not GELU's."""
+
+    def __init__(self, form):
+        super().__init__()
+        self.fc = torch.nn.Linear(64, 10)
+        self.form = form
+
+    def forward(self, x):
+        h = self.fc(x)
+        if self.form == "gpt2":
+            return 0.5 * h * (1.0 + torch.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
+        cubic = 0.05 if self.form == "near" else 0.044715
+        return h * 0.5 * (torch.tanh((h + h * h * (h * cubic)) * 0.7978845608) + 1.0)
+
+
+for form in ("gpt2", "other", "near"):
+    torch.onnx.export(TanhGelu(form), torch.zeros(32, 64), at("tanh_gelu_%s.onnx" % form),
+                      opset_version=17, input_names=["pixels"], output_names=["logits"],
+                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+
+
 class WithBuffer(torch.nn.Module):
     def __init__(self):
         super().__init__()
