@@ -37,7 +37,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpt2"))
 import safetensors_file  # noqa: E402
 from gpt2 import CONFIGS, Gpt2, mpc_weights  # noqa: E402
-from torch_peer import time_steps  # noqa: E402 (beside this file)
+from torch_peer import time_steps, write_json  # noqa: E402 (beside this file)
 
 # The optimizer both sides run (bench/gpu/prepare.sh compiles mpc's so).
 LR, BETAS, EPS, WEIGHT_DECAY = 6e-4, (0.9, 0.999), 1e-8, 0.1
@@ -194,12 +194,7 @@ def main():
                "context": config.context, "device": args.device, "results": []}
 
     def write():
-        text = json.dumps(results, indent=1)
-        if args.json:
-            with open(args.json + ".tmp", "w") as out:
-                out.write(text + "\n")
-            os.replace(args.json + ".tmp", args.json)
-        return text
+        return write_json(args.json, results)
 
     if args.device == "cuda" and not torch.cuda.is_available():
         results.update(skipped=True, reason="PyTorch sees no CUDA GPU")

@@ -119,6 +119,18 @@ def make(name):
     return model, optimizer, batches
 
 
+def write_json(path, data):
+    """`data` as JSON text, written to `path` (when given) through a
+    temporary file, so that a run killed meanwhile leaves the last whole
+    file."""
+    text = json.dumps(data, indent=1)
+    if path:
+        with open(path + ".tmp", "w") as out:
+            out.write(text + "\n")
+        os.replace(path + ".tmp", path)
+    return text
+
+
 def time_steps(step, device, warmup, steps, repeats):
     """Runs step(i) `warmup` times, then `repeats` runs of `steps` steps, each
     ended by one synchronisation, the peak memory reset after the warm-up.
@@ -199,12 +211,7 @@ def main():
     def write(results):
         """The results so far (after every measurement: a run cut short by
         run.sh's deadline keeps what it measured)."""
-        text = json.dumps(results, indent=1)
-        if args.json:
-            with open(args.json + ".tmp", "w") as out:
-                out.write(text + "\n")
-            os.replace(args.json + ".tmp", args.json)
-        return text
+        return write_json(args.json, results)
 
     if args.device == "cuda" and not torch.cuda.is_available():
         print("torch_peer.py: skipped: PyTorch sees no CUDA GPU", file=sys.stderr)
