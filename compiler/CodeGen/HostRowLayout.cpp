@@ -14,15 +14,17 @@ namespace {
 
 /// Whether a buffer indexed by `map` either walks iteration dimensions
 /// [first, rank) as its trailing results, in order, or uses none of them;
-/// sets `advances` to which. Results must be dimensions or the constant 0.
+/// sets `advances` to which. Results must be dimensions, the constant 0 or
+/// a dimension plus a constant (a slice's offset): in a run, only its
+/// outermost dimension may be offset, which shifts where the run starts.
 bool fitsRun(AffineMap map, llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> iteration,
              unsigned first, bool &advances) {
   unsigned rank = iteration.size();
   unsigned results = map.getNumResults();
   unsigned inRun = 0;
   for (AffineExpr expr : map.getResults()) {
-    if (auto dim = llvm::dyn_cast<AffineDimExpr>(expr)) {
-      if (dim.getPosition() >= first)
+    if (std::optional<unsigned> dim = mpc::offsetDimension(expr)) {
+      if (*dim >= first)
         ++inRun;
       continue;
     }
@@ -40,8 +42,9 @@ bool fitsRun(AffineMap map, llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_
     return false;
   for (unsigned i = 0; i < length; ++i) {
     unsigned at = results - length + i;
-    auto dim = llvm::dyn_cast<AffineDimExpr>(map.getResult(at));
-    if (!dim || dim.getPosition() != first + i)
+    std::optional<unsigned> dim = mpc::offsetDimension(map.getResult(at));
+    bool offset = !llvm::isa<AffineDimExpr>(map.getResult(at));
+    if (!dim || *dim != first + i || (offset && i > 0))
       return false;
     if (i > 0 && shape[at] != iteration[first + i])
       return false;
@@ -50,6 +53,19 @@ bool fitsRun(AffineMap map, llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_
 }
 
 } // namespace
+
+std::optional<unsigned> mpc::offsetDimension(AffineExpr expr) {
+  if (auto dim = llvm::dyn_cast<AffineDimExpr>(expr))
+    return dim.getPosition();
+  auto sum = llvm::dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!sum || sum.getKind() != AffineExprKind::Add)
+    return std::nullopt;
+  auto dim = llvm::dyn_cast<AffineDimExpr>(sum.getLHS());
+  auto constant = llvm::dyn_cast<AffineConstantExpr>(sum.getRHS());
+  if (!dim || !constant || constant.getValue() < 0)
+    return std::nullopt;
+  return dim.getPosition();
+}
 
 std::optional<mpc::HostRowLayout>
 mpc::hostRowLayout(llvm::ArrayRef<int64_t> iteration, llvm::ArrayRef<AffineMap> maps,

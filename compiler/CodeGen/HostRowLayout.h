@@ -10,7 +10,8 @@
 // size-1 dimension) always allow the last dimension alone; whole tensors of
 // one shape collapse to a single run. A run is contiguous in a buffer when
 // the buffer's dimensions inside it, all but the outermost, have the
-// iteration's extents.
+// iteration's extents. The run's outermost dimension may be offset by a
+// constant (a slice's start), which moves where the run starts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,10 @@ struct HostRowLayout {
   /// holds one element for the whole run).
   llvm::SmallVector<bool> advances;
 };
+
+/// The dimension of `expr` when it is a dimension, or a dimension plus a
+/// constant >= 0 (d2 + 384: a slice's offset); nothing otherwise.
+std::optional<unsigned> offsetDimension(mlir::AffineExpr expr);
 
 /// The longest trailing run over `iteration` for row-major buffers of
 /// `shapes` indexed by `maps` (one of each per buffer; maps over the

@@ -134,6 +134,16 @@ std::string linearIndex(AffineMap map, llvm::ArrayRef<int64_t> shape,
       continue;
     if (auto dim = llvm::dyn_cast<AffineDimExpr>(expr); dim && dim.getPosition() >= fromDim)
       continue;
+    // A run's dimension plus a constant (HostRowLayout.h): the constant
+    // alone moves the run's start.
+    if (std::optional<unsigned> dim = mpc::offsetDimension(expr); dim && *dim >= fromDim) {
+      int64_t offset =
+          llvm::cast<AffineConstantExpr>(llvm::cast<AffineBinaryOpExpr>(expr).getRHS()).getValue();
+      if (!text.empty())
+        text += " + ";
+      text += std::to_string(offset * strides[i]);
+      continue;
+    }
     if (!text.empty())
       text += " + ";
     text += affineText(expr, dims);

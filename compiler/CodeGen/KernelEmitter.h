@@ -93,7 +93,8 @@ std::string affineText(AffineExpr expr, llvm::ArrayRef<std::string> dims);
 
 /// The linear index into a buffer of `shape` at `map(dims)`.
 /// With `fromDim`, the terms of iteration dimensions >= fromDim are left out
-/// (the start of a host run).
+/// (the start of a host run), but for a constant added to one (a slice's
+/// offset).
 std::string linearIndex(AffineMap map, llvm::ArrayRef<int64_t> shape,
                         llvm::ArrayRef<std::string> dims,
                         unsigned fromDim = std::numeric_limits<unsigned>::max());
