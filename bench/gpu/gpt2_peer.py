@@ -37,7 +37,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpt2"))
 import safetensors_file  # noqa: E402
 from gpt2 import CONFIGS, Gpt2, mpc_weights  # noqa: E402
-from torch_peer import time_steps, write_json  # noqa: E402 (beside this file)
+from torch_peer import compiled, grad_scaler, time_steps, write_json  # noqa: E402 (beside)
 
 # The optimizer both sides run (bench/gpu/prepare.sh compiles mpc's so).
 LR, BETAS, EPS, WEIGHT_DECAY = 6e-4, (0.9, 0.999), 1e-8, 0.1
@@ -81,13 +81,6 @@ def adamw(parameters, device):
                                  weight_decay=WEIGHT_DECAY)
 
 
-def grad_scaler(enabled):
-    """PyTorch's loss scaler: torch.amp's (2.3 and later), else torch.cuda.amp's."""
-    if hasattr(torch, "amp") and hasattr(torch.amp, "GradScaler"):
-        return torch.amp.GradScaler("cuda", enabled=enabled)
-    return torch.cuda.amp.GradScaler(enabled=enabled)
-
-
 def measure_training(config, args, precision, mode):
     device = args.device
     model = load_model(config, args.inputs, device)
@@ -97,14 +90,7 @@ def measure_training(config, args, precision, mode):
     targets = targets.long().reshape(-1).to(device)
     dtype = AUTOCAST[precision]
     scaler = grad_scaler(precision == "fp16" and device == "cuda")
-    if mode == "compile":
-        forward = torch.compile(model)
-    elif mode == "max-autotune":
-        forward = torch.compile(model, mode="max-autotune")
-    elif mode == "eager":
-        forward = model
-    else:
-        raise SystemExit("gpt2_peer.py: unknown mode '%s' (eager, compile, max-autotune)" % mode)
+    forward = compiled(model, mode, ("eager", "compile", "max-autotune"))
 
     def step(_):
         optimizer.zero_grad(set_to_none=True)

@@ -119,6 +119,28 @@ def make(name):
     return model, optimizer, batches
 
 
+def grad_scaler(enabled):
+    """PyTorch's loss scaler: torch.amp's (2.3 and later), else torch.cuda.amp's."""
+    if hasattr(torch, "amp") and hasattr(torch.amp, "GradScaler"):
+        return torch.amp.GradScaler("cuda", enabled=enabled)
+    return torch.cuda.amp.GradScaler(enabled=enabled)
+
+
+# torch.compile's modes by the peers' names for them ("graphs": its CUDA
+# graphs, reduce-overhead).
+COMPILE_MODES = {"compile": "default", "graphs": "reduce-overhead",
+                 "max-autotune": "max-autotune"}
+
+
+def compiled(model, mode, allowed):
+    """`model` for `mode`, one of `allowed`: itself for "eager", else under
+    torch.compile in the mode COMPILE_MODES names."""
+    if mode not in allowed:
+        raise SystemExit("%s: unknown mode '%s' (%s)" % (os.path.basename(sys.argv[0]), mode,
+                                                          ", ".join(allowed)))
+    return model if mode == "eager" else torch.compile(model, mode=COMPILE_MODES[mode])
+
+
 def write_json(path, data):
     """`data` as JSON text, written to `path` (when given) through a
     temporary file, so that a run killed meanwhile leaves the last whole
@@ -165,15 +187,8 @@ def measure(name, mode, device, steps, repeats, warmup):
     optimizer = make_optimizer(model.parameters())
     batches = [tuple(t.to(device) for t in b) for b in batches]
     amp = device == "cuda"
-    scaler = torch.cuda.amp.GradScaler(enabled=amp)
-    if mode == "compile":
-        forward = torch.compile(model)
-    elif mode == "graphs":
-        forward = torch.compile(model, mode="reduce-overhead")
-    elif mode == "eager":
-        forward = model
-    else:
-        raise SystemExit(f"torch_peer.py: unknown mode '{mode}' (eager, compile, graphs)")
+    scaler = grad_scaler(amp)
+    forward = compiled(model, mode, ("eager", "compile", "graphs"))
 
     def step(i):
         x, y = batches[i % len(batches)]

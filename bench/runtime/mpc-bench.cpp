@@ -89,7 +89,7 @@ struct ProfiledStep {
 };
 
 /// The profile's JSON fields: the total, then each step with its share and
-/// its kind: "gemm", "copy", "all_reduce", or for a kernel what it does
+/// its kind: "gemm", "copy", "all-reduce", or for a kernel what it does
 /// (`kinds`, from the bundle's CUDA source; "kernel" without one).
 void writeProfile(std::ostream &os, const std::vector<ProfiledStep> &steps,
                   const std::map<std::string, std::string> &kinds) {

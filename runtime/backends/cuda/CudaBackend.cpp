@@ -785,16 +785,17 @@ private:
                  "enqueueing a copy");
   }
 
-  /// "kernel k3", "gemm 64x128x64 f16*f16->f16" (describeGemm), "copy 8
-  /// bytes" or "all_reduce": as the CPU backend's profile names a step.
+  /// "kernel k3", "gemm 64x128x64 f16*f16->f16" (describeGemm) or "copy 8
+  /// bytes", as the CPU backend's profile names a step (all-reduces are not
+  /// timed alone: timeSteps skips them).
   std::string describe(const DeviceStep &step) const {
     if (const auto *launch = std::get_if<PlannedLaunch>(&step))
       return "kernel " + launch->kernel;
     if (const auto *gemm = std::get_if<size_t>(&step))
       return describeGemm(gemms_[*gemm].gemm);
-    if (std::holds_alternative<PlannedAllReduce>(step))
-      return "all_reduce";
-    return "copy " + std::to_string(std::get<PlannedCopy>(step).bytes) + " bytes";
+    if (const auto *copy = std::get_if<PlannedCopy>(&step))
+      return "copy " + std::to_string(copy->bytes) + " bytes";
+    return "all-reduce";
   }
 
   /// Enqueues a whole run from staging slot `slot`.
