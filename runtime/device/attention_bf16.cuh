@@ -186,69 +186,156 @@ inline void zero_rows(float *rows, int64_t from, int64_t to) {
     std::memset(rows + from * kTile, 0, (to - from) * kTile * sizeof(float));
 }
 
-/// Blocks of keys' operands as the products read them.
-template <int D> struct KeyBlock {
-  std::vector<uint32_t> keysT, valuesT, keys, values;
-  KeyBlock() : keysT(D / 2 * kTile), valuesT(D / 2 * kTile), keys(kTile / 2 * D), values(keys) {}
+/// How a block of an operand's rows is packed (above).
+enum class Packing { AlongRows, AlongRowsTransposed, AcrossRows };
+constexpr int kPackings = 3;
+
+/// An operand's blocks of kTile rows (rows [first, first + rows) of a
+/// [*, D] buffer: one batch entry), each packed once, when a product first
+/// asks for it: a task's blocks of queries or keys share them.
+template <int D> class PackedBlocks {
+public:
+  /// The words of a block in any packing.
+  static constexpr int64_t kWords = kTile * D / 2;
+
+  PackedBlocks(const bf16_t *x, int64_t first, int64_t rows)
+      : x_(x), first_(first), rows_(rows), blocks_((rows + kTile - 1) / kTile) {}
+
+  /// Block `block` packed as `packing`.
+  const uint32_t *get(Packing packing, int64_t block) {
+    std::vector<uint32_t> &words = words_[static_cast<int>(packing)];
+    std::vector<bool> &packed = packed_[static_cast<int>(packing)];
+    if (words.empty()) {
+      words.resize(blocks_ * kWords);
+      packed.assign(blocks_, false);
+    }
+    uint32_t *out = words.data() + block * kWords;
+    if (!packed[block]) {
+      const int64_t start = first_ + block * kTile, count = std::min(kTile, rows_ - block * kTile);
+      if (packing == Packing::AlongRows)
+        pairs_along_rows<D>(x_, start, count, out);
+      else if (packing == Packing::AlongRowsTransposed)
+        pairs_along_rows_transposed<D>(x_, start, count, out);
+      else
+        pairs_across_rows<D>(x_, start, count, out);
+      packed[block] = true;
+    }
+    return out;
+  }
+
+private:
+  const bf16_t *x_;
+  int64_t first_, rows_, blocks_;
+  std::vector<uint32_t> words_[kPackings];
+  std::vector<bool> packed_[kPackings];
 };
 
-template <int D, bool Causal, class M>
-MPC_BF16_DOT_TARGET void forward_block(const bf16_t *q, const bf16_t *k, const bf16_t *v,
-                                       const M *mask, bf16_t *out, float *lse,
-                                       const AttentionSizes &s, int64_t b, int64_t q0) {
-  const int64_t rows = std::min(kTile, s.queries - q0), first = b * s.queries + q0;
-  const int64_t blockRows = whole_blocks<kTile>(rows);
-  std::vector<uint32_t> qa(kTile * D / 2), pa(kTile * kTile / 2);
-  std::vector<float> scores(kTile * kTile, 0.0f), acc(kTile * D, 0.0f), m(kTile, -inf_f()),
-      l(kTile, 0.0f);
-  KeyBlock<D> keys;
-  pairs_along_rows<D>(q, first, rows, qa.data());
-  const int64_t end = keys_reached<Causal>(q0, rows, s.keys);
-  for (int64_t k0 = 0; k0 < end; k0 += kTile) {
-    const int64_t cols = std::min(kTile, end - k0);
-    pairs_along_rows_transposed<D>(k, b * s.keys + k0, cols, keys.keysT.data());
-    pairs_across_rows<D>(v, b * s.keys + k0, cols, keys.values.data());
-    dot_rows<kTile>(qa.data(), D / 2, 1, keys.keysT.data(), D / 2, scores.data(), blockRows, false);
-    for (int64_t r = 0; r < rows; ++r) {
-      float *row = scores.data() + r * kTile;
-      mask_scores<Causal>(row, cols, q0 + r, k0, mask, s);
-      const float next = std::max(m[r], row_max(row));
-      if (next == -inf_f()) { // every key so far left out
-        zero_rows(row, 0, 1);
-        continue;
-      }
-      const float correction = exp_f(m[r] - next);
-      for (int64_t j = 0; j < kTile; ++j)
-        row[j] = exp_f(row[j] - next);
-      l[r] = l[r] * correction + row_sum(row);
-      for (int d = 0; d < D; ++d)
-        acc[r * D + d] *= correction;
-      m[r] = next;
+/// delta_i = dy_i . y_i of a batch entry's queries, a block of kTile at a
+/// time, each computed once, when first asked for.
+template <int D> class BlockDeltas {
+public:
+  BlockDeltas(const bf16_t *dy, const bf16_t *y, int64_t first, int64_t rows)
+      : dy_(dy), y_(y), first_(first), rows_(rows), values_(rows),
+        computed_((rows + kTile - 1) / kTile, false) {}
+
+  const float *get(int64_t block) {
+    float *out = values_.data() + block * kTile;
+    if (!computed_[block]) {
+      row_deltas<D>(dy_, y_, first_ + block * kTile, std::min(kTile, rows_ - block * kTile), out);
+      computed_[block] = true;
     }
-    zero_rows(scores.data(), rows, blockRows);
-    round_pairs_along_rows(scores.data(), blockRows, pa.data());
-    dot_rows<D>(pa.data(), kTile / 2, 1, keys.values.data(), (cols + 1) / 2, acc.data(),
-                whole_blocks<D>(rows), true);
+    return out;
   }
-  for (int64_t r = 0; r < rows; ++r) {
-    const float inverse = 1.0f / l[r];
-    for (int d = 0; d < D; ++d)
-      acc[r * D + d] *= inverse;
-    lse[first + r] = m[r] + log_f(l[r]);
-  }
-  store_rows<D>(acc.data(), rows, out + first * D);
+
+private:
+  const bf16_t *dy_, *y_;
+  int64_t first_, rows_;
+  std::vector<float> values_;
+  std::vector<bool> computed_;
+};
+
+/// Runs task(b, t0, t1) over the tiles [t0, t1) of each batch entry b: all
+/// of an entry's tiles in one task where the batch alone gives every thread
+/// several tasks (the entry's blocks are then packed once), fewer where it
+/// does not.
+template <class Task> void batch_tasks(int64_t batch, int64_t tiles, const Task &task) {
+#ifdef _OPENMP
+  const int64_t threads = omp_get_max_threads();
+#else
+  const int64_t threads = 1;
+#endif
+  const int64_t perTask = std::max<int64_t>(1, std::min(tiles, batch * tiles / (4 * threads)));
+  const int64_t chunks = (tiles + perTask - 1) / perTask;
+  attention_tasks(batch * chunks, [&](int64_t t) {
+    const int64_t b = t / chunks, t0 = (t % chunks) * perTask;
+    task(b, t0, std::min(tiles, t0 + perTask));
+  });
 }
 
-/// The probabilities p and score gradients ds of a block of queries against
-/// a block of keys (keysT, valuesT), rows past `rows` zero.
+template <int D, bool Causal, class M>
+MPC_BF16_DOT_TARGET void forward_task(const bf16_t *q, const bf16_t *k, const bf16_t *v,
+                                      const M *mask, bf16_t *out, float *lse,
+                                      const AttentionSizes &s, int64_t b, int64_t t0, int64_t t1) {
+  PackedBlocks<D> keys(k, b * s.keys, s.keys), values(v, b * s.keys, s.keys);
+  std::vector<uint32_t> qa(kTile * D / 2), pa(kTile * kTile / 2);
+  std::vector<float> scores(kTile * kTile, 0.0f), acc(kTile * D), m(kTile), l(kTile);
+  for (int64_t q0 = t0 * kTile; q0 < t1 * kTile; q0 += kTile) {
+    const int64_t rows = std::min(kTile, s.queries - q0), first = b * s.queries + q0;
+    const int64_t blockRows = whole_blocks<kTile>(rows);
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    std::fill(m.begin(), m.end(), -inf_f());
+    std::fill(l.begin(), l.end(), 0.0f);
+    pairs_along_rows<D>(q, first, rows, qa.data());
+    const int64_t end = keys_reached<Causal>(q0, rows, s.keys);
+    for (int64_t k0 = 0; k0 < end; k0 += kTile) {
+      const int64_t cols = std::min(kTile, end - k0);
+      // (a block the causal walk ends inside is packed whole: the columns
+      // past `cols` are masked out)
+      dot_rows<kTile>(qa.data(), D / 2, 1, keys.get(Packing::AlongRowsTransposed, k0 / kTile),
+                      D / 2, scores.data(), blockRows, false);
+      for (int64_t r = 0; r < rows; ++r) {
+        float *row = scores.data() + r * kTile;
+        mask_scores<Causal>(row, cols, q0 + r, k0, mask, s);
+        const float next = std::max(m[r], row_max(row));
+        if (next == -inf_f()) { // every key so far left out
+          zero_rows(row, 0, 1);
+          continue;
+        }
+        const float correction = exp_f(m[r] - next);
+        for (int64_t j = 0; j < kTile; ++j)
+          row[j] = exp_f(row[j] - next);
+        l[r] = l[r] * correction + row_sum(row);
+        for (int d = 0; d < D; ++d)
+          acc[r * D + d] *= correction;
+        m[r] = next;
+      }
+      zero_rows(scores.data(), rows, blockRows);
+      round_pairs_along_rows(scores.data(), blockRows, pa.data());
+      dot_rows<D>(pa.data(), kTile / 2, 1, values.get(Packing::AcrossRows, k0 / kTile),
+                  (cols + 1) / 2, acc.data(), whole_blocks<D>(rows), true);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      const float inverse = 1.0f / l[r];
+      for (int d = 0; d < D; ++d)
+        acc[r * D + d] *= inverse;
+      lse[first + r] = m[r] + log_f(l[r]);
+    }
+    store_rows<D>(acc.data(), rows, out + first * D);
+  }
+}
+
+/// The probabilities p and score gradients ds of a block of queries (qa,
+/// dya: pairs along rows) against a block of keys (keysT, valuesT), rows
+/// past `rows` zero.
 template <int D, bool Causal, class M>
 MPC_BF16_DOT_TARGET void
-block_gradients(const uint32_t *qa, const uint32_t *dya, const KeyBlock<D> &keys, const float *lse,
-                const float *delta, const M *mask, const AttentionSizes &s, int64_t first,
-                int64_t q0, int64_t rows, int64_t k0, int64_t cols, float *p, float *ds) {
+block_gradients(const uint32_t *qa, const uint32_t *dya, const uint32_t *keysT,
+                const uint32_t *valuesT, const float *lse, const float *delta, const M *mask,
+                const AttentionSizes &s, int64_t first, int64_t q0, int64_t rows, int64_t k0,
+                int64_t cols, float *p, float *ds) {
   const int64_t blockRows = whole_blocks<kTile>(rows);
-  dot_rows<kTile>(qa, D / 2, 1, keys.keysT.data(), D / 2, p, blockRows, false);
-  dot_rows<kTile>(dya, D / 2, 1, keys.valuesT.data(), D / 2, ds, blockRows, false);
+  dot_rows<kTile>(qa, D / 2, 1, keysT, D / 2, p, blockRows, false);
+  dot_rows<kTile>(dya, D / 2, 1, valuesT, D / 2, ds, blockRows, false);
   for (int64_t r = 0; r < rows; ++r) {
     mask_scores<Causal>(p + r * kTile, cols, q0 + r, k0, mask, s);
     row_gradient(p + r * kTile, ds + r * kTile, lse[first + r], delta[r], s.scale);
@@ -258,74 +345,78 @@ block_gradients(const uint32_t *qa, const uint32_t *dya, const KeyBlock<D> &keys
 }
 
 template <int D, bool Causal, class M>
-MPC_BF16_DOT_TARGET void grad_query_block(const bf16_t *q, const bf16_t *k, const bf16_t *v,
-                                          const bf16_t *y, const float *lse, const bf16_t *dy,
-                                          const M *mask, bf16_t *dq, const AttentionSizes &s,
-                                          int64_t b, int64_t q0) {
-  const int64_t rows = std::min(kTile, s.queries - q0), first = b * s.queries + q0;
+MPC_BF16_DOT_TARGET void grad_query_task(const bf16_t *q, const bf16_t *k, const bf16_t *v,
+                                         const bf16_t *y, const float *lse, const bf16_t *dy,
+                                         const M *mask, bf16_t *dq, const AttentionSizes &s,
+                                         int64_t b, int64_t t0, int64_t t1) {
+  PackedBlocks<D> keys(k, b * s.keys, s.keys), values(v, b * s.keys, s.keys);
   std::vector<uint32_t> qa(kTile * D / 2), dya(kTile * D / 2), dsa(kTile * kTile / 2);
-  std::vector<float> p(kTile * kTile), ds(kTile * kTile), acc(kTile * D, 0.0f), delta(kTile);
-  KeyBlock<D> keys;
-  pairs_along_rows<D>(q, first, rows, qa.data());
-  pairs_along_rows<D>(dy, first, rows, dya.data());
-  row_deltas<D>(dy, y, first, rows, delta.data());
-  const int64_t end = keys_reached<Causal>(q0, rows, s.keys);
-  for (int64_t k0 = 0; k0 < end; k0 += kTile) {
-    const int64_t cols = std::min(kTile, end - k0);
-    pairs_along_rows_transposed<D>(k, b * s.keys + k0, cols, keys.keysT.data());
-    pairs_along_rows_transposed<D>(v, b * s.keys + k0, cols, keys.valuesT.data());
-    pairs_across_rows<D>(k, b * s.keys + k0, cols, keys.keys.data());
-    block_gradients<D, Causal>(qa.data(), dya.data(), keys, lse, delta.data(), mask, s, first, q0,
-                               rows, k0, cols, p.data(), ds.data());
-    round_pairs_along_rows(ds.data(), whole_blocks<kTile>(rows), dsa.data());
-    dot_rows<D>(dsa.data(), kTile / 2, 1, keys.keys.data(), (cols + 1) / 2, acc.data(),
-                whole_blocks<D>(rows), true);
+  std::vector<float> p(kTile * kTile), ds(kTile * kTile), acc(kTile * D), delta(kTile);
+  for (int64_t q0 = t0 * kTile; q0 < t1 * kTile; q0 += kTile) {
+    const int64_t rows = std::min(kTile, s.queries - q0), first = b * s.queries + q0;
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    pairs_along_rows<D>(q, first, rows, qa.data());
+    pairs_along_rows<D>(dy, first, rows, dya.data());
+    row_deltas<D>(dy, y, first, rows, delta.data());
+    const int64_t end = keys_reached<Causal>(q0, rows, s.keys);
+    for (int64_t k0 = 0; k0 < end; k0 += kTile) {
+      const int64_t cols = std::min(kTile, end - k0), block = k0 / kTile;
+      block_gradients<D, Causal>(qa.data(), dya.data(),
+                                 keys.get(Packing::AlongRowsTransposed, block),
+                                 values.get(Packing::AlongRowsTransposed, block), lse, delta.data(),
+                                 mask, s, first, q0, rows, k0, cols, p.data(), ds.data());
+      round_pairs_along_rows(ds.data(), whole_blocks<kTile>(rows), dsa.data());
+      dot_rows<D>(dsa.data(), kTile / 2, 1, keys.get(Packing::AcrossRows, block), (cols + 1) / 2,
+                  acc.data(), whole_blocks<D>(rows), true);
+    }
+    store_rows<D>(acc.data(), rows, dq + first * D);
   }
-  store_rows<D>(acc.data(), rows, dq + first * D);
 }
 
 template <int D, bool Causal, class M>
-MPC_BF16_DOT_TARGET void grad_key_value_block(const bf16_t *q, const bf16_t *k, const bf16_t *v,
-                                              const bf16_t *y, const float *lse, const bf16_t *dy,
-                                              const M *mask, bf16_t *dk, bf16_t *dv,
-                                              const AttentionSizes &s, int64_t b, int64_t k0) {
-  const int64_t cols = std::min(kTile, s.keys - k0);
-  const int64_t keyRows = whole_blocks<D>(cols);
-  std::vector<uint32_t> qa(kTile * D / 2), dya(kTile * D / 2), queries(kTile / 2 * D),
-      grads(kTile / 2 * D), pt(kTile * kTile / 2), dst(kTile * kTile / 2);
-  std::vector<float> p(kTile * kTile), ds(kTile * kTile), dka(kTile * D, 0.0f),
-      dva(kTile * D, 0.0f), delta(kTile);
-  KeyBlock<D> keys;
-  pairs_along_rows_transposed<D>(k, b * s.keys + k0, cols, keys.keysT.data());
-  pairs_along_rows_transposed<D>(v, b * s.keys + k0, cols, keys.valuesT.data());
-  // (causal: only queries i >= k0 reach these keys)
-  for (int64_t q0 = Causal ? k0 : 0; q0 < s.queries; q0 += kTile) {
-    const int64_t rows = std::min(kTile, s.queries - q0), first = b * s.queries + q0;
-    pairs_along_rows<D>(q, first, rows, qa.data());
-    pairs_along_rows<D>(dy, first, rows, dya.data());
-    pairs_across_rows<D>(q, first, rows, queries.data());
-    pairs_across_rows<D>(dy, first, rows, grads.data());
-    row_deltas<D>(dy, y, first, rows, delta.data());
-    block_gradients<D, Causal>(qa.data(), dya.data(), keys, lse, delta.data(), mask, s, first, q0,
-                               rows, k0, cols, p.data(), ds.data());
-    // (the sums run over queries: p and ds as pairs across query rows; key
-    // j's row of them is column j)
-    const int64_t pairs = (rows + 1) / 2;
-    round_pairs_across_rows(p.data(), pairs, pt.data());
-    round_pairs_across_rows(ds.data(), pairs, dst.data());
-    dot_rows<D>(pt.data(), 1, kTile, grads.data(), pairs, dva.data(), keyRows, true);
-    dot_rows<D>(dst.data(), 1, kTile, queries.data(), pairs, dka.data(), keyRows, true);
+MPC_BF16_DOT_TARGET void
+grad_key_value_task(const bf16_t *q, const bf16_t *k, const bf16_t *v, const bf16_t *y,
+                    const float *lse, const bf16_t *dy, const M *mask, bf16_t *dk, bf16_t *dv,
+                    const AttentionSizes &s, int64_t b, int64_t t0, int64_t t1) {
+  PackedBlocks<D> queries(q, b * s.queries, s.queries), grads(dy, b * s.queries, s.queries);
+  BlockDeltas<D> deltas(dy, y, b * s.queries, s.queries);
+  std::vector<uint32_t> keysT(kTile * D / 2), valuesT(kTile * D / 2), pt(kTile * kTile / 2),
+      dst(kTile * kTile / 2);
+  std::vector<float> p(kTile * kTile), ds(kTile * kTile), dka(kTile * D), dva(kTile * D);
+  for (int64_t k0 = t0 * kTile; k0 < t1 * kTile; k0 += kTile) {
+    const int64_t cols = std::min(kTile, s.keys - k0), keyRows = whole_blocks<D>(cols);
+    std::fill(dka.begin(), dka.end(), 0.0f);
+    std::fill(dva.begin(), dva.end(), 0.0f);
+    pairs_along_rows_transposed<D>(k, b * s.keys + k0, cols, keysT.data());
+    pairs_along_rows_transposed<D>(v, b * s.keys + k0, cols, valuesT.data());
+    // (causal: only queries i >= k0 reach these keys)
+    for (int64_t q0 = Causal ? k0 : 0; q0 < s.queries; q0 += kTile) {
+      const int64_t rows = std::min(kTile, s.queries - q0), first = b * s.queries + q0;
+      const int64_t block = q0 / kTile;
+      block_gradients<D, Causal>(queries.get(Packing::AlongRows, block),
+                                 grads.get(Packing::AlongRows, block), keysT.data(), valuesT.data(),
+                                 lse, deltas.get(block), mask, s, first, q0, rows, k0, cols,
+                                 p.data(), ds.data());
+      // (the sums run over queries: p and ds as pairs across query rows; key
+      // j's row of them is column j)
+      const int64_t pairs = (rows + 1) / 2;
+      round_pairs_across_rows(p.data(), pairs, pt.data());
+      round_pairs_across_rows(ds.data(), pairs, dst.data());
+      dot_rows<D>(pt.data(), 1, kTile, grads.get(Packing::AcrossRows, block), pairs, dva.data(),
+                  keyRows, true);
+      dot_rows<D>(dst.data(), 1, kTile, queries.get(Packing::AcrossRows, block), pairs, dka.data(),
+                  keyRows, true);
+    }
+    store_rows<D>(dka.data(), cols, dk + (b * s.keys + k0) * D);
+    store_rows<D>(dva.data(), cols, dv + (b * s.keys + k0) * D);
   }
-  store_rows<D>(dka.data(), cols, dk + (b * s.keys + k0) * D);
-  store_rows<D>(dva.data(), cols, dv + (b * s.keys + k0) * D);
 }
 
 template <int D, bool Causal, class M>
 void attention_forward(const bf16_t *q, const bf16_t *k, const bf16_t *v, const M *mask,
                        bf16_t *out, float *lse, const AttentionSizes &s) {
-  const int64_t tiles = (s.queries + kTile - 1) / kTile;
-  attention_tasks(s.batch * tiles, [&](int64_t task) {
-    forward_block<D, Causal>(q, k, v, mask, out, lse, s, task / tiles, (task % tiles) * kTile);
+  batch_tasks(s.batch, (s.queries + kTile - 1) / kTile, [&](int64_t b, int64_t t0, int64_t t1) {
+    forward_task<D, Causal>(q, k, v, mask, out, lse, s, b, t0, t1);
   });
 }
 
@@ -333,10 +424,8 @@ template <int D, bool Causal, class M>
 void attention_grad_query(const bf16_t *q, const bf16_t *k, const bf16_t *v, const bf16_t *y,
                           const float *lse, const bf16_t *dy, const M *mask, bf16_t *dq,
                           const AttentionSizes &s) {
-  const int64_t tiles = (s.queries + kTile - 1) / kTile;
-  attention_tasks(s.batch * tiles, [&](int64_t task) {
-    grad_query_block<D, Causal>(q, k, v, y, lse, dy, mask, dq, s, task / tiles,
-                                (task % tiles) * kTile);
+  batch_tasks(s.batch, (s.queries + kTile - 1) / kTile, [&](int64_t b, int64_t t0, int64_t t1) {
+    grad_query_task<D, Causal>(q, k, v, y, lse, dy, mask, dq, s, b, t0, t1);
   });
 }
 
@@ -344,10 +433,8 @@ template <int D, bool Causal, class M>
 void attention_grad_key_value(const bf16_t *q, const bf16_t *k, const bf16_t *v, const bf16_t *y,
                               const float *lse, const bf16_t *dy, const M *mask, bf16_t *dk,
                               bf16_t *dv, const AttentionSizes &s) {
-  const int64_t tiles = (s.keys + kTile - 1) / kTile;
-  attention_tasks(s.batch * tiles, [&](int64_t task) {
-    grad_key_value_block<D, Causal>(q, k, v, y, lse, dy, mask, dk, dv, s, task / tiles,
-                                    (task % tiles) * kTile);
+  batch_tasks(s.batch, (s.keys + kTile - 1) / kTile, [&](int64_t b, int64_t t0, int64_t t1) {
+    grad_key_value_task<D, Causal>(q, k, v, y, lse, dy, mask, dk, dv, s, b, t0, t1);
   });
 }
 
