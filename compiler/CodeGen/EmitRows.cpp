@@ -106,7 +106,7 @@ LogicalResult Emitter::emitReduce(llvm::raw_ostream &os, mpk::ReduceOp k, bool f
     }
     endFunctor(os, k.getSymName(), buffers, written,
                "mpc::reduce_rows(" + std::to_string(rows) + ", " + std::to_string(*hostRows) +
-                   ", fn)",
+                   ", fn, " + std::to_string(rows * count) + ")",
                rowGrid(rows), rowBlock(count, rows));
     return success();
   }

@@ -191,9 +191,12 @@ __device__ __noinline__ void run_row(const Fn &fn, const Row &row) {
 /// The skeleton of generated reductions: on the GPU, rows(count, fn), one
 /// output per row; on the host, `fn.row(r)` for every r in [0, hostRows),
 /// the host's own form of the reduction (see compiler/CodeGen/EmitRows.cpp).
+/// `elements`: how many the reduction reads in all (0: not known).
 template <typename Fn>
-MPC_DEVICE_INLINE void reduce_rows(int64_t count, int64_t hostRows, const Fn &fn) {
+MPC_DEVICE_INLINE void reduce_rows(int64_t count, int64_t hostRows, const Fn &fn,
+                                   int64_t elements = 0) {
   (void)hostRows;
+  (void)elements;
   rows(count, fn);
 }
 
@@ -291,11 +294,16 @@ __attribute__((noinline)) void run_host_row(const Fn &fn, int64_t r) {
 
 /// The skeleton of generated reductions: `fn.row(r)` for every r in
 /// [0, hostRows), the host's own form of the reduction (see
-/// compiler/CodeGen/EmitRows.cpp), rows on OpenMP threads when there are many.
+/// compiler/CodeGen/EmitRows.cpp), rows on OpenMP threads when there are
+/// many, or when there are a few large ones: `elements` (how many the
+/// reduction reads in all; 0: not known) says so, as for a bias gradient's
+/// sum over a batch, whose host rows are a few stripes of columns.
 template <typename Fn>
-void reduce_rows(int64_t count, int64_t hostRows, const Fn &fn) {
+void reduce_rows(int64_t count, int64_t hostRows, const Fn &fn, int64_t elements = 0) {
   (void)count;
-  if (detail::hostParallel(hostRows >= detail::kHostParallelMinRows)) {
+  const bool large = hostRows >= detail::kHostParallelMinRows ||
+                     (hostRows > 1 && elements >= detail::kHostParallelMinElements);
+  if (detail::hostParallel(large)) {
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < hostRows; ++r)
       fn.row(r);

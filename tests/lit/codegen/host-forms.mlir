@@ -40,7 +40,7 @@
 // CHECK-NEXT: total_[l_] = (total_[l_] + lane_[l_]);
 // CHECK: const float acc = (((((total_[0] + total_[1]) + (total_[2] + total_[3])) + ((total_[4] + total_[5]) + (total_[6] + total_[7]))) + (((total_[8] + total_[9]) + (total_[10] + total_[11])) + ((total_[12] + total_[13]) + (total_[14] + total_[15])))) + ((((total_[16] + total_[17]) + (total_[18] + total_[19])) + ((total_[20] + total_[21]) + (total_[22] + total_[23]))) + (((total_[24] + total_[25]) + (total_[26] + total_[27])) + ((total_[28] + total_[29]) + (total_[30] + total_[31])))));
 // CHECK: #endif
-// CHECK: mpc::reduce_rows(24, 24, fn);
+// CHECK: mpc::reduce_rows(24, 24, fn, 49152);
 mpg.graph @channel_means {
   %x = mpg.input "x" : tensor<8x24x16x16xf32>
   %m = mpg.reduce_mean %x axes [0, 2, 3] : tensor<8x24x16x16xf32> -> tensor<24xf32>
@@ -62,7 +62,9 @@ mpg.graph @channel_means {
 // CHECK-NEXT: const float a0 = mpc::to_f32_loop(p0[at0_ + begin_ + j_]);
 // CHECK-NEXT: acc_[j_] = (acc_[j_] + a0);
 // CHECK: p1[out0_ + begin_ + j_] = mpc::from_f32_loop<float>(
-// CHECK: mpc::reduce_rows(300, 2, fn);
+// (the elements read in all: with as few host rows, stripes of columns,
+// they decide whether the rows run on threads)
+// CHECK: mpc::reduce_rows(300, 2, fn, 19200);
 mpg.graph @column_sums {
   %g = mpg.input "g" : tensor<64x300xf32>
   %s = mpg.reduce_sum %g axes [0] : tensor<64x300xf32> -> tensor<300xf32>
