@@ -18,7 +18,11 @@
 #   MPC   the mpc driver (default build/bin/mpc)
 #   PYTHON  a Python with PyTorch and onnx (default /usr/bin/python3)
 #   GOOGLETEST_SOURCE_DIR  GoogleTest's sources to carry (default /usr/src/googletest)
+#   MPC_HOST_ARCH  the CPU kernels' x86-64 level (default x86-64-v3: the GPU
+#                  machine's CPU is unknown here, and a bundle of a level it
+#                  does not run would be refused there)
 set -euo pipefail
+export MPC_HOST_ARCH=${MPC_HOST_ARCH:-x86-64-v3}
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=$root/bench/gpu/bundles
@@ -34,7 +38,7 @@ while [ $# -gt 0 ]; do
     --models) models=$2; shift 2 ;;
     --no-gpt2) gpt2=0; shift ;;
     --gpt2-bench) gpt2_bench=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "prepare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -105,13 +105,16 @@ mpc::HostCompilerOptions mpc::HostCompilerOptions::fromEnvironment() {
 
 llvm::Expected<std::string> mpc::hostArchitecture(const HostCompilerOptions &options) {
   const std::string &chosen = options.arch;
-  if (chosen == "x86-64" || chosen == "x86-64-v3")
+  if (chosen == "x86-64" || chosen == "x86-64-v3" || chosen == "x86-64-v4")
     return chosen;
   if (!chosen.empty())
-    return llvm::createStringError("host architecture '" + chosen +
-                                   "' (--host-arch or MPC_HOST_ARCH): expected x86-64 (any "
-                                   "x86-64 CPU) or x86-64-v3 (AVX2, FMA, F16C: Haswell and later)");
-  return std::string(rt::cpuIsX8664V3() ? "x86-64-v3" : "x86-64");
+    return llvm::createStringError(
+        "host architecture '" + chosen +
+        "' (--host-arch or MPC_HOST_ARCH): expected x86-64 (any x86-64 CPU), x86-64-v3 (AVX2, "
+        "FMA, F16C: Haswell and later) or x86-64-v4 (AVX-512: Skylake-SP, Zen 4 and later)");
+  return std::string(rt::cpuIsX8664V4()   ? "x86-64-v4"
+                     : rt::cpuIsX8664V3() ? "x86-64-v3"
+                                          : "x86-64");
 }
 
 llvm::Expected<std::string> mpc::compileForHost(const std::string &source, bool *fromCache,
@@ -141,7 +144,9 @@ llvm::Expected<std::string> mpc::compileForHost(const std::string &source, bool 
     return arch.takeError();
   if (*arch != "x86-64") {
     // Vector units, F16C conversions; no fused multiply-adds the source does
-    // not ask for, so results do not depend on the level.
+    // not ask for, so results do not depend on the level. (x86-64-v4 keeps
+    // GCC's preference for 256-bit loops; AVX-512's masks and conversions
+    // still apply.)
     flags.push_back("-march=" + *arch);
     flags.push_back("-ffp-contract=off");
   }

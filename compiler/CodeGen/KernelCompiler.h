@@ -45,9 +45,9 @@ struct HostCompilerOptions {
   /// The host C++ compiler, a name on PATH or a path ($MPC_HOST_CXX; empty:
   /// "c++").
   std::string compiler;
-  /// The x86-64 level: "x86-64", "x86-64-v3" ($MPC_HOST_ARCH; empty: this
-  /// CPU's, x86-64-v3 (AVX2, FMA, F16C) when it has it). A bundle of
-  /// x86-64-v3 kernels is refused at load on a CPU without them.
+  /// The x86-64 level: "x86-64", "x86-64-v3" (AVX2, FMA, F16C) or
+  /// "x86-64-v4" (AVX-512) ($MPC_HOST_ARCH; empty: the highest this CPU
+  /// runs). A bundle's kernels are refused at load on a CPU below their level.
   std::string arch;
   /// "rows" (pointwise kernels walk rows of contiguous elements) or
   /// "elements" (the GPU's form, one element per index: what the tests'

@@ -12,11 +12,14 @@ void mpc::driver::addHostCompilerOptions(ArgParser &parser) {
   parser.addOption({"host-cxx", 0, "PROGRAM",
                     "the C++ compiler of the CPU kernels (default: $MPC_HOST_CXX, else c++)",
                     "", {}});
-  parser.addOption({"host-arch", 0, "LEVEL",
-                    "the x86-64 level of the CPU kernels: x86-64 (any x86-64 CPU) or x86-64-v3 "
-                    "(AVX2, FMA, F16C; a bundle of them is refused on a CPU without) (default: "
-                    "$MPC_HOST_ARCH, else this CPU's)",
-                    "", {"x86-64", "x86-64-v3"}});
+  parser.addOption({"host-arch",
+                    0,
+                    "LEVEL",
+                    "the x86-64 level of the CPU kernels: x86-64 (any x86-64 CPU), x86-64-v3 "
+                    "(AVX2, FMA, F16C) or x86-64-v4 (AVX-512); a bundle is refused on a CPU "
+                    "below its level (default: $MPC_HOST_ARCH, else this CPU's)",
+                    "",
+                    {"x86-64", "x86-64-v3", "x86-64-v4"}});
   parser.addOption({"host-kernel-form", 0, "FORM",
                     "rows = pointwise CPU kernels walk rows of contiguous elements; elements = "
                     "one element per index, as on the GPU (default: $MPC_HOST_KERNEL_FORM, "

@@ -69,11 +69,16 @@
 #define MPC_INDEPENDENT_ITERATIONS
 #endif
 
+/// Host kernels compiled for x86-64-v3 or x86-64-v4 say so: the CPU backend
+/// refuses them on a CPU without AVX2, FMA and F16C (or AVX-512) instead of
+/// failing on an illegal instruction.
 #if !defined(__CUDACC__) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-/// Host kernels compiled for x86-64-v3 say so: the CPU backend refuses them
-/// on a CPU without AVX2, FMA and F16C instead of failing on an illegal
-/// instruction.
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512CD__) &&                     \
+    defined(__AVX512DQ__) && defined(__AVX512VL__)
+extern "C" __attribute__((visibility("default"), weak)) const char mpc_host_isa[] = "x86-64-v4";
+#else
 extern "C" __attribute__((visibility("default"), weak)) const char mpc_host_isa[] = "x86-64-v3";
+#endif
 #endif
 
 #ifdef __CUDACC_RTC__

@@ -6,6 +6,8 @@
 
 #include "mpc/toolchain/HostCpu.h"
 
+#include <string>
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #endif
@@ -19,6 +21,29 @@ bool cpuIsX8664V3() {
 #else
   return false;
 #endif
+}
+
+bool cpuIsX8664V4() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return cpuIsX8664V3() && __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd") &&
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#else
+  return false;
+#endif
+}
+
+bool cpuRunsX8664Level(const char *level) {
+  const std::string name = level;
+#if defined(__x86_64__)
+  if (name == "x86-64")
+    return true;
+#endif
+  if (name == "x86-64-v3")
+    return cpuIsX8664V3();
+  if (name == "x86-64-v4")
+    return cpuIsX8664V4();
+  return false;
 }
 
 bool cpuHasFullWidthAvx512() {

@@ -150,11 +150,11 @@ Status HostObject::load(const std::string &bundlePath,
   // Kernels compiled for a newer x86-64 level than this CPU's would stop the
   // process on an illegal instruction: refuse them here.
   if (const char *isa = static_cast<const char *>(::dlsym(handle_, "mpc_host_isa"));
-      isa && std::string(isa) == "x86-64-v3" && !cpuIsX8664V3())
+      isa && !cpuRunsX8664Level(isa))
     return Status::error(MPC_UNSUPPORTED,
-                         bundlePath +
-                             ": its host kernels need an x86-64-v3 CPU (AVX2, FMA, F16C), "
-                             "which this one is not; compile the graph again here, or with "
+                         bundlePath + ": its host kernels need an " + isa + " CPU (" +
+                             (std::string(isa) == "x86-64-v4" ? "AVX-512" : "AVX2, FMA, F16C") +
+                             "), which this one is not; compile the graph again here, or with "
                              "MPC_HOST_ARCH=x86-64 for any x86-64 CPU");
   return Status();
 }

@@ -10,7 +10,9 @@
 // NaN payloads, subnormals, overflow) in the vector lanes and in the tail,
 // a sweep of all float bit patterns (one in 251), every 16-bit pattern
 // widened, and chunk lengths that leave a tail of each size. The x86-64-v3
-// build is a module (HostChunksV3.cpp), loaded only where the CPU runs it.
+// build is a module (HostChunksV3.cpp), loaded only where the CPU runs it;
+// so is the same source built for x86-64-v4 (AVX-512), which the compiler
+// vectorises with AVX-512's conversions and masks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <dlfcn.h>
@@ -59,12 +62,17 @@ std::vector<float> sweep() {
 using Narrow = void (*)(const float *, uint16_t *, int64_t);
 using Widen = void (*)(const uint16_t *, float *, int64_t);
 
-/// The x86-64-v3 module's function `name`, or null (and a test failure)
+/// A module of the chunk conversions: its x86-64 level and its path.
+struct ChunksModule {
+  const char *level, *path;
+};
+
+/// Function `name` of the module at `path`, or null (and a test failure)
 /// when it cannot be loaded.
-template <typename Function> Function chunkFunction(const char *name) {
-  static void *module = dlopen(MPC_CHUNKS_V3_PATH, RTLD_NOW | RTLD_LOCAL);
+template <typename Function> Function chunkFunction(const char *path, const char *name) {
+  void *module = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!module) {
-    ADD_FAILURE() << "dlopen " << MPC_CHUNKS_V3_PATH << ": " << dlerror();
+    ADD_FAILURE() << "dlopen " << path << ": " << dlerror();
     return nullptr;
   }
   auto *function = reinterpret_cast<Function>(dlsym(module, name));
@@ -116,37 +124,51 @@ void expectWidenedLikeScalar(Widen widen, Reference reference) {
 
 } // namespace
 
-/// Skips where the CPU cannot run the x86-64-v3 module.
-class HostChunks : public ::testing::Test {
+/// Skips where the CPU cannot run the module's level.
+class HostChunks : public ::testing::TestWithParam<ChunksModule> {
 protected:
   void SetUp() override {
-    if (!mpc::rt::cpuIsX8664V3())
-      GTEST_SKIP() << "this CPU cannot run x86-64-v3 code";
+    if (!mpc::rt::cpuRunsX8664Level(GetParam().level))
+      GTEST_SKIP() << "this CPU cannot run " << GetParam().level << " code";
+  }
+  template <typename Function> Function function(const char *name) const {
+    return chunkFunction<Function>(GetParam().path, name);
   }
 };
 
-TEST_F(HostChunks, Bf16NarrowingMatchesFromF32) {
-  Narrow narrow = chunkFunction<Narrow>("mpc_narrow_bf16_chunk");
+TEST_P(HostChunks, Bf16NarrowingMatchesFromF32) {
+  Narrow narrow = function<Narrow>("mpc_narrow_bf16_chunk");
   ASSERT_NE(narrow, nullptr);
   expectNarrowedLikeScalar(narrow,
                            [](float value) { return mpc::from_f32<mpc::bf16_t>(value).bits; });
 }
 
-TEST_F(HostChunks, HalfNarrowingMatchesFromF32) {
-  Narrow narrow = chunkFunction<Narrow>("mpc_narrow_half_chunk");
+TEST_P(HostChunks, HalfNarrowingMatchesFromF32) {
+  Narrow narrow = function<Narrow>("mpc_narrow_half_chunk");
   ASSERT_NE(narrow, nullptr);
   expectNarrowedLikeScalar(narrow,
                            [](float value) { return mpc::from_f32<mpc::half_t>(value).bits; });
 }
 
-TEST_F(HostChunks, Bf16WideningMatchesToF32) {
-  Widen widen = chunkFunction<Widen>("mpc_widen_bf16_chunk");
+TEST_P(HostChunks, Bf16WideningMatchesToF32) {
+  Widen widen = function<Widen>("mpc_widen_bf16_chunk");
   ASSERT_NE(widen, nullptr);
   expectWidenedLikeScalar(widen, [](uint16_t bits) { return mpc::to_f32(mpc::bf16_t{bits}); });
 }
 
-TEST_F(HostChunks, HalfWideningMatchesToF32) {
-  Widen widen = chunkFunction<Widen>("mpc_widen_half_chunk");
+TEST_P(HostChunks, HalfWideningMatchesToF32) {
+  Widen widen = function<Widen>("mpc_widen_half_chunk");
   ASSERT_NE(widen, nullptr);
   expectWidenedLikeScalar(widen, [](uint16_t bits) { return mpc::to_f32(mpc::half_t{bits}); });
 }
+
+INSTANTIATE_TEST_SUITE_P(Levels, HostChunks,
+                         ::testing::Values(ChunksModule{"x86-64-v3", MPC_CHUNKS_V3_PATH}
+#ifdef MPC_CHUNKS_V4_PATH
+                                           ,
+                                           ChunksModule{"x86-64-v4", MPC_CHUNKS_V4_PATH}
+#endif
+                                           ),
+                         [](const ::testing::TestParamInfo<ChunksModule> &info) {
+                           return std::string(info.param.level) == "x86-64-v3" ? "V3" : "V4";
+                         });

@@ -9,7 +9,9 @@
 // HostChunksTest loads it with dlopen only on a CPU that runs such code: in
 // the test executable itself its inline functions would be the same
 // functions as the generic ones of the other tests, one copy of each kept by
-// the linker. Values in fp16 and bf16 are passed as their bits.
+// the linker. Values in fp16 and bf16 are passed as their bits. It is built
+// a second time with -march=x86-64-v4, as kernels are on a CPU with
+// AVX-512 (mpc-device-chunks-v4).
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,9 +2,10 @@
 //
 // Part of mpc, a mixed-precision training compiler.
 //
-// Host kernels are compiled for x86-64-v3 (AVX2, FMA, F16C, BMI2) when the
-// compiling CPU has it; the CPU backend refuses such kernels on a CPU that
-// has not. Both ask here.
+// Host kernels are compiled for the highest x86-64 level the compiling CPU
+// runs: x86-64-v4 (AVX-512), x86-64-v3 (AVX2, FMA, F16C, BMI2) or x86-64;
+// the CPU backend refuses kernels of a level this CPU does not run. Both
+// ask here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,14 @@ namespace mpc::rt {
 
 /// Whether this CPU runs x86-64-v3 code (AVX2, FMA, F16C and BMI2).
 bool cpuIsX8664V3();
+
+/// Whether this CPU runs x86-64-v4 code: x86-64-v3's, and AVX-512's F, BW,
+/// CD, DQ and VL.
+bool cpuIsX8664V4();
+
+/// Whether this CPU runs code of x86-64 level `level` ("x86-64",
+/// "x86-64-v3", "x86-64-v4"); false for any other name.
+bool cpuRunsX8664Level(const char *level);
 
 /// Whether this CPU has AVX-512 and runs its 512-bit multiply-adds at full
 /// width, as far as the CPUID family tells: any x86-64 CPU with AVX-512F
