@@ -6,7 +6,7 @@
 // AVX512-BF16. Its VDPBF16PS multiplies 32 pairs of bf16 numbers exactly and
 // adds them pairwise into 16 fp32 sums: twice the products of an fp32 FMA on
 // a vector of the same width. It is chosen at run time (`enabled()`), so a
-// bundle's host kernels stay x86-64-v3 and run on any CPU.
+// bundle's host kernels need no x86-64 level above their own.
 //
 // The algorithm and its blocks of kTile queries and keys are attention.cuh's;
 // only the products change:
@@ -55,7 +55,8 @@ namespace bf16_dot {
 inline bool cpu_supports() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bf16");
 }
 
 /// Whether the kernels take this form: the CPU has it and MPC_HOST_BF16_DOT
@@ -75,10 +76,11 @@ template <int D> constexpr bool takes_head() { return D % 16 == 0 && D <= 128; }
 /// (of the 32 registers), R a power of two so that it divides kTile.
 template <int N> constexpr int rows_at_once() { return N / 16 <= 2 ? 8 : N / 16 <= 4 ? 4 : 2; }
 
-/// `rows` rounded up to whole blocks of R rows.
-template <int N> constexpr int64_t whole_blocks(int64_t rows) {
-  return (rows + rows_at_once<N>() - 1) / rows_at_once<N>() * rows_at_once<N>();
-}
+/// `rows` rounded up to whole blocks of R rows for every N: the rows a
+/// block's products compute, and so the rows of its operands that are
+/// rounded and zeroed (a multiple of 8, which divides kTile).
+constexpr int64_t whole_blocks(int64_t rows) { return (rows + 7) / 8 * 8; }
+static_assert(kTile % 8 == 0 && rows_at_once<16>() == 8, "whole_blocks rounds to every R");
 
 /// out[r][n] (+)= sum_{p < steps} a(r, p) . b[p][n] for r < R, n < N: a(r, p)
 /// = a[r * aRow + p * aStep] and b[p] a row of N, each a bf16 pair; out has
@@ -114,6 +116,25 @@ MPC_BF16_DOT_TARGET void dot_rows(const uint32_t *a, int64_t aRow, int64_t aStep
   constexpr int R = rows_at_once<N>();
   for (int64_t r0 = 0; r0 < rows; r0 += R)
     dot_block<N, R>(a + r0 * aRow, aRow, aStep, b, steps, out + r0 * N, accumulate);
+}
+
+/// dot_rows summed over the first `terms` terms of b: the pairs across
+/// rows of b (and of a), terms / 2 of them, and for an odd count a last pair
+/// whose second term is left out, so that a term past `terms` (a key past
+/// the causal walk's end, packed with its block) plays no part, not even
+/// as 0 * Inf.
+template <int N>
+MPC_BF16_DOT_TARGET void dot_rows_over(const uint32_t *a, int64_t aRow, int64_t aStep,
+                                       const uint32_t *b, int64_t terms, float *out, int64_t rows) {
+  const int64_t pairs = terms / 2;
+  if (pairs > 0)
+    dot_rows<N>(a, aRow, aStep, b, pairs, out, rows, true);
+  if (terms % 2 == 1) {
+    uint32_t last[N];
+    for (int n = 0; n < N; ++n)
+      last[n] = b[pairs * N + n] & 0xffffu;
+    dot_rows<N>(a + pairs * aStep, aRow, aStep, last, 1, out, rows, true);
+  }
 }
 
 inline uint32_t pair_of(uint16_t low, uint16_t high) { return low | uint32_t(high) << 16; }
@@ -281,7 +302,7 @@ MPC_BF16_DOT_TARGET void forward_task(const bf16_t *q, const bf16_t *k, const bf
   std::vector<float> scores(kTile * kTile, 0.0f), acc(kTile * D), m(kTile), l(kTile);
   for (int64_t q0 = t0 * kTile; q0 < t1 * kTile; q0 += kTile) {
     const int64_t rows = std::min(kTile, s.queries - q0), first = b * s.queries + q0;
-    const int64_t blockRows = whole_blocks<kTile>(rows);
+    const int64_t blockRows = whole_blocks(rows);
     std::fill(acc.begin(), acc.end(), 0.0f);
     std::fill(m.begin(), m.end(), -inf_f());
     std::fill(l.begin(), l.end(), 0.0f);
@@ -289,8 +310,8 @@ MPC_BF16_DOT_TARGET void forward_task(const bf16_t *q, const bf16_t *k, const bf
     const int64_t end = keys_reached<Causal>(q0, rows, s.keys);
     for (int64_t k0 = 0; k0 < end; k0 += kTile) {
       const int64_t cols = std::min(kTile, end - k0);
-      // (a block the causal walk ends inside is packed whole: the columns
-      // past `cols` are masked out)
+      // (a block the causal walk ends inside is packed whole: the scores
+      // past `cols` are masked out, and the sums over keys stop at `cols`)
       dot_rows<kTile>(qa.data(), D / 2, 1, keys.get(Packing::AlongRowsTransposed, k0 / kTile),
                       D / 2, scores.data(), blockRows, false);
       for (int64_t r = 0; r < rows; ++r) {
@@ -311,8 +332,8 @@ MPC_BF16_DOT_TARGET void forward_task(const bf16_t *q, const bf16_t *k, const bf
       }
       zero_rows(scores.data(), rows, blockRows);
       round_pairs_along_rows(scores.data(), blockRows, pa.data());
-      dot_rows<D>(pa.data(), kTile / 2, 1, values.get(Packing::AcrossRows, k0 / kTile),
-                  (cols + 1) / 2, acc.data(), whole_blocks<D>(rows), true);
+      dot_rows_over<D>(pa.data(), kTile / 2, 1, values.get(Packing::AcrossRows, k0 / kTile), cols,
+                       acc.data(), blockRows);
     }
     for (int64_t r = 0; r < rows; ++r) {
       const float inverse = 1.0f / l[r];
@@ -333,7 +354,7 @@ block_gradients(const uint32_t *qa, const uint32_t *dya, const uint32_t *keysT,
                 const uint32_t *valuesT, const float *lse, const float *delta, const M *mask,
                 const AttentionSizes &s, int64_t first, int64_t q0, int64_t rows, int64_t k0,
                 int64_t cols, float *p, float *ds) {
-  const int64_t blockRows = whole_blocks<kTile>(rows);
+  const int64_t blockRows = whole_blocks(rows);
   dot_rows<kTile>(qa, D / 2, 1, keysT, D / 2, p, blockRows, false);
   dot_rows<kTile>(dya, D / 2, 1, valuesT, D / 2, ds, blockRows, false);
   for (int64_t r = 0; r < rows; ++r) {
@@ -365,9 +386,9 @@ MPC_BF16_DOT_TARGET void grad_query_task(const bf16_t *q, const bf16_t *k, const
                                  keys.get(Packing::AlongRowsTransposed, block),
                                  values.get(Packing::AlongRowsTransposed, block), lse, delta.data(),
                                  mask, s, first, q0, rows, k0, cols, p.data(), ds.data());
-      round_pairs_along_rows(ds.data(), whole_blocks<kTile>(rows), dsa.data());
-      dot_rows<D>(dsa.data(), kTile / 2, 1, keys.get(Packing::AcrossRows, block), (cols + 1) / 2,
-                  acc.data(), whole_blocks<D>(rows), true);
+      round_pairs_along_rows(ds.data(), whole_blocks(rows), dsa.data());
+      dot_rows_over<D>(dsa.data(), kTile / 2, 1, keys.get(Packing::AcrossRows, block), cols,
+                       acc.data(), whole_blocks(rows));
     }
     store_rows<D>(acc.data(), rows, dq + first * D);
   }
@@ -384,7 +405,7 @@ grad_key_value_task(const bf16_t *q, const bf16_t *k, const bf16_t *v, const bf1
       dst(kTile * kTile / 2);
   std::vector<float> p(kTile * kTile), ds(kTile * kTile), dka(kTile * D), dva(kTile * D);
   for (int64_t k0 = t0 * kTile; k0 < t1 * kTile; k0 += kTile) {
-    const int64_t cols = std::min(kTile, s.keys - k0), keyRows = whole_blocks<D>(cols);
+    const int64_t cols = std::min(kTile, s.keys - k0), keyRows = whole_blocks(cols);
     std::fill(dka.begin(), dka.end(), 0.0f);
     std::fill(dva.begin(), dva.end(), 0.0f);
     pairs_along_rows_transposed<D>(k, b * s.keys + k0, cols, keysT.data());

@@ -13,6 +13,10 @@
 #ifndef MPC_DEVICE_ATTENTION_HOST_CUH
 #define MPC_DEVICE_ATTENTION_HOST_CUH
 
+#ifdef __CUDACC__
+#error "attention_host.cuh is the host's form: NVRTC compiles attention.cuh's GPU form"
+#endif
+
 #include "mpc/device/attention.cuh"
 
 #include <algorithm>

@@ -111,6 +111,15 @@ bool readDefinedSymbols(const std::string &bytes,
   return false;
 }
 
+/// The instructions an x86-64 level adds, for a message: " (AVX-512)".
+std::string levelInstructions(const std::string &level) {
+  if (level == "x86-64-v4")
+    return " (AVX-512)";
+  if (level == "x86-64-v3")
+    return " (AVX2, FMA, F16C)";
+  return "";
+}
+
 } // namespace
 
 HostObject::~HostObject() {
@@ -152,9 +161,9 @@ Status HostObject::load(const std::string &bundlePath,
   if (const char *isa = static_cast<const char *>(::dlsym(handle_, "mpc_host_isa"));
       isa && !cpuRunsX8664Level(isa))
     return Status::error(MPC_UNSUPPORTED,
-                         bundlePath + ": its host kernels need an " + isa + " CPU (" +
-                             (std::string(isa) == "x86-64-v4" ? "AVX-512" : "AVX2, FMA, F16C") +
-                             "), which this one is not; compile the graph again here, or with "
+                         bundlePath + ": its host kernels need an " + isa + " CPU" +
+                             levelInstructions(isa) +
+                             ", which this one is not; compile the graph again here, or with "
                              "MPC_HOST_ARCH=x86-64 for any x86-64 CPU");
   return Status();
 }

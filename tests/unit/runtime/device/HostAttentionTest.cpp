@@ -116,6 +116,8 @@ Reference reference(const Problem &p, int head, const Operands &o) {
       double delta = 0.0, deltaMagnitude = 0.0;
       for (int d = 0; d < head; ++d) {
         for (int64_t j = 0; j < p.keys; ++j) {
+          if (prob[j] == 0.0) // (left out: its value plays no part)
+            continue;
           r.y[qi * head + d] += prob[j] * at(o.v, b * p.keys + j, d);
           r.yMagnitude[qi * head + d] += prob[j] * std::abs(at(o.v, b * p.keys + j, d));
         }
@@ -245,6 +247,34 @@ template <int D, bool Causal> void checkBothForms(const Problem &p) {
 #endif
 }
 
+/// The forward pass where the keys no query reaches (causal, more keys than
+/// queries) hold Inf: they play no part in y, not even as 0 * Inf, though
+/// the bf16 form packs them with their block.
+template <int D> void checkForwardIgnoresKeysPastTheCausalEnd(const Problem &p, Form form) {
+  Operands o = makeOperands(p, D, 99);
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t j = p.queries; j < p.keys; ++j)
+      for (int d = 0; d < D; ++d)
+        o.k[(b * p.keys + j) * D + d] = o.v[(b * p.keys + j) * D + d] =
+            mpc::from_f32<bf16_t>(INFINITY);
+  const Reference want = reference(p, D, o);
+  Results got;
+  got.y.resize(o.q.size());
+  got.lse.resize(p.batch * p.queries);
+  const mpc::AttentionSizes s{p.batch, p.queries, p.keys, p.scale};
+  if (form == Form::Fp32)
+    mpc::detail::attention_forward_fp32<D, true>(o.q.data(), o.k.data(), o.v.data(),
+                                                 static_cast<const float *>(nullptr), got.y.data(),
+                                                 got.lse.data(), s);
+#ifdef MPC_HOST_HAS_BF16_DOT
+  else
+    mpc::detail::bf16_dot::attention_forward<D, true>(o.q.data(), o.k.data(), o.v.data(),
+                                                      static_cast<const float *>(nullptr),
+                                                      got.y.data(), got.lse.data(), s);
+#endif
+  expectWithin("y", got.y, want.y, want.yMagnitude, 2.0);
+}
+
 TEST(HostAttentionTest, Head64CausalOverPartialBlocks) {
   checkBothForms<64, true>({3, 150, 150, true, false, 0.125f});
 }
@@ -258,6 +288,26 @@ TEST(HostAttentionTest, Head128Causal) {
 }
 
 TEST(HostAttentionTest, Head48Masked) { checkBothForms<48, false>({2, 20, 33, false, true, 0.2f}); }
+
+// (77 queries: the last block of queries ends the causal walk at an odd
+// key, inside a pair of packed keys)
+TEST(HostAttentionTest, Head32CausalMoreKeysThanQueries) {
+  checkBothForms<32, true>({2, 77, 90, true, false, 0.2f});
+}
+
+TEST(HostAttentionTest, KeysPastTheCausalEndPlayNoPart) {
+  const Problem p{2, 77, 90, true, false, 0.2f};
+  {
+    SCOPED_TRACE("fp32 products");
+    checkForwardIgnoresKeysPastTheCausalEnd<64>(p, Form::Fp32);
+  }
+#ifdef MPC_HOST_HAS_BF16_DOT
+  if (!mpc::detail::bf16_dot::cpu_supports())
+    GTEST_SKIP() << "this CPU has no AVX512-BF16: only the fp32 form ran";
+  SCOPED_TRACE("bf16 dot products");
+  checkForwardIgnoresKeysPastTheCausalEnd<64>(p, Form::Bf16Dot);
+#endif
+}
 
 TEST(HostAttentionTest, Head16CausalMasked) {
   checkBothForms<16, true>({2, 100, 100, true, true, 0.25f});
@@ -283,6 +333,9 @@ TEST(HostAttentionTest, PublicKernelsTakeTheEnabledForm) {
   EXPECT_TRUE(same(got.y, want.y) && same(got.dq, want.dq) && same(got.dk, want.dk) &&
               same(got.dv, want.dv))
       << "the public kernels did not take the " << (bf16 ? "bf16" : "fp32") << " form";
+  // (which shows the form only where the two forms' results differ)
+  if (bf16)
+    EXPECT_FALSE(same(want.dk, run<64, true>(p, o, Form::Fp32).dk));
   const Operands odd = makeOperands(p, 8, 8);
   EXPECT_TRUE(same(run<8, true>(p, odd, Form::Public).dk, run<8, true>(p, odd, Form::Fp32).dk));
 }
