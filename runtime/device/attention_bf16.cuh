@@ -24,9 +24,13 @@
 // pairs of a (broadcast, one a row) and b (a row of N pairs). Operands are
 // packed a block at a time as 32-bit words, each a bf16 pair (the lower
 // half first, as two bf16 numbers lie in memory):
-//   - pairs along a row: x[r][2p], x[r][2p + 1] (q and dy as they are),
-//   - pairs across rows: x[2m][c], x[2m + 1][c] (the products' b operands,
-//     and p and ds for the keys' gradient, whose sums run over queries).
+//   - pairs along a row: x[r][2p], x[r][2p + 1] (q and dy as they are; k
+//     and v transposed, as the scores' and dy.v's b operands),
+//   - pairs across rows: x[2m][c], x[2m + 1][c] (the other products' b
+//     operands, and p and ds for the keys' gradient, whose sums run over
+//     queries).
+// A task takes a batch entry's tiles and packs each block of its keys (or
+// queries) once, when first used (PackedBlocks).
 //
 // MPC_HOST_BF16_DOT=0 in the environment turns it off: the fp32 form runs.
 //
