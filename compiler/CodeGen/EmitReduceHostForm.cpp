@@ -58,6 +58,7 @@ private:
                                  llvm::DenseMap<Value, std::string> &names);
 
   FailureOr<int64_t> emitAlongKeptRun(unsigned firstKept);
+  void emitReducedLoops(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<std::string> names);
   LogicalResult emitTileEpilogue(unsigned runDims, llvm::DenseMap<Value, std::string> &names);
 
   Emitter &emitter;
@@ -212,9 +213,8 @@ FailureOr<int64_t> Emitter::ReduceHostForm::emitAlongReducedRun(unsigned firstRe
   os << "    float lane_[" << lanes << "]" << (totals ? ", total_[" + lanes + "]" : "") << ";\n"
      << "    for (int l_ = 0; l_ < " << lanes << "; ++l_)\n"
      << "      lane_[l_] = " << (totals ? "total_[l_] = " : "") << identity << ";\n"
-     << (totals ? "    int64_t since_ = 0;\n" : "") << "    for (int64_t c = 0; c < "
-     << product(outerShape) << "; ++c) {\n";
-  emitDecompose(os, "      ", "c", outerShape, outerNames);
+     << (totals ? "    int64_t since_ = 0;\n" : "");
+  emitReducedLoops(outerShape, outerNames);
   llvm::DenseMap<Value, std::string> names;
   auto starts = emitStarts("      ", firstReduced, names);
   std::string block = std::to_string(kReduceBlock);
@@ -305,6 +305,22 @@ LogicalResult Emitter::ReduceHostForm::emitEpilogueOnce(llvm::ArrayRef<std::stri
   return success();
 }
 
+/// Opens one loop per reduced dimension, the last innermost (the order of
+/// the sums), with a brace after the last. Each index is affine in its own
+/// loop: one index divided and taken modulo into the dimensions made GCC
+/// give up vectorising the run's loop inside ("evolution of base is not
+/// affine"), a bias gradient's sum over [B, T] scalar at 4-5x the time.
+void Emitter::ReduceHostForm::emitReducedLoops(llvm::ArrayRef<int64_t> shape,
+                                               llvm::ArrayRef<std::string> names) {
+  if (shape.empty()) {
+    os << "    {\n";
+    return;
+  }
+  for (auto [d, name] : llvm::enumerate(names))
+    os << "    for (int64_t " << name << " = 0; " << name << " < " << shape[d] << "; ++" << name
+       << ")" << (d + 1 == names.size() ? " {\n" : "\n");
+}
+
 /// Tiles of up to 256 outputs along the trailing kept run, summed together
 /// as the reduced index advances.
 FailureOr<int64_t> Emitter::ReduceHostForm::emitAlongKeptRun(unsigned firstKept) {
@@ -333,9 +349,8 @@ FailureOr<int64_t> Emitter::ReduceHostForm::emitAlongKeptRun(unsigned firstKept)
      << "    const int64_t n_ = " << length << " - begin_ < " << tile << " ? " << length
      << " - begin_ : " << tile << ";\n"
      << "    float acc_[" << tile << "];\n"
-     << "    for (int64_t j_ = 0; j_ < n_; ++j_)\n      acc_[j_] = " << identity << ";\n"
-     << "    for (int64_t c = 0; c < " << product(reducedShape) << "; ++c) {\n";
-  emitDecompose(os, "      ", "c", reducedShape, reducedNames);
+     << "    for (int64_t j_ = 0; j_ < n_; ++j_)\n      acc_[j_] = " << identity << ";\n";
+  emitReducedLoops(reducedShape, reducedNames);
   llvm::DenseMap<Value, std::string> names;
   auto starts = emitStarts("      ", firstKept, names);
   emitStaging("      ", starts, "begin_", tile);
