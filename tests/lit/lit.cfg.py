@@ -85,6 +85,16 @@ if shutil.which("rsvg-convert"):
 # script(1) (bsdutils, essential in Debian) gives `mpc train` a terminal.
 if shutil.which("script"):
     config.available_features.add("script")
+# The host's bf16 attention takes bf16 dot products on a CPU with
+# AVX512-BF16 (and the AVX-512 it builds on), as Linux reports its flags.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = next((line.split(":", 1)[1].split() for line in cpuinfo
+                      if line.startswith("flags")), [])
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512_bf16"} <= set(flags):
+        config.available_features.add("avx512-bf16")
+except OSError:
+    pass
 # mpc-cpu-peak is built for x86-64 only.
 if os.path.exists(os.path.join(config.mpc_tools_dir, "mpc-cpu-peak")):
     config.available_features.add("mpc-cpu-peak")
