@@ -32,9 +32,10 @@ namespace detail {
 
 constexpr int64_t kTile = kHostAttentionTile;
 
-/// a * b + c, fused where the host has FMA (x86-64-v3, mpc's default host
-/// architecture): the kernels below are products, and the host kernels are
-/// otherwise compiled without contraction (-ffp-contract=off).
+/// a * b + c, fused where the host has FMA (x86-64-v3 and -v4, the levels
+/// mpc builds host kernels for by default): the kernels below are products,
+/// and the host kernels are otherwise compiled without contraction
+/// (-ffp-contract=off).
 inline float madd(float a, float b, float c) {
 #ifdef __FMA__
   return __builtin_fmaf(a, b, c);
