@@ -284,12 +284,8 @@ private:
 /// several tasks (the entry's blocks are then packed once), fewer where it
 /// does not.
 template <class Task> void batch_tasks(int64_t batch, int64_t tiles, const Task &task) {
-#ifdef _OPENMP
-  const int64_t threads = omp_get_max_threads();
-#else
-  const int64_t threads = 1;
-#endif
-  const int64_t perTask = std::max<int64_t>(1, std::min(tiles, batch * tiles / (4 * threads)));
+  const int64_t perTask =
+      std::max<int64_t>(1, std::min(tiles, batch * tiles / (4 * hostThreads())));
   const int64_t chunks = (tiles + perTask - 1) / perTask;
   attention_tasks(batch * chunks, [&](int64_t t) {
     const int64_t b = t / chunks, t0 = (t % chunks) * perTask;

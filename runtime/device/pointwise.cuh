@@ -44,17 +44,19 @@ namespace detail {
 /// parallel region costs more than the loop.
 constexpr int64_t kHostParallelMinElements = 32768;
 
+/// The threads a host parallel region runs on (1 without OpenMP).
+inline int64_t hostThreads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
 /// Whether a host loop worth threads (`large`) runs on OpenMP threads: only
 /// when there are threads to run it on, since even a one-thread parallel
 /// region costs about a microsecond, which small kernels notice.
-inline bool hostParallel(bool large) {
-#ifdef _OPENMP
-  return large && omp_get_max_threads() > 1;
-#else
-  (void)large;
-  return false;
-#endif
-}
+inline bool hostParallel(bool large) { return large && hostThreads() > 1; }
 } // namespace detail
 
 /// The elements a host row form converts and computes at a time.
